@@ -1,0 +1,256 @@
+/* cli.c: the top-level command line and the commands that only read specs
+ * (lint, plan). */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "spec.h"
+
+static const char usage_top[] =
+    "usage: bench [--version] [--help] COMMAND [ARGS]\n"
+    "\n"
+    "Checks workload specs, compiles them into dispatch plans and runs them\n"
+    "against targets with one timing loop.\n"
+    "\n"
+    "commands:\n"
+    "  lint     check specs: structure, names, types, expressions\n"
+    "  plan     print the compiled plan of a spec for review\n"
+    "  run      run specs against their targets and report the figures\n"
+    "  targets  list the targets and whether each can run here\n"
+    "\n"
+    "Run 'bench COMMAND --help' for a command's options.\n";
+
+static const char usage_lint[] =
+    "usage: bench lint [--format text|json|github] [--strict] FILE...\n"
+    "\n"
+    "Checks each spec against the schema and the meaning rules and prints\n"
+    "every problem as file:line:col: error: message.\n"
+    "\n"
+    "  --format FMT   text (default, with the source line and a caret),\n"
+    "                 json, or github (workflow annotations)\n"
+    "  --strict       treat warnings as errors\n"
+    "  -h, --help     show this help\n"
+    "\n"
+    "exit status: 0 clean, 1 a spec has errors, 2 usage or I/O error\n";
+
+static const char usage_plan[] =
+    "usage: bench plan [--format text|json] SPEC\n"
+    "\n"
+    "Prints the compiled plan: the domain as the compiler understood it, the\n"
+    "setup and cycle steps with their templates, the totals a run leaves in\n"
+    "the store, and the targets with their options.\n"
+    "\n"
+    "  --format FMT   text (default) or json\n"
+    "  -h, --help     show this help\n"
+    "\n"
+    "exit status: 0 printed, 1 the spec has errors, 2 usage or I/O error\n";
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'bench %s --help')\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static void print_diags_json(const diag_list *d, FILE *out)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "errors", (double)d->errors);
+    cJSON_AddNumberToObject(root, "warnings", (double)d->warnings);
+    cJSON *a = cJSON_AddArrayToObject(root, "diagnostics");
+    for (size_t i = 0; i < d->count; i++) {
+        const diag *g = &d->items[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", g->file ? g->file : "");
+        cJSON_AddNumberToObject(o, "line", g->line);
+        cJSON_AddNumberToObject(o, "col", g->col);
+        cJSON_AddStringToObject(o, "severity", g->severity == DIAG_ERROR ? "error" : "warning");
+        cJSON_AddStringToObject(o, "message", g->message);
+        cJSON_AddItemToArray(a, o);
+    }
+    char *s = cJSON_Print(root);
+    if (s)
+        fprintf(out, "%s\n", s);
+    free(s);
+    cJSON_Delete(root);
+}
+
+void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        const diag *g = &d->items[i];
+        if (format == DIAG_FORMAT_GITHUB)
+            diag_print_github(out, g);
+        else
+            diag_print_text(out, g, dc ? dc->source : NULL, dc ? dc->len : 0);
+    }
+}
+
+static int parse_format(const char *cmd, const char *arg, bool allow_github, int *out)
+{
+    if (!strcmp(arg, "text"))
+        *out = DIAG_FORMAT_TEXT;
+    else if (!strcmp(arg, "json"))
+        *out = DIAG_FORMAT_JSON;
+    else if (allow_github && !strcmp(arg, "github"))
+        *out = DIAG_FORMAT_GITHUB;
+    else
+        return cli_usage_error(cmd, "unknown format '%s'; use %s", arg,
+                               allow_github ? "text, json or github" : "text or json");
+    return 0;
+}
+
+int cli_lint(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"strict", no_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int format = DIAG_FORMAT_TEXT, c;
+    bool strict = false;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+hf:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (parse_format("lint", optarg, true, &format))
+                return EXIT_USAGE;
+            break;
+        case 's': strict = true; break;
+        case 'h': fputs(usage_lint, stdout); return EXIT_CLEAN;
+        default: return cli_usage_error("lint", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("lint", "no spec given");
+    int status = EXIT_CLEAN;
+    diag_list all = {0};
+    for (int i = optind; i < argc; i++) {
+        diag_list d = {0};
+        spec s;
+        spec_status st = spec_open(argv[i], &d, &s);
+        diag_sort(&d);
+        if (format == DIAG_FORMAT_JSON) {
+            for (size_t k = 0; k < d.count; k++)
+                diag_add(&all, d.items[k].severity, d.items[k].file, d.items[k].line,
+                         d.items[k].col, "%s", d.items[k].message);
+        } else {
+            cli_print_diags(&d, s.dc, format, stdout);
+        }
+        if (st == SPEC_IO)
+            status = EXIT_USAGE;
+        else if ((d.errors || (strict && d.warnings)) && status == EXIT_CLEAN)
+            status = EXIT_FAILED;
+        spec_close(&s);
+        diag_list_free(&d);
+    }
+    if (format == DIAG_FORMAT_JSON)
+        print_diags_json(&all, stdout);
+    diag_list_free(&all);
+    return status;
+}
+
+int cli_plan(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int format = DIAG_FORMAT_TEXT, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+hf:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (parse_format("plan", optarg, false, &format))
+                return EXIT_USAGE;
+            break;
+        case 'h': fputs(usage_plan, stdout); return EXIT_CLEAN;
+        default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("plan", "give exactly one spec");
+    diag_list d = {0};
+    spec s;
+    spec_status st = spec_open(argv[optind], &d, &s);
+    diag_sort(&d);
+    cli_print_diags(&d, s.dc, DIAG_FORMAT_TEXT, stderr);
+    int status = st == SPEC_IO ? EXIT_USAGE : st == SPEC_INVALID ? EXIT_FAILED : EXIT_CLEAN;
+    if (st == SPEC_OK) {
+        if (format == DIAG_FORMAT_JSON)
+            plan_print_json(s.p, stdout);
+        else
+            plan_print_text(s.p, stdout);
+    }
+    spec_close(&s);
+    diag_list_free(&d);
+    return status;
+}
+
+typedef struct command_entry {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command_entry;
+
+static const command_entry commands[] = {
+    {"lint", cli_lint},
+    {"plan", cli_plan},
+    {"run", cli_run},
+    {"targets", cli_targets},
+};
+
+static void print_version(void)
+{
+    printf("bench %s (commit %s, %s build, sanitizers %s)\n", BENCH_VERSION, BENCH_COMMIT,
+           BENCH_BUILD_TYPE, BENCH_SANITIZERS);
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_top, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(usage_top, stdout);
+        return EXIT_CLEAN;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        print_version();
+        return EXIT_CLEAN;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc < 3) {
+            fputs(usage_top, stdout);
+            return EXIT_CLEAN;
+        }
+        char *sub[] = {argv[2], "--help", NULL};
+        cmd = argv[2];
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (!strcmp(commands[i].name, cmd))
+                return commands[i].run(2, sub);
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, cmd))
+            return commands[i].run(argc - 1, argv + 1);
+    const char *names[sizeof commands / sizeof *commands];
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        names[i] = commands[i].name;
+    const char *hint = diag_suggest(cmd, names, sizeof names / sizeof *names);
+    if (hint)
+        fprintf(stderr, "bench: '%s' is not a command; did you mean '%s'?\n", cmd, hint);
+    else
+        fprintf(stderr, "bench: '%s' is not a command (see 'bench --help')\n", cmd);
+    return EXIT_USAGE;
+}

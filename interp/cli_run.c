@@ -1,0 +1,353 @@
+/* cli_run.c: `bench run` and `bench targets`. */
+#define _GNU_SOURCE /* sched_setaffinity */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "env.h"
+#include "report.h"
+#include "runner.h"
+#include "sha256.h"
+#include "spec.h"
+#include "target.h"
+
+static const char usage_run[] =
+    "usage: bench run [options] SPEC...\n"
+    "\n"
+    "Runs each spec's cycle against its targets and reports commands/s, latency\n"
+    "percentiles and drift. Flags override the spec.\n"
+    "\n"
+    "  --targets LIST     labels or target names to run, comma-separated\n"
+    "  --iterations N     timed cycles per run\n"
+    "  --warmup N         untimed cycles before timing\n"
+    "  --runs N           fresh boots per target (the report shows medians)\n"
+    "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
+    "  --format FMT       markdown (default), json or csv\n"
+    "  --output FILE      write the report to FILE (atomically) instead of stdout\n"
+    "  --samples FILE     write every timed latency as CSV (buffered in memory)\n"
+    "  --label TEXT       a label recorded in the environment\n"
+    "  --cpu LIST         pin the harness (and its children) to these CPUs, e.g. 0 or 0-1\n"
+    "  --process-cmd CMD  the command of the process target (split on spaces)\n"
+    "  --progress SEC     a progress line every SEC seconds during timed passes\n"
+    "  --quiet            no progress lines on stderr\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "exit status: 0 everything ran (skips allowed), 1 a run or verify failed,\n"
+    "2 usage or spec errors, 130 interrupted (what finished is still written)\n";
+
+static const char usage_targets[] =
+    "usage: bench targets\n"
+    "\n"
+    "Lists every target bench has, and whether it can run here (and why not).\n";
+
+typedef struct run_args {
+    run_options o;
+    const char *format, *output, *samples, *label, *cpu;
+    char *only_buf, *prefill_buf;
+    const char **only;
+    int64_t *prefill;
+} run_args;
+
+static int parse_count(const char *opt, const char *s, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min)
+        return cli_usage_error("run", "%s needs a whole number of at least %" PRId64 ", not '%s'",
+                               opt, min, s);
+    *out = v;
+    return 0;
+}
+
+static size_t split_commas(char *s, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+        out[n++] = tok;
+    return n;
+}
+
+static int parse_prefill(run_args *a, const char *s)
+{
+    a->prefill_buf = strdup(s);
+    const char *parts[64];
+    size_t n = split_commas(a->prefill_buf, parts, 64);
+    a->prefill = calloc(n ? n : 1, sizeof *a->prefill);
+    for (size_t i = 0; i < n; i++)
+        if (parse_count("--prefill", parts[i], 0, &a->prefill[i]))
+            return EXIT_USAGE;
+    if (n == 0)
+        return cli_usage_error("run", "--prefill needs at least one size");
+    a->o.prefill = a->prefill;
+    a->o.nprefill = n;
+    return 0;
+}
+
+static int parse_cpu(const char *s)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    char *buf = strdup(s), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(tok, '-'), *end;
+        long lo = strtol(tok, &end, 10), hi = lo;
+        if (dash)
+            hi = strtol(dash + 1, &end, 10);
+        if (*end || lo < 0 || hi < lo || hi >= CPU_SETSIZE)
+            rc = cli_usage_error("run", "--cpu takes a CPU list such as 0, 0-1 or 0,2; not '%s'", s);
+        for (long c = lo; rc == 0 && c <= hi; c++)
+            CPU_SET((int)c, &set);
+    }
+    free(buf);
+    if (rc == 0 && sched_setaffinity(0, sizeof set, &set) != 0)
+        rc = cli_usage_error("run", "cannot pin to CPUs %s: %s", s, strerror(errno));
+    return rc;
+}
+
+static int parse_run_args(int argc, char **argv, run_args *a)
+{
+    enum { O_TARGETS = 256, O_ITER, O_WARM, O_RUNS, O_PREFILL, O_FORMAT, O_OUTPUT, O_SAMPLES,
+           O_LABEL, O_CPU, O_QUIET, O_PROGRESS, O_PROCESS };
+    static const struct option opts[] = {
+        {"targets", required_argument, NULL, O_TARGETS}, {"iterations", required_argument, NULL, O_ITER},
+        {"warmup", required_argument, NULL, O_WARM},     {"runs", required_argument, NULL, O_RUNS},
+        {"prefill", required_argument, NULL, O_PREFILL}, {"format", required_argument, NULL, O_FORMAT},
+        {"output", required_argument, NULL, O_OUTPUT},   {"samples", required_argument, NULL, O_SAMPLES},
+        {"label", required_argument, NULL, O_LABEL},     {"cpu", required_argument, NULL, O_CPU},
+        {"quiet", no_argument, NULL, O_QUIET},           {"progress", required_argument, NULL, O_PROGRESS},
+        {"process-cmd", required_argument, NULL, O_PROCESS},
+        {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    a->o.iterations = a->o.warmup = a->o.runs = -1;
+    a->o.floor_cycles = 2000;
+    a->format = "markdown";
+    int c, rc = 0;
+    int64_t secs;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_TARGETS:
+            a->only_buf = strdup(optarg);
+            a->only = calloc(64, sizeof *a->only);
+            a->o.nonly = split_commas(a->only_buf, a->only, 64);
+            a->o.only = a->only;
+            break;
+        case O_ITER: rc = parse_count("--iterations", optarg, 1, &a->o.iterations); break;
+        case O_WARM: rc = parse_count("--warmup", optarg, 0, &a->o.warmup); break;
+        case O_RUNS: rc = parse_count("--runs", optarg, 1, &a->o.runs); break;
+        case O_PREFILL: rc = parse_prefill(a, optarg); break;
+        case O_FORMAT: a->format = optarg; break;
+        case O_OUTPUT: a->output = optarg; break;
+        case O_SAMPLES: a->samples = optarg; break;
+        case O_LABEL: a->label = optarg; break;
+        case O_CPU: a->cpu = optarg; break;
+        case O_QUIET: a->o.quiet = true; break;
+        case O_PROGRESS:
+            rc = parse_count("--progress", optarg, 1, &secs);
+            a->o.progress_seconds = (double)secs;
+            break;
+        case O_PROCESS: a->o.process_cmd = optarg; break;
+        case 'h': fputs(usage_run, stdout); return -1;
+        default: rc = cli_usage_error("run", "unknown option or missing value: '%s'", argv[optind - 1]);
+        }
+    }
+    if (rc)
+        return rc;
+    if (strcmp(a->format, "markdown") && strcmp(a->format, "json") && strcmp(a->format, "csv"))
+        return cli_usage_error("run", "unknown format '%s'; use markdown, json or csv", a->format);
+    if (optind >= argc)
+        return cli_usage_error("run", "no spec given");
+    for (size_t i = 0; i < a->o.nonly; i++)
+        if (!target_find(a->only[i])) {
+            bool label = false; /* checked against the specs later */
+            (void)label;
+        }
+    if (a->cpu && parse_cpu(a->cpu))
+        return EXIT_USAGE;
+    return 0;
+}
+
+static void free_run_args(run_args *a)
+{
+    free(a->only_buf);
+    free(a->only);
+    free(a->prefill_buf);
+    free(a->prefill);
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    runner_interrupted = 1;
+}
+
+static int check_only(const run_args *a, spec *specs, size_t n)
+{
+    for (size_t i = 0; i < a->o.nonly; i++) {
+        bool found = false;
+        for (size_t s = 0; s < n && !found; s++)
+            for (size_t t = 0; t < specs[s].p->work.ntargets && !found; t++) {
+                const target_spec *ts = &specs[s].p->work.targets[t];
+                found = !strcmp(ts->label, a->only[i]) || !strcmp(ts->name, a->only[i]);
+            }
+        if (!found)
+            return cli_usage_error("run", "--targets names '%s', which no spec lists", a->only[i]);
+    }
+    return 0;
+}
+
+static int open_specs(int argc, char **argv, spec *specs, size_t *n)
+{
+    int status = 0;
+    for (int i = 0; i < argc; i++) {
+        diag_list d = {0};
+        spec_status st = spec_open(argv[i], &d, &specs[*n]);
+        diag_sort(&d);
+        cli_print_diags(&d, specs[*n].dc, DIAG_FORMAT_TEXT, stderr);
+        if (st != SPEC_OK) {
+            status = EXIT_USAGE;
+            spec_close(&specs[*n]);
+        } else {
+            (*n)++;
+        }
+        diag_list_free(&d);
+    }
+    return status;
+}
+
+static void fill_config(run_args *a, spec *specs, size_t n, report *r)
+{
+    run_config *c = &r->config;
+    c->specs = calloc(n ? n : 1, sizeof *c->specs);
+    c->nspecs = n;
+    for (size_t i = 0; i < n; i++) {
+        c->specs[i].path = specs[i].p->path;
+        sha256_hex(specs[i].p->source->source, specs[i].p->source->len, c->specs[i].sha256);
+    }
+    const workload *w = n ? &specs[0].p->work : NULL;
+    c->warmup = a->o.warmup >= 0 ? a->o.warmup : w ? w->warmup : 0;
+    c->iterations = a->o.iterations >= 0 ? a->o.iterations : w ? w->iterations : 0;
+    c->runs = a->o.runs >= 0 ? a->o.runs : w ? w->runs : 0;
+    c->prefill = a->o.prefill ? a->prefill : w ? w->prefill : NULL;
+    c->nprefill = a->o.prefill ? a->o.nprefill : w ? w->nprefill : 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += specs[i].p->work.ntargets;
+    c->targets = calloc(total ? total : 1, sizeof *c->targets);
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = 0; t < specs[i].p->work.ntargets; t++) {
+            const char *label = specs[i].p->work.targets[t].label;
+            bool seen = false;
+            for (size_t k = 0; k < c->ntargets; k++)
+                seen |= !strcmp(c->targets[k], label);
+            bool in = !a->o.only;
+            for (size_t k = 0; k < a->o.nonly; k++)
+                in |= !strcmp(a->only[k], label) ||
+                      !strcmp(a->only[k], specs[i].p->work.targets[t].name);
+            if (!seen && in)
+                c->targets[c->ntargets++] = label;
+        }
+    c->samples = a->samples != NULL;
+    c->cpu = a->cpu;
+}
+
+static int write_report(const run_args *a, const report *r)
+{
+    int (*fn)(const report *, FILE *) = !strcmp(a->format, "json") ? report_json
+                                        : !strcmp(a->format, "csv") ? report_csv
+                                                                    : report_markdown;
+    if (!a->output)
+        return fn(r, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
+    char err[512];
+    if (report_write_atomic(a->output, fn, r, err, sizeof err) != 0) {
+        fprintf(stderr, "bench run: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_args a = {0};
+    int rc = parse_run_args(argc, argv, &a);
+    if (rc) {
+        free_run_args(&a);
+        return rc < 0 ? EXIT_CLEAN : rc;
+    }
+    size_t nspecs = 0;
+    spec *specs = calloc((size_t)(argc - optind), sizeof *specs);
+    int first = optind;
+    rc = open_specs(argc - first, argv + first, specs, &nspecs);
+    if (rc == 0)
+        rc = check_only(&a, specs, nspecs);
+    FILE *samples = NULL;
+    if (rc == 0 && a.samples && !(samples = fopen(a.samples, "w")))
+        rc = cli_usage_error("run", "cannot write %s: %s", a.samples, strerror(errno));
+    if (rc == 0) {
+        report r = {0};
+        env_collect(&r.env);
+        if (a.label)
+            snprintf(r.env.label, sizeof r.env.label, "%s", a.label);
+        fill_config(&a, specs, nspecs, &r);
+        if (samples)
+            fputs("domain,label,run,verb,cycle,nanoseconds\n", samples);
+        a.o.samples = samples;
+        const plan **plans = calloc(nspecs ? nspecs : 1, sizeof *plans);
+        for (size_t i = 0; i < nspecs; i++)
+            plans[i] = specs[i].p;
+        struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        rc = runner_run(plans, nspecs, &a.o, &r);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        env_load_after(&r.env);
+        if (write_report(&a, &r) != 0 && rc == 0)
+            rc = EXIT_FAILED;
+        if (samples && fclose(samples) != 0 && rc == 0) {
+            fprintf(stderr, "bench run: writing %s failed\n", a.samples);
+            rc = EXIT_FAILED;
+        }
+        samples = NULL;
+        free(plans);
+        free(r.config.specs);
+        free(r.config.targets);
+        report_free(&r);
+    }
+    if (samples)
+        fclose(samples);
+    for (size_t i = 0; i < nspecs; i++)
+        spec_close(&specs[i]);
+    free(specs);
+    free_run_args(&a);
+    return rc;
+}
+
+int cli_targets(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage_targets, stdout);
+        return EXIT_CLEAN;
+    }
+    if (argc > 1)
+        return cli_usage_error("targets", "takes no arguments");
+    size_t n;
+    const target_driver *const *all = target_all(&n);
+    for (size_t i = 0; i < n; i++) {
+        target_spec ts = {.name = all[i]->name, .label = all[i]->name};
+        char why[1024] = "";
+        int ok = all[i]->available(&ts, why, sizeof why) == 0;
+        printf("%-9s %-4s %s\n", all[i]->name, ok ? "yes" : "no", ok ? all[i]->about : why);
+    }
+    return EXIT_CLEAN;
+}

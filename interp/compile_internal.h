@@ -1,0 +1,35 @@
+/* compile_internal.h: shared by the compiler's files (compile.c for the
+ * domain, compile_work.c for the workload). Not for other stages. */
+#ifndef BENCH_COMPILE_INTERNAL_H
+#define BENCH_COMPILE_INTERNAL_H
+
+#include "plan.h"
+
+typedef struct cc {
+    plan *p;
+    arena *a;
+    diag_list *d;
+    size_t errors_at_start;
+} cc;
+
+/* True when s is [A-Za-z_][A-Za-z0-9_]*; otherwise reports at n what is named. */
+bool cc_ident(cc *c, const node *n, const char *what);
+/* The text of a scalar key or value, or NULL (reported) when n is not a string. */
+const char *cc_string(cc *c, const node *n, const char *what);
+/* Converts a constant YAML node into a value of type t, checking constraints.
+ * what names it in messages ("argument 'pizza'"). tmpls: where templates
+ * found are collected (NULL: templates are an error, as in setup).
+ * path/depth: the index path from the step's args struct. */
+typedef struct tmpl_sink {
+    tmpl *items;
+    size_t count, cap;
+    bool in_setup;
+} tmpl_sink;
+int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tmpl_sink *sink,
+             int *path, size_t depth);
+/* Compiles the workload section (steps, templates, targets). */
+int cc_workload(cc *c, const node *w);
+/* Looks up an aggregate by name. */
+aggregate *cc_find_agg(cc *c, const char *name);
+
+#endif

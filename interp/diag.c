@@ -1,0 +1,206 @@
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        abort();
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+static void push(diag_list *d, diag_severity sev, const char *file, int line, int col, char *msg)
+{
+    if (d->count == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->items = realloc(d->items, d->cap * sizeof *d->items);
+        if (!d->items)
+            abort();
+    }
+    diag *g = &d->items[d->count++];
+    g->severity = sev;
+    g->file = file ? strdup(file) : NULL;
+    g->line = line;
+    g->col = col;
+    g->message = msg;
+    if (sev == DIAG_ERROR)
+        d->errors++;
+    else
+        d->warnings++;
+}
+
+void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col,
+              const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = vformat(fmt, ap);
+    va_end(ap);
+    push(d, sev, file, line, col, msg);
+}
+
+void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = vformat(fmt, ap);
+    va_end(ap);
+    push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+}
+
+void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = vformat(fmt, ap);
+    va_end(ap);
+    push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+}
+
+static int cmp_diag(const void *a, const void *b)
+{
+    const diag *x = a, *y = b;
+    int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+    if (c)
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return 0;
+}
+
+void diag_sort(diag_list *d)
+{
+    /* insertion sort: stable, and lists are short */
+    for (size_t i = 1; i < d->count; i++) {
+        diag t = d->items[i];
+        size_t j = i;
+        while (j > 0 && cmp_diag(&d->items[j - 1], &t) > 0) {
+            d->items[j] = d->items[j - 1];
+            j--;
+        }
+        d->items[j] = t;
+    }
+}
+
+void diag_list_free(diag_list *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        free(d->items[i].file);
+        free(d->items[i].message);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+static const char *sev_name(diag_severity s) { return s == DIAG_ERROR ? "error" : "warning"; }
+
+void diag_print_text(FILE *out, const diag *g, const char *source, size_t source_len)
+{
+    const char *file = g->file ? g->file : "bench";
+    if (g->line > 0)
+        fprintf(out, "%s:%d:%d: %s: %s\n", file, g->line, g->col, sev_name(g->severity),
+                g->message);
+    else
+        fprintf(out, "%s: %s: %s\n", file, sev_name(g->severity), g->message);
+    if (!source || g->line <= 0)
+        return;
+    const char *p = source, *end = source + source_len;
+    for (int l = 1; l < g->line && p < end; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return;
+        p = nl + 1;
+    }
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
+    if (eol > p && eol[-1] == '\r')
+        eol--;
+    fprintf(out, "  %.*s\n  ", (int)(eol - p), p);
+    /* the caret sits under column col, counted in code points */
+    int col = 1;
+    for (const char *q = p; q < eol && col < g->col; q++) {
+        if (((unsigned char)*q & 0xC0) == 0x80)
+            continue;
+        fputc(*q == '\t' ? '\t' : ' ', out);
+        col++;
+    }
+    fputs("^\n", out);
+}
+
+static void github_escape(FILE *out, const char *s, bool property)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '%': fputs("%25", out); break;
+        case '\r': fputs("%0D", out); break;
+        case '\n': fputs("%0A", out); break;
+        case ':': property ? fputs("%3A", out) : fputc(':', out); break;
+        case ',': property ? fputs("%2C", out) : fputc(',', out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+void diag_print_github(FILE *out, const diag *g)
+{
+    fprintf(out, "::%s file=", sev_name(g->severity));
+    github_escape(out, g->file ? g->file : "", true);
+    if (g->line > 0)
+        fprintf(out, ",line=%d,col=%d", g->line, g->col);
+    fputs("::", out);
+    github_escape(out, g->message, false);
+    fputc('\n', out);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = prev + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+const char *diag_suggest(const char *word, const char *const *candidates, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    size_t wl = strlen(word);
+    size_t limit = wl <= 3 ? 1 : wl <= 6 ? 2 : 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = edit_distance(word, candidates[i]);
+        if (dist < best_d) {
+            best_d = dist;
+            best = candidates[i];
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}

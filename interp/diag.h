@@ -1,0 +1,58 @@
+/* diag.h: diagnostics with an address. Every stage that checks what a user
+ * wrote appends to a diag_list; the CLI prints them as text, JSON or GitHub
+ * annotations. */
+#ifndef BENCH_DIAG_H
+#define BENCH_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "node.h"
+
+typedef enum diag_severity {
+    DIAG_ERROR,
+    DIAG_WARNING,
+} diag_severity;
+
+typedef struct diag {
+    diag_severity severity;
+    char *file; /* owned */
+    int line, col; /* 1-based; 0 when the whole file is meant */
+    char *message; /* owned, one line, no trailing period */
+} diag;
+
+typedef struct diag_list {
+    diag *items;
+    size_t count, cap;
+    size_t errors, warnings;
+} diag_list;
+
+/* Appends a diagnostic; file may be NULL. */
+void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col,
+              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Appends an error at node n (n may be NULL: no position). */
+void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sorts by file, line, column, keeping insertion order for ties. */
+void diag_sort(diag_list *d);
+void diag_list_free(diag_list *d);
+
+typedef enum diag_format {
+    DIAG_FORMAT_TEXT,
+    DIAG_FORMAT_JSON,
+    DIAG_FORMAT_GITHUB,
+} diag_format;
+
+/* Prints one diagnostic as "file:line:col: error: message"; in text mode
+ * followed by the source line and a caret when source is given. */
+void diag_print_text(FILE *out, const diag *g, const char *source, size_t source_len);
+void diag_print_github(FILE *out, const diag *g);
+
+/* The closest candidate to word within a small edit distance, or NULL;
+ * for "did you mean ...". */
+const char *diag_suggest(const char *word, const char *const *candidates, size_t n);
+
+#endif

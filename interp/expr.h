@@ -1,0 +1,91 @@
+/* expr.h: the expression language of guards, effects, ensure, policy
+ * arguments and event payloads (DESIGN section 2, "Names in expressions").
+ * Expressions are parsed and type-checked once, when the spec is compiled;
+ * evaluation never parses, never allocates and never fails except for the
+ * refusals the language defines (overflow, division by zero, reading an
+ * optional field that is unset). */
+#ifndef BENCH_EXPR_H
+#define BENCH_EXPR_H
+
+#include "arena.h"
+#include "diag.h"
+#include "node.h"
+#include "types.h"
+
+/* The scopes a name can come from. */
+typedef enum expr_scope {
+    SCOPE_SELF,  /* bare name: a field of the command's aggregate (new state in ensure) */
+    SCOPE_ARG,   /* arg.x: a parameter */
+    SCOPE_OLD,   /* old.x: the aggregate before the command (ensure only) */
+    SCOPE_ALIAS, /* alias.x: an aggregate loaded by `reads` */
+    SCOPE_EVENT, /* event.x: the triggering event's payload (policies only) */
+} expr_scope;
+
+/* What names mean where an expression is compiled. Any pointer may be NULL:
+ * that scope does not exist there (e.g. no `self` in a policy). */
+typedef struct expr_env {
+    const ty *self;           /* struct type of the aggregate */
+    const ty *args;           /* struct type of the parameters */
+    bool allow_old;           /* old.x allowed (ensure) */
+    const char *const *alias_names; /* read aliases, in declaration order */
+    const ty *const *alias_types;   /* their aggregates' struct types */
+    size_t nalias;
+    const ty *event;          /* struct type of the event payload */
+} expr_env;
+
+typedef struct expr expr; /* opaque compiled form, lives in the arena */
+
+/* Parses and type-checks the text of scalar node n as an expression.
+ * expected: the type the context needs (bool for checks, a field's type for
+ * effects), or NULL for "any". A bare enum value is accepted only where an
+ * enum containing it is expected (by `expected` or by the other side of a
+ * comparison). On success stores the compiled expression in *out and returns
+ * 0; on failure appends one error, at the expression's own column inside the
+ * YAML scalar (n->col plus the offset, plus one for a quoted scalar), and
+ * returns -1. Compatibility is ty_compatible(). */
+int expr_compile(arena *a, const node *n, const expr_env *env, const ty *expected,
+                 const expr **out, diag_list *d);
+/* Same, from a string at a given position (for tests and for templates). */
+int expr_compile_text(arena *a, const char *text, const char *file, int line, int col,
+                      const expr_env *env, const ty *expected, const expr **out, diag_list *d);
+
+/* The static type of a compiled expression. */
+const ty *expr_type(const expr *e);
+/* The source text it was compiled from. */
+const char *expr_text(const expr *e);
+/* Writes a canonical, fully parenthesised rendering into buf (for `bench
+ * plan`): e.g. "(len(toppings) < 10)"; truncated to size, NUL-terminated
+ * when size > 0. Returns buf. */
+const char *expr_render(const expr *e, char *buf, size_t size);
+/* Calls fn for every name the expression reads: (scope, alias index for
+ * SCOPE_ALIAS else 0, field path as "a.b"). For lint and plan. */
+void expr_visit_names(const expr *e, void (*fn)(void *ctx, expr_scope scope, int alias,
+                                                const char *path),
+                      void *ctx);
+
+/* The values names are read from at evaluation: each is a VAL_STRUCT laid out
+ * as the corresponding env type (NULL where the scope does not exist). */
+typedef struct expr_ctx {
+    const value *self;
+    const value *args;
+    const value *old;
+    const value *const *aliases;
+    const value *event;
+} expr_ctx;
+
+typedef enum expr_status {
+    EXPR_OK = 0,
+    EXPR_OVERFLOW = -1,  /* 64-bit signed overflow in + - * / % or unary - */
+    EXPR_DIV_ZERO = -2,  /* / or % by zero */
+    EXPR_UNSET = -3,     /* read an optional field that is not set */
+} expr_status;
+
+/* Evaluates e. The result may point into the values of ctx (strings,
+ * structs, lists are not copied). Returns EXPR_OK or a negative status;
+ * *out is set only on EXPR_OK. */
+expr_status expr_eval(const expr *e, const expr_ctx *ctx, value *out);
+/* A one-line reason for a status, e.g. "integer overflow"; the caller adds
+ * the expression (expr_text) when it reports one. */
+const char *expr_status_text(expr_status s);
+
+#endif

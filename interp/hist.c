@@ -1,0 +1,159 @@
+/* hist.c: the cold half of the histogram (the hot half is inline in hist.h). */
+#include "hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hist_init(hist *h)
+{
+    memset(h, 0, sizeof *h);
+    h->min = UINT64_MAX;
+    h->counts = calloc(HIST_BUCKETS, sizeof *h->counts);
+    return h->counts ? 0 : -1;
+}
+
+void hist_free(hist *h)
+{
+    free(h->counts);
+    h->counts = NULL;
+}
+
+void hist_reset(hist *h)
+{
+    uint64_t *counts = h->counts;
+    memset(counts, 0, HIST_BUCKETS * sizeof *counts);
+    memset(h, 0, sizeof *h);
+    h->counts = counts;
+    h->min = UINT64_MAX;
+}
+
+void hist_merge(hist *dst, const hist *src)
+{
+    if (src->count == 0)
+        return;
+    for (size_t i = hist_index(src->min); i <= hist_index(src->max); i++)
+        dst->counts[i] += src->counts[i];
+    dst->count += src->count;
+    dst->clamped += src->clamped;
+    dst->sum += src->sum;
+    dst->sumsq += src->sumsq;
+    dst->min = src->min < dst->min ? src->min : dst->min;
+    dst->max = src->max > dst->max ? src->max : dst->max;
+}
+
+uint64_t hist_count(const hist *h)
+{
+    return h->count;
+}
+
+uint64_t hist_min(const hist *h)
+{
+    return h->count ? h->min : 0;
+}
+
+uint64_t hist_max(const hist *h)
+{
+    return h->count ? h->max : 0;
+}
+
+double hist_mean(const hist *h)
+{
+    if (h->count == 0)
+        return NAN;
+    return (double)((long double)h->sum / h->count);
+}
+
+/* n*sumsq - sum^2 is n^2 times the variance; exact in 128 bits unless a run
+ * is both long and slow, where long double (64-bit mantissa) takes over. */
+double hist_stddev(const hist *h)
+{
+    if (h->count == 0)
+        return NAN;
+    long double n = h->count, var;
+    hist_u128 nsq, sq;
+    if (!__builtin_mul_overflow(h->sumsq, (hist_u128)h->count, &nsq) &&
+        !__builtin_mul_overflow(h->sum, h->sum, &sq)) {
+        var = (long double)(nsq - sq) / n / n; /* nsq >= sq: Cauchy-Schwarz */
+    } else {
+        long double mean = (long double)h->sum / n;
+        var = (long double)h->sumsq / n - mean * mean;
+    }
+    return var > 0 ? (double)sqrtl(var) : 0.0;
+}
+
+/* The lowest value of bucket i and its width (the inverse of hist_index). */
+static uint64_t bucket_lo(size_t i, uint64_t *width)
+{
+    size_t exact = (size_t)2 << HIST_SUB_BITS;
+    if (i < exact) {
+        *width = 1;
+        return i;
+    }
+    unsigned shift = (unsigned)(i >> HIST_SUB_BITS) - 1;
+    *width = UINT64_C(1) << shift;
+    return (uint64_t)(i - ((size_t)shift << HIST_SUB_BITS)) << shift;
+}
+
+/* The value reporting bucket i: its midpoint, at most width/2 from any value
+ * in it, kept inside the samples' range [min, max]. */
+static uint64_t bucket_mid(const hist *h, size_t i)
+{
+    uint64_t width, mid = bucket_lo(i, &width) + width / 2;
+    return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+}
+
+/* ceil(q*n), 1-based, in [1, n]; see the header for the rounding rule. */
+static uint64_t nearest_rank(double q, uint64_t n)
+{
+    if (!(q > 0))
+        return 1; /* also NaN */
+    if (q >= 1)
+        return n;
+    double x = q * (double)n, fl = floor(x);
+    uint64_t rank = (uint64_t)fl;
+    if (x - fl > x * 1e-12)
+        rank++;
+    return rank < 1 ? 1 : rank > n ? n : rank;
+}
+
+uint64_t hist_percentile(const hist *h, double q)
+{
+    if (h->count == 0)
+        return 0;
+    uint64_t rank = nearest_rank(q, h->count);
+    if (rank == 1)
+        return h->min;
+    if (rank == h->count)
+        return h->max;
+    uint64_t seen = 0;
+    size_t last = hist_index(h->max);
+    for (size_t i = hist_index(h->min); i < last; i++) {
+        seen += h->counts[i];
+        if (seen >= rank)
+            return bucket_mid(h, i);
+    }
+    return bucket_mid(h, last);
+}
+
+hist_iter hist_iter_start(const hist *h)
+{
+    hist_iter it = {.h = h, .next = h->count ? hist_index(h->min) : HIST_BUCKETS};
+    return it;
+}
+
+bool hist_iter_next(hist_iter *it)
+{
+    size_t end = it->h->count ? hist_index(it->h->max) + 1 : 0;
+    while (it->next < end && it->h->counts[it->next] == 0)
+        it->next++;
+    if (it->next >= end)
+        return false;
+    size_t i = it->next++;
+    uint64_t width;
+    it->lo = bucket_lo(i, &width);
+    it->hi = it->lo + width - 1;
+    it->mid = bucket_mid(it->h, i);
+    it->count = it->h->counts[i];
+    return true;
+}

@@ -1,0 +1,212 @@
+/* plan.h: the compiled form of a spec, the immutable hand-off from the
+ * compiler to everything after it (plan printing, lint's dry run, the
+ * runtime, the runner). Everything lives in the plan's arena and is freed
+ * by plan_free. Indexes are stable: aggregates, commands and events are
+ * numbered in declaration order so stores and statistics can use arrays. */
+#ifndef BENCH_PLAN_H
+#define BENCH_PLAN_H
+
+#include "arena.h"
+#include "diag.h"
+#include "expr.h"
+#include "load.h"
+#include "types.h"
+
+typedef struct aggregate aggregate;
+typedef struct command command;
+typedef struct policy policy;
+
+typedef struct check {
+    const expr *cond;   /* bool */
+    const char *refuse; /* the refusal message */
+    const node *at;
+} check;
+
+typedef struct read_spec {
+    const char *alias;
+    const aggregate *agg;
+    const expr *key; /* compiled against the command's args (and self) */
+    const node *at;
+} read_spec;
+
+typedef enum effect_kind {
+    EFFECT_SET,    /* field := value */
+    EFFECT_APPEND, /* list field gets one more item */
+} effect_kind;
+
+typedef struct effect {
+    effect_kind kind;
+    int field;          /* index in the aggregate's state struct */
+    const expr *value;  /* the value set or the item appended; NULL when built */
+    const expr **build; /* an appended struct built field by field (one expr per
+                           element field; NULL for an unset optional or a default) */
+    const node *at;
+} effect;
+
+typedef struct event_def {
+    const char *name;
+    const ty *payload; /* struct type of the payload */
+    size_t index;
+    const node *at;    /* the first emits that names it */
+    const policy **policies; /* the policies it triggers, in declaration order */
+    size_t npolicies;
+} event_def;
+
+struct command {
+    const char *name;      /* "Purchase" */
+    const char *verb;      /* "Order.Purchase" */
+    const aggregate *agg;
+    size_t index;          /* across the whole plan */
+    bool creates;
+    const ty *params;      /* struct type; declaration order */
+    int identity_param;    /* index in params of the identity parameter */
+    read_spec *reads;
+    size_t nreads;
+    check *guards;
+    size_t nguards;
+    effect *effects;
+    size_t neffects;
+    check *ensures;
+    size_t nensures;
+    const event_def *event; /* NULL when the command emits nothing */
+    const expr **payload;   /* one per payload field, or NULL: the payload is the args */
+    const node *at;
+};
+
+struct aggregate {
+    const char *name;
+    const ty *state; /* struct type of the record */
+    int identity;    /* index of the identity field */
+    command *commands;
+    size_t ncommands;
+    size_t index;
+    const node *at;
+};
+
+struct policy {
+    const event_def *on;
+    const command *run;
+    const expr **args; /* one per parameter of run, compiled with env.event */
+    const node *at;
+};
+
+/* A piece of a templated string: literal text or a variable. */
+typedef enum tmpl_var {
+    TMPL_TEXT,
+    TMPL_N,   /* ${n}: the cycle number */
+    TMPL_RUN, /* ${run}: the run number, from 1 */
+} tmpl_var;
+
+typedef struct tmpl_part {
+    tmpl_var var;
+    const char *text; /* TMPL_TEXT only */
+    size_t len;
+} tmpl_part;
+
+/* One templated value inside a step's arguments. */
+typedef struct tmpl {
+    const int *path;   /* indexes from the args struct down to the value */
+    size_t depth;
+    bool as_int;       /* exactly one template feeding an int */
+    tmpl_part *parts;
+    size_t nparts;
+    size_t max_len;    /* bytes the expansion can take, for preallocation */
+    const node *at;
+} tmpl;
+
+typedef struct step {
+    const command *cmd;
+    bool expect_refused;
+    value args;        /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls;       /* values to fill in per cycle */
+    size_t ntmpls;
+    const node *at;
+} step;
+
+typedef enum durability {
+    DURABILITY_FULL,
+    DURABILITY_NORMAL,
+    DURABILITY_OFF,
+} durability;
+
+typedef struct target_spec {
+    const char *name;  /* the driver: memory, null, sqlite, postgres, process */
+    const char *label; /* the row's name; default the driver's name */
+    durability durability;
+    bool durability_set;
+    const char *dsn;
+    const char *fence;        /* "rls" or NULL */
+    const char **command;     /* NULL-terminated argv, or NULL */
+    const char **verb_from;   /* verb renames for a process runtime */
+    const char **verb_to;
+    size_t nverbs;
+    int64_t timeout_ms;       /* 0: the driver's default */
+    bool keep;
+    const node *at;
+} target_spec;
+
+typedef struct workload {
+    step *setup;
+    size_t nsetup;
+    step *cycle;
+    size_t ncycle;
+    int64_t *prefill; /* at least one entry; {0} by default */
+    size_t nprefill;
+    int64_t warmup, iterations, runs;
+    target_spec *targets;
+    size_t ntargets;
+} workload;
+
+/* What a store holds after one run, per the plan. */
+typedef struct plan_totals {
+    size_t commands_per_cycle;   /* steps in the cycle */
+    uint64_t commands_timed;     /* per run: iterations * commands_per_cycle */
+    uint64_t *aggregates;        /* per aggregate index */
+    uint64_t *events;            /* per event index */
+} plan_totals;
+
+typedef struct plan {
+    arena mem;
+    doc *source;           /* the loaded document, kept for addresses */
+    const char *path;
+    const char *domain;
+    const char *about;
+    const ty **types;      /* named types in declaration order */
+    size_t ntypes;
+    aggregate *aggs;
+    size_t naggs;
+    const command **commands; /* every command, by index */
+    size_t ncommands;
+    event_def *events;
+    size_t nevents;
+    policy *policies;
+    size_t npolicies;
+    workload work;
+    ty **regex;            /* types owning a compiled pattern (malloc'd list) */
+    size_t nregex, regex_cap;
+    /* per cycle and for setup, what one pass adds to the store */
+    uint64_t *cycle_aggs, *cycle_events, *setup_aggs, *setup_events;
+} plan;
+
+/* Compiles a loaded, schema-checked document. Every meaning error is
+ * appended to d (with its address); warnings too. Returns 0 and a plan in
+ * *out (the caller's, plan_free; the plan takes ownership of dc) or -1 with
+ * *out NULL when there is any error (dc is then still the caller's). */
+int plan_compile(doc *dc, diag_list *d, plan **out);
+void plan_free(plan *p);
+
+/* Totals after one run of prefill + warmup + iterations cycles. The arrays
+ * are allocated in the plan's arena. */
+void plan_totals_for(const plan *p, int64_t prefill, plan_totals *out);
+
+/* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */
+const command *plan_find_verb(const plan *p, const char *verb);
+
+/* Prints the plan for review (bench plan). */
+void plan_print_text(const plan *p, FILE *out);
+/* Prints it as JSON. Returns 0 or -1 on an output error. */
+int plan_print_json(const plan *p, FILE *out);
+
+const char *durability_name(durability d);
+
+#endif

@@ -1,0 +1,692 @@
+/* runner.c: the one timing loop. Everything a command needs from the
+ * harness (its arguments expanded from the templates) is ready before the
+ * first clock read; between the two reads there is only the target's
+ * dispatch. Recording happens after the second read, into fixed
+ * histograms, so harness memory does not grow with iterations. */
+#include "runner.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "target.h"
+
+volatile sig_atomic_t runner_interrupted;
+
+/* A step ready to dispatch: its own copy of the argument values, with each
+ * template's slot pointing at a buffer sized for its longest expansion. */
+typedef struct step_inst {
+    const step *st;
+    value args;
+    value **slots;  /* one per template */
+    char **bufs;
+    int verb;       /* index into the run's per-verb histograms */
+} step_inst;
+
+/* All the state of one run, in one struct, so several could run side by side. */
+typedef struct run_state {
+    const plan *p;
+    const target_spec *ts;
+    const target_driver *drv;
+    target *t;
+    int run;
+    int64_t prefill, warmup, iterations;
+    arena mem;
+    step_inst *setup, *cycle;
+    hist all, tenths[STATS_TENTHS];
+    hist *verbs;        /* per distinct verb of the cycle */
+    const char **verb_names;
+    uint64_t *verb_refused;
+    size_t nverbs;
+    uint64_t *samples;  /* --samples: one latency per timed command */
+    char failure[1024];
+} run_state;
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- argument instances ---- */
+
+static value copy_value(arena *a, const value *v)
+{
+    value c = *v;
+    if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
+        c.u.items = arena_alloc(a, (v->len ? v->len : 1) * sizeof *c.u.items);
+        for (uint32_t i = 0; i < v->len; i++)
+            c.u.items[i] = copy_value(a, &v->u.items[i]);
+    }
+    return c;
+}
+
+static void inst_init(arena *a, step_inst *si, const step *st)
+{
+    si->st = st;
+    si->args = copy_value(a, &st->args);
+    si->slots = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->slots);
+    si->bufs = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->bufs);
+    for (size_t i = 0; i < st->ntmpls; i++) {
+        const tmpl *t = &st->tmpls[i];
+        value *v = &si->args;
+        for (size_t d = 0; d < t->depth; d++)
+            v = &v->u.items[t->path[d]];
+        si->slots[i] = v;
+        si->bufs[i] = arena_alloc(a, t->max_len + 1);
+    }
+}
+
+static size_t put_u64(char *out, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Fills the templates for cycle n of run `run`; never allocates. */
+static void inst_expand(step_inst *si, uint64_t n, int run)
+{
+    const step *st = si->st;
+    for (size_t i = 0; i < st->ntmpls; i++) {
+        const tmpl *t = &st->tmpls[i];
+        value *v = si->slots[i];
+        if (t->as_int) {
+            v->u.i = t->parts[0].var == TMPL_RUN ? run : (int64_t)n;
+            continue;
+        }
+        char *b = si->bufs[i];
+        size_t len = 0;
+        for (size_t k = 0; k < t->nparts; k++) {
+            const tmpl_part *pt = &t->parts[k];
+            if (pt->var == TMPL_TEXT) {
+                memcpy(b + len, pt->text, pt->len);
+                len += pt->len;
+            } else {
+                len += put_u64(b + len, pt->var == TMPL_RUN ? (uint64_t)run : n);
+            }
+        }
+        v->u.s = b;
+        v->len = (uint32_t)len;
+    }
+}
+
+static step_inst *insts_new(arena *a, const step *steps, size_t n)
+{
+    step_inst *si = arena_alloc(a, (n ? n : 1) * sizeof *si);
+    for (size_t i = 0; i < n; i++)
+        inst_init(a, &si[i], &steps[i]);
+    return si;
+}
+
+/* ---- one run ---- */
+
+static void fail_step(run_state *rs, const step_inst *si, const char *phase, int64_t n,
+                      const char *what)
+{
+    const step *st = si->st;
+    if (n >= 0)
+        snprintf(rs->failure, sizeof rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %s",
+                 rs->run, phase, n, st->cmd->verb, st->at->file, st->at->line, what);
+    else
+        snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %s", rs->run, phase,
+                 st->cmd->verb, st->at->file, st->at->line, what);
+}
+
+/* Checks a dispatch's outcome against the step's expectation. */
+static int check_outcome(run_state *rs, const step_inst *si, int rc, const char *phase, int64_t n)
+{
+    if (rs->drv->accepts_all && rc != TARGET_ERROR)
+        return 0;
+    if (rc == TARGET_OK && !si->st->expect_refused)
+        return 0;
+    if (rc == TARGET_REFUSED && si->st->expect_refused)
+        return 0;
+    if (rc == TARGET_OK)
+        fail_step(rs, si, phase, n, "succeeded, but the step expects a refusal");
+    else if (rc == TARGET_REFUSED)
+        fail_step(rs, si, phase, n, rs->t->message);
+    else
+        fail_step(rs, si, phase, n, rs->t->message[0] ? rs->t->message : "the target failed");
+    return -1;
+}
+
+static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const char *phase)
+{
+    for (uint64_t n = from; n < from + count; n++) {
+        if (runner_interrupted)
+            return -1;
+        for (size_t s = 0; s < rs->p->work.ncycle; s++) {
+            step_inst *si = &rs->cycle[s];
+            inst_expand(si, n, rs->run);
+            int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+            if (check_outcome(rs, si, rc, phase, (int64_t)n) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int run_setup(run_state *rs)
+{
+    for (size_t s = 0; s < rs->p->work.nsetup; s++) {
+        step_inst *si = &rs->setup[s];
+        int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+        if (check_outcome(rs, si, rc, "setup", -1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct progress {
+    double every_ns;
+    uint64_t next;
+    bool on;
+} progress;
+
+static void progress_line(run_state *rs, uint64_t done)
+{
+    fprintf(stderr, "  %s %s run %d: %" PRIu64 " commands, p50 %.1f us so far\n",
+            rs->p->domain, rs->ts->label, rs->run, done,
+            (double)hist_percentile(&rs->all, 0.5) / 1000.0);
+}
+
+/* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
+static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
+{
+    const workload *w = &rs->p->work;
+    uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
+    uint64_t cycles = (uint64_t)rs->iterations;
+    unsigned tenth = 0;
+    uint64_t next_tenth = stats_tenth_start(1, cycles);
+    uint64_t *sample = rs->samples;
+    progress pg = {.on = o->progress_seconds > 0, .every_ns = o->progress_seconds * 1e9};
+    uint64_t start = now_ns();
+    pg.next = start + (uint64_t)pg.every_ns;
+    for (uint64_t k = 0; k < cycles; k++) {
+        if (runner_interrupted)
+            return -1;
+        if (k == next_tenth && tenth < STATS_TENTHS - 1)
+            next_tenth = stats_tenth_start(++tenth + 1, cycles);
+        uint64_t n = first + k;
+        for (size_t s = 0; s < w->ncycle; s++) {
+            step_inst *si = &rs->cycle[s];
+            inst_expand(si, n, rs->run);
+            uint64_t t0 = now_ns();
+            int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+            uint64_t t1 = now_ns();
+            uint64_t ns = t1 - t0;
+            hist_record(&rs->all, ns);
+            hist_record(&rs->tenths[tenth], ns);
+            hist_record(&rs->verbs[si->verb], ns);
+            if (sample)
+                *sample++ = ns;
+            if (rc != TARGET_OK || si->st->expect_refused) {
+                if (check_outcome(rs, si, rc, "timed", (int64_t)n) < 0)
+                    return -1;
+                rs->verb_refused[si->verb]++;
+            }
+            if (pg.on && t1 >= pg.next) {
+                progress_line(rs, k * w->ncycle + s + 1);
+                pg.next = t1 + (uint64_t)pg.every_ns;
+            }
+        }
+    }
+    *wall_seconds = (double)(now_ns() - start) / 1e9;
+    return 0;
+}
+
+static int verify(run_state *rs, target_result *tr)
+{
+    const plan *p = rs->p;
+    uint64_t *aggs = calloc(p->naggs + 1, sizeof *aggs);
+    uint64_t *events = calloc(p->nevents + 1, sizeof *events);
+    if (!aggs || !events)
+        abort();
+    int rc = target_count(rs->t, aggs, events);
+    int out = 0;
+    if (rc == TARGET_UNSUPPORTED) {
+        tr->verify = VERIFY_NA;
+    } else if (rc != TARGET_OK) {
+        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
+        out = -1;
+    } else {
+        plan_totals want;
+        plan_totals_for(p, rs->prefill, &want);
+        for (size_t i = 0; out == 0 && i < p->naggs; i++)
+            if (aggs[i] != want.aggregates[i]) {
+                snprintf(tr->verify_detail, sizeof tr->verify_detail,
+                         "run %d: the store holds %" PRIu64 " %s, the plan says %" PRIu64,
+                         rs->run, aggs[i], p->aggs[i].name, want.aggregates[i]);
+                out = -1;
+            }
+        for (size_t i = 0; out == 0 && i < p->nevents; i++)
+            if (events[i] != want.events[i]) {
+                snprintf(tr->verify_detail, sizeof tr->verify_detail,
+                         "run %d: the store holds %" PRIu64 " %s events, the plan says %" PRIu64,
+                         rs->run, events[i], p->events[i].name, want.events[i]);
+                out = -1;
+            }
+        if (out < 0) {
+            tr->verify = VERIFY_FAIL;
+            snprintf(rs->failure, sizeof rs->failure, "verify failed: %s", tr->verify_detail);
+        } else if (tr->verify != VERIFY_FAIL) {
+            tr->verify = VERIFY_PASS;
+        }
+    }
+    free(aggs);
+    free(events);
+    return out;
+}
+
+enum { FLOOR_PROBES = 500 };
+
+/* The round-trip floor: the p50 of 500 requests the target refuses at once. */
+static double floor_probe(run_state *rs)
+{
+    hist h;
+    if (hist_init(&h) < 0)
+        return NAN;
+    double p50 = NAN;
+    for (int i = 0; i < FLOOR_PROBES; i++) {
+        uint64_t t0 = now_ns();
+        int rc = target_probe(rs->t);
+        uint64_t t1 = now_ns();
+        if (rc == TARGET_UNSUPPORTED || rc == TARGET_ERROR)
+            break;
+        hist_record(&h, t1 - t0);
+    }
+    if (hist_count(&h) == FLOOR_PROBES)
+        p50 = (double)hist_percentile(&h, 0.5);
+    hist_free(&h);
+    return p50;
+}
+
+static int state_init(run_state *rs)
+{
+    const workload *w = &rs->p->work;
+    rs->setup = insts_new(&rs->mem, w->setup, w->nsetup);
+    rs->cycle = insts_new(&rs->mem, w->cycle, w->ncycle);
+    rs->verb_names = arena_alloc(&rs->mem, (w->ncycle + 1) * sizeof *rs->verb_names);
+    for (size_t i = 0; i < w->ncycle; i++) {
+        size_t v = 0;
+        while (v < rs->nverbs && strcmp(rs->verb_names[v], w->cycle[i].cmd->verb) != 0)
+            v++;
+        if (v == rs->nverbs)
+            rs->verb_names[rs->nverbs++] = w->cycle[i].cmd->verb;
+        rs->cycle[i].verb = (int)v;
+    }
+    rs->verbs = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verbs);
+    rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
+    if (hist_init(&rs->all) < 0)
+        return -1;
+    for (int i = 0; i < STATS_TENTHS; i++)
+        if (hist_init(&rs->tenths[i]) < 0)
+            return -1;
+    for (size_t i = 0; i < rs->nverbs; i++)
+        if (hist_init(&rs->verbs[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static void state_free(run_state *rs)
+{
+    hist_free(&rs->all);
+    for (int i = 0; i < STATS_TENTHS; i++)
+        hist_free(&rs->tenths[i]);
+    for (size_t i = 0; rs->verbs && i < rs->nverbs; i++)
+        hist_free(&rs->verbs[i]);
+    free(rs->samples);
+    arena_free(&rs->mem);
+}
+
+static void write_samples(run_state *rs, FILE *out)
+{
+    const workload *w = &rs->p->work;
+    uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
+    const uint64_t *s = rs->samples;
+    for (uint64_t k = 0; k < (uint64_t)rs->iterations; k++)
+        for (size_t i = 0; i < w->ncycle; i++)
+            fprintf(out, "%s,%s,%d,%s,%" PRIu64 ",%" PRIu64 "\n", rs->p->domain, rs->ts->label,
+                    rs->run, w->cycle[i].cmd->verb, first + k, *s++);
+}
+
+/* Turns a finished run's histograms into its figures, owned by tr. */
+static void collect_run(run_state *rs, target_result *tr, double wall, double floor_ns,
+                        uint64_t round_trips)
+{
+    run_result *rr = &tr->runs[tr->nruns++];
+    memset(rr, 0, sizeof *rr);
+    rr->run = rs->run;
+    uint64_t commands = (uint64_t)rs->iterations * rs->p->work.ncycle;
+    stats_figures_from(&rs->all, rs->tenths, commands, wall, &rr->fig);
+    if (rs->iterations < STATS_TENTHS)
+        rr->fig.drift = NAN;
+    rr->verbs = calloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
+    if (!rr->verbs)
+        abort();
+    rr->nverbs = rs->nverbs;
+    for (size_t i = 0; i < rs->nverbs; i++) {
+        verb_result *vr = &rr->verbs[i];
+        vr->verb = rs->verb_names[i];
+        vr->count = hist_count(&rs->verbs[i]);
+        vr->refused = rs->verb_refused[i];
+        vr->p50_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.5) : NAN;
+        vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
+    }
+    /* the run's histogram moves into the result; the state gets a fresh one */
+    rr->all = rs->all;
+    memset(&rs->all, 0, sizeof rs->all);
+    rr->roundtrip_floor_p50_ns = floor_ns;
+    rr->round_trips_per_command =
+        round_trips ? (double)round_trips / (double)commands : NAN;
+}
+
+/* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
+static int run_once(run_state *rs, const run_options *o, target_result *tr)
+{
+    char err[1024] = "";
+    if (rs->drv->open(rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
+        snprintf(rs->failure, sizeof rs->failure, "run %d: %s", rs->run,
+                 err[0] ? err : "the target did not open");
+        return -1;
+    }
+    if (o->samples) {
+        size_t n = (size_t)rs->iterations * rs->p->work.ncycle;
+        rs->samples = malloc((n ? n : 1) * sizeof *rs->samples);
+        if (!rs->samples)
+            abort();
+    }
+    double wall = 0;
+    int rc = run_setup(rs);
+    if (rc == 0)
+        rc = untimed_cycles(rs, 0, (uint64_t)rs->prefill, "prefill");
+    if (rc == 0)
+        rc = untimed_cycles(rs, (uint64_t)rs->prefill, (uint64_t)rs->warmup, "warmup");
+    if (rc == 0)
+        rc = timed_pass(rs, o, &wall);
+    if (rc == 0)
+        rc = verify(rs, tr);
+    double floor_ns = rc == 0 ? floor_probe(rs) : NAN;
+    uint64_t trips = rs->t->round_trips;
+    target_close(rs->t);
+    rs->t = NULL;
+    if (rc == 0) {
+        collect_run(rs, tr, wall, floor_ns, trips);
+        if (o->samples)
+            write_samples(rs, o->samples);
+    }
+    return rc;
+}
+
+/* ---- the whole invocation ---- */
+
+static bool wanted(const run_options *o, const target_spec *ts)
+{
+    if (!o->only)
+        return true;
+    for (size_t i = 0; i < o->nonly; i++)
+        if (!strcmp(o->only[i], ts->label) || !strcmp(o->only[i], ts->name))
+            return true;
+    return false;
+}
+
+static void add_reason(label_reason **list, size_t *n, const char *label, const char *reason)
+{
+    *list = realloc(*list, (*n + 1) * sizeof **list);
+    if (!*list)
+        abort();
+    label_reason *lr = &(*list)[(*n)++];
+    snprintf(lr->label, sizeof lr->label, "%s", label);
+    snprintf(lr->reason, sizeof lr->reason, "%s", reason);
+}
+
+static const char *durability_of(const target_spec *ts)
+{
+    if (!strcmp(ts->name, "sqlite") || !strcmp(ts->name, "postgres"))
+        return durability_name(ts->durability);
+    return NULL;
+}
+
+static void finish_result(target_result *tr)
+{
+    if (tr->nruns == 0)
+        return;
+    run_figures *figs = malloc(tr->nruns * sizeof *figs);
+    if (!figs)
+        abort();
+    for (size_t i = 0; i < tr->nruns; i++)
+        figs[i] = tr->runs[i].fig;
+    stats_figures_median(figs, tr->nruns, &tr->median);
+    stats_throughput_range(figs, tr->nruns, &tr->throughput_lo, &tr->throughput_hi);
+    free(figs);
+}
+
+static void progress_run(const run_options *o, const run_state *rs, const target_result *tr,
+                         int64_t runs)
+{
+    if (o->quiet || tr->nruns == 0)
+        return;
+    const run_figures *f = &tr->runs[tr->nruns - 1].fig;
+    fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us\n",
+            rs->p->domain, rs->ts->label, rs->prefill ? "@prefill" : "", rs->run, runs,
+            f->throughput_per_s, f->p50_ns / 1000.0, f->p99_ns / 1000.0);
+}
+
+typedef struct slot {
+    const plan *p;
+    const target_spec *ts;
+    const target_driver *drv;
+    target_result *tr;
+    int64_t prefill;
+    bool skipped;
+} slot;
+
+static int64_t or_default(int64_t flag, int64_t spec) { return flag >= 0 ? flag : spec; }
+
+/* One run of one slot. Returns 0, or -1 when the slot failed (recorded). */
+static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, report *r)
+{
+    run_state rs = {.p = sl->p, .ts = sl->ts, .drv = sl->drv, .run = run,
+                    .prefill = sl->prefill};
+    rs.warmup = or_default(o->warmup, sl->p->work.warmup);
+    rs.iterations = or_default(o->iterations, sl->p->work.iterations);
+    int rc = state_init(&rs);
+    if (rc == 0)
+        rc = run_once(&rs, o, sl->tr);
+    if (rc < 0 && !runner_interrupted) {
+        sl->tr->failed = true;
+        snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
+                 rs.failure[0] ? rs.failure : "out of memory");
+        char label[160];
+        snprintf(label, sizeof label, "%s %s", sl->p->domain, sl->ts->label);
+        add_reason(&r->failed, &r->nfailed, label, sl->tr->reason);
+        if (!o->quiet)
+            fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
+                    sl->tr->reason);
+    } else {
+        progress_run(o, &rs, sl->tr, runs);
+    }
+    state_free(&rs);
+    return rc;
+}
+
+static double harness_floor(const plan *p, const run_options *o)
+{
+    const target_driver *drv = target_find("null");
+    if (!drv || o->floor_cycles == 0)
+        return NAN;
+    static const target_spec ts = {.name = "null", .label = "null"};
+    run_state rs = {.p = p, .ts = &ts, .drv = drv, .run = 1, .warmup = 100,
+                    .iterations = (int64_t)o->floor_cycles};
+    target_result tr = {0};
+    run_result rr;
+    tr.runs = &rr;
+    double p50 = NAN;
+    run_options quiet = {.iterations = -1, .warmup = -1, .runs = -1};
+    if (state_init(&rs) == 0 && run_once(&rs, &quiet, &tr) == 0) {
+        p50 = rr.fig.p50_ns;
+        hist_free(&rr.all);
+        free(rr.verbs);
+    }
+    state_free(&rs);
+    return p50;
+}
+
+static size_t plan_slots(const plan *p, const run_options *o, slot *out, report *r)
+{
+    size_t n = 0;
+    const workload *w = &p->work;
+    const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
+    size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
+    for (size_t k = 0; k < nprefill; k++)
+        for (size_t i = 0; i < w->ntargets; i++) {
+            const target_spec *ts = &w->targets[i];
+            if (!wanted(o, ts))
+                continue;
+            slot *sl = &out[n++];
+            *sl = (slot){.p = p, .ts = ts, .drv = target_find(ts->name), .prefill = prefill[k]};
+            char why[1024] = "";
+            if (!sl->drv)
+                snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
+            else if (sl->drv->available(ts, why, sizeof why) != 0 && !why[0])
+                snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
+            if (why[0] && k == 0) {
+                char label[160];
+                snprintf(label, sizeof label, "%s %s", p->domain, ts->label);
+                add_reason(&r->skipped, &r->nskipped, label, why);
+                if (!o->quiet)
+                    fprintf(stderr, "skip %s: %s\n", ts->label, why);
+            }
+            sl->skipped = why[0] != '\0';
+        }
+    return n;
+}
+
+int runner_run(const plan *const *plans, size_t nplans, const run_options *o, report *r)
+{
+    int status = 0;
+    r->harness_floor_p50_ns = nplans ? harness_floor(plans[0], o) : NAN;
+    for (size_t pi = 0; pi < nplans && !runner_interrupted; pi++) {
+        const plan *p = plans[pi];
+        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * p->work.ntargets;
+        slot *slots = calloc(cap ? cap : 1, sizeof *slots);
+        if (!slots)
+            abort();
+        size_t n = plan_slots(p, o, slots, r);
+        int64_t runs = or_default(o->runs, p->work.runs);
+        size_t base = r->nresults;
+        r->results = realloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
+        if (!r->results)
+            abort();
+        for (size_t i = 0; i < n; i++) {
+            if (slots[i].skipped)
+                continue;
+            target_result *tr = &r->results[r->nresults++];
+            memset(tr, 0, sizeof *tr);
+            tr->domain = p->domain;
+            tr->target = slots[i].ts->name;
+            tr->label = slots[i].ts->label;
+            tr->prefill = slots[i].prefill;
+            tr->durability = durability_of(slots[i].ts);
+            tr->verify = VERIFY_NA;
+            tr->runs = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
+            if (!tr->runs)
+                abort();
+            slots[i].tr = tr;
+        }
+        /* interleaved: run 1 of every slot, then run 2 ... */
+        for (int64_t run = 1; run <= runs && !runner_interrupted; run++)
+            for (size_t i = 0; i < n && !runner_interrupted; i++) {
+                slot *sl = &slots[i];
+                if (sl->skipped || sl->tr->failed)
+                    continue;
+                run_slot(sl, o, (int)run, runs, r);
+            }
+        for (size_t i = base; i < r->nresults; i++) {
+            finish_result(&r->results[i]);
+            if (r->results[i].failed)
+                status = 1;
+        }
+        free(slots);
+    }
+    if (runner_interrupted) {
+        r->interrupted = true;
+        return 130;
+    }
+    return status;
+}
+
+void report_free(report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        target_result *tr = &r->results[i];
+        for (size_t k = 0; k < tr->nruns; k++) {
+            hist_free(&tr->runs[k].all);
+            free(tr->runs[k].verbs);
+        }
+        free(tr->runs);
+    }
+    free(r->results);
+    free(r->skipped);
+    free(r->failed);
+    r->results = NULL;
+    r->skipped = r->failed = NULL;
+    r->nresults = r->nskipped = r->nfailed = 0;
+}
+
+/* ---- lint's dry run ---- */
+
+int runner_dry_run(const plan *p, diag_list *d)
+{
+    const target_driver *drv = target_find("memory");
+    if (!drv)
+        return 0;
+    static const target_spec ts = {.name = "memory", .label = "memory"};
+    run_state rs = {.p = p, .ts = &ts, .drv = drv, .run = 1};
+    rs.setup = insts_new(&rs.mem, p->work.setup, p->work.nsetup);
+    rs.cycle = insts_new(&rs.mem, p->work.cycle, p->work.ncycle);
+    char err[1024] = "";
+    int out = 0;
+    if (drv->open(p, &ts, 1, &rs.t, err, sizeof err) != TARGET_OK) {
+        arena_free(&rs.mem);
+        return 0;
+    }
+    const step_inst *bad = NULL;
+    for (size_t s = 0; s < p->work.nsetup && !bad; s++) {
+        int rc = target_dispatch(rs.t, rs.setup[s].st->cmd, &rs.setup[s].args);
+        if (check_outcome(&rs, &rs.setup[s], rc, "setup", -1) < 0)
+            bad = &rs.setup[s];
+    }
+    for (uint64_t n = 0; n < 2 && !bad; n++)
+        for (size_t s = 0; s < p->work.ncycle && !bad; s++) {
+            step_inst *si = &rs.cycle[s];
+            inst_expand(si, n, 1);
+            int rc = target_dispatch(rs.t, si->st->cmd, &si->args);
+            if (check_outcome(&rs, si, rc, "cycle", (int64_t)n) < 0) {
+                bad = si;
+                snprintf(err, sizeof err, "in cycle %" PRIu64 ", %s", n,
+                         rc == TARGET_OK ? "the step succeeded, but it expects a refusal"
+                                         : rs.t->message);
+            }
+        }
+    if (bad) {
+        if (!err[0])
+            snprintf(err, sizeof err, "in setup, %s", rs.t->message);
+        diag_error_at(d, bad->st->at, "dry run on the memory target: %s", err);
+        out = -1;
+    }
+    target_close(rs.t);
+    arena_free(&rs.mem);
+    return out;
+}

@@ -1,0 +1,31 @@
+/* runtime.h: dispatch of a compiled command against a store, with the
+ * semantics of DESIGN section 2: arguments checked, record found (or its
+ * absence checked), reads loaded, guards in order, effects computed on the
+ * old state and applied at once, invariants and ensure on the new state,
+ * the event appended, policies run in the same dispatch and transaction.
+ * A refusal rolls everything back. */
+#ifndef BENCH_RUNTIME_H
+#define BENCH_RUNTIME_H
+
+#include "plan.h"
+#include "store.h"
+
+typedef struct runtime runtime;
+
+typedef enum runtime_status {
+    RUNTIME_OK = 0,
+    RUNTIME_REFUSED = 1, /* a normal outcome; runtime_message says why */
+    RUNTIME_ERROR = -1,  /* the store failed; runtime_message says how */
+} runtime_status;
+
+/* A runtime for plan p over store s (both lent; they must outlive it).
+ * Returns 0, or -1 when out of memory. */
+int runtime_new(const plan *p, store *s, runtime **out);
+void runtime_free(runtime *rt);
+/* Carries out cmd with args (a VAL_STRUCT laid out as cmd->params). */
+runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args);
+/* The last refusal or error, one line, e.g. "Order.Purchase refused: the
+ * pizza is already sold". Lent; valid until the next dispatch. */
+const char *runtime_message(const runtime *rt);
+
+#endif

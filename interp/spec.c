@@ -1,0 +1,58 @@
+#include "spec.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "jsonschema.h"
+
+extern const char spec_schema_json[];
+extern const size_t spec_schema_json_len;
+
+static cJSON *schema_root;
+
+static void free_schema(void)
+{
+    cJSON_Delete(schema_root);
+    schema_root = NULL;
+}
+
+const cJSON *spec_schema(void)
+{
+    if (!schema_root) {
+        schema_root = cJSON_ParseWithLength(spec_schema_json, spec_schema_json_len);
+        if (schema_root)
+            atexit(free_schema);
+    }
+    return schema_root;
+}
+
+spec_status spec_open(const char *path, diag_list *d, spec *out)
+{
+    out->dc = NULL;
+    out->p = NULL;
+    int rc = load_file(path, &out->dc, d);
+    if (rc == LOAD_IO)
+        return SPEC_IO;
+    if (rc != LOAD_OK)
+        return SPEC_INVALID;
+    const cJSON *schema = spec_schema();
+    if (!schema) {
+        diag_add(d, DIAG_ERROR, path, 0, 0, "the embedded schema is broken (a build error)");
+        return SPEC_INVALID;
+    }
+    if (!jschema_validate(schema, out->dc->root, d))
+        return SPEC_INVALID;
+    if (plan_compile(out->dc, d, &out->p) < 0)
+        return SPEC_INVALID;
+    return SPEC_OK;
+}
+
+void spec_close(spec *s)
+{
+    if (s->p)
+        plan_free(s->p); /* frees the document too */
+    else
+        doc_free(s->dc);
+    s->p = NULL;
+    s->dc = NULL;
+}

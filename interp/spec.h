@@ -1,0 +1,30 @@
+/* spec.h: the front half of the pipeline in one call: load the YAML, check
+ * it against the embedded schema, compile it into a plan. */
+#ifndef BENCH_SPEC_H
+#define BENCH_SPEC_H
+
+#include "diag.h"
+#include "load.h"
+#include "plan.h"
+
+typedef enum spec_status {
+    SPEC_OK = 0,
+    SPEC_INVALID = 1, /* diagnostics say why */
+    SPEC_IO = 2,      /* the file could not be read */
+} spec_status;
+
+typedef struct spec {
+    doc *dc;  /* the loaded text, for caret lines; owned by p once p exists */
+    plan *p;  /* NULL unless SPEC_OK */
+} spec;
+
+/* Loads and checks path. Diagnostics (errors and warnings) go to d. Whatever
+ * the status, spec_close(out) releases what was made. */
+spec_status spec_open(const char *path, diag_list *d, spec *out);
+void spec_close(spec *s);
+
+/* The embedded schema, parsed once; NULL only if the build embedded a broken
+ * file (a test guards against it). Lent: do not free. */
+const struct cJSON *spec_schema(void);
+
+#endif

@@ -1,0 +1,65 @@
+/* stats.h: the figures of one run, from its histograms and timings, and their
+ * aggregation across runs (DESIGN.md section 5). A figure that does not exist
+ * (no samples, no time, fewer than ten cycles for drift) is NAN: JSON null. */
+#ifndef BENCH_STATS_H
+#define BENCH_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+#define STATS_TENTHS 10
+
+typedef struct tenth_figures {
+    double p50_ns, p99_ns;
+} tenth_figures;
+
+/* Latencies are in ns, as doubles so that runs aggregate alike. */
+typedef struct run_figures {
+    uint64_t commands;       /* timed commands */
+    double wall_seconds;     /* wall time of the timed pass */
+    double throughput_per_s; /* commands / wall_seconds */
+    double min_ns, p50_ns, p90_ns, p95_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns, stddev_ns;          /* population standard deviation */
+    double drift;                       /* p50 of the last tenth / p50 of the first */
+    tenth_figures tenths[STATS_TENTHS]; /* per tenth of the timed cycles */
+} run_figures;
+
+/* The median of xs[0..n), the mean of the two middle values for an even
+ * count, leaving xs untouched. NaNs are absent figures and are skipped.
+ * NAN when no value is left (or, past 64 values, when out of memory). */
+double stats_median(const double *xs, size_t n);
+
+/* p50(last_tenth) / p50(first_tenth); NAN when either has no samples. The
+ * caller makes drift null for fewer than ten cycles; stats_tenth_of does so by
+ * putting every cycle in the first tenth. */
+double stats_drift(const hist *first_tenth, const hist *last_tenth);
+
+/* The tenth (0..9) of the timed pass that cycle k (0-based, k < cycles) falls
+ * in: k * 10 / cycles, so tenths differ in size by at most one cycle. With
+ * fewer than ten cycles every cycle is in tenth 0 and tenths 1..9 stay empty,
+ * which makes drift NAN. */
+unsigned stats_tenth_of(uint64_t k, uint64_t cycles);
+/* The first cycle of tenth t (0..10; t = 10 gives cycles): cycle k is in
+ * tenth t exactly when stats_tenth_start(t) <= k < stats_tenth_start(t + 1).
+ * Lets the runner switch histograms without a division per cycle. */
+uint64_t stats_tenth_start(unsigned t, uint64_t cycles);
+
+/* Fills out from the run's histogram of every timed command, the histograms of
+ * its tenths, the number of timed commands and the wall time of the timed
+ * pass. Latency figures are NAN when all is empty, throughput when
+ * wall_seconds is not positive. */
+void stats_figures_from(const hist *all, const hist tenths[STATS_TENTHS], uint64_t commands,
+                        double wall_seconds, run_figures *out);
+
+/* The median across runs[0..n) of every figure, each on its own (so the
+ * result need not be one of the runs), NaNs skipped as in stats_median;
+ * commands is the median rounded down. Past 64 runs it allocates scratch, and
+ * when out of memory every figure is NAN and commands 0. */
+void stats_figures_median(const run_figures *runs, size_t n, run_figures *out);
+/* The lowest and highest throughput across runs[0..n), NaNs skipped; both
+ * NAN when none is left. */
+void stats_throughput_range(const run_figures *runs, size_t n, double *lo, double *hi);
+
+#endif

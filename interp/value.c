@@ -1,0 +1,180 @@
+#include "value.h"
+
+#include <inttypes.h>
+#include <pcre2.h>
+#include <string.h>
+
+static int fail(char *why, size_t size, const char *what, const char *fmt, long long a,
+                long long b)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    snprintf(why, size, "%s: %s", what, msg);
+    return -1;
+}
+
+static int check_string(const ty *t, const value *v, const char *what, char *why, size_t size)
+{
+    long long n = (long long)utf8_length(v->u.s, v->len);
+    if (t->has_min_len && n < t->min_len)
+        return fail(why, size, what, "%lld character(s), fewer than the minimum %lld", n,
+                    t->min_len);
+    if (t->has_max_len && n > t->max_len)
+        return fail(why, size, what, "%lld character(s), more than the maximum %lld", n,
+                    t->max_len);
+    if (t->re) {
+        int rc = pcre2_match(t->re, (PCRE2_SPTR)v->u.s, v->len, 0, 0, t->md, NULL);
+        if (rc < 0) {
+            snprintf(why, size, "%s: '%.*s' does not match the pattern %s", what,
+                     (int)(v->len > 60 ? 60 : v->len), v->u.s, t->pattern);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_struct(const ty *t, const value *v, const char *what, char *why, size_t size)
+{
+    for (size_t i = 0; i < t->nfields; i++) {
+        const field *f = &t->fields[i];
+        char sub[128];
+        if (*what)
+            snprintf(sub, sizeof sub, "%s.%s", what, f->name);
+        else
+            snprintf(sub, sizeof sub, "%s", f->name);
+        const value *fv = &v->u.items[i];
+        if (fv->kind == VAL_NONE) {
+            if (f->optional)
+                continue;
+            snprintf(why, size, "%s is not set", sub);
+            return -1;
+        }
+        if (value_check(f->type, fv, sub, why, size) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int value_check(const ty *t, const value *v, const char *what, char *why, size_t size)
+{
+    switch (t->kind) {
+    case TY_INT:
+        if (t->has_min && v->u.i < t->min)
+            return fail(why, size, what, "%lld is less than the minimum %lld", v->u.i, t->min);
+        if (t->has_max && v->u.i > t->max)
+            return fail(why, size, what, "%lld is greater than the maximum %lld", v->u.i, t->max);
+        return 0;
+    case TY_STRING: return check_string(t, v, what, why, size);
+    case TY_BOOL: return 0;
+    case TY_ENUM:
+        if (v->u.e < 0 || (size_t)v->u.e >= t->nvalues)
+            return fail(why, size, what, "enum index %lld out of range%.0lld", v->u.e, 0);
+        return 0;
+    case TY_STRUCT: return check_struct(t, v, what, why, size);
+    case TY_LIST:
+        if (t->has_max_items && (int64_t)v->len > t->max_items)
+            return fail(why, size, what, "%lld item(s), more than the maximum %lld",
+                        (long long)v->len, t->max_items);
+        for (uint32_t i = 0; i < v->len; i++)
+            if (value_check(t->elem, &v->u.items[i], what, why, size) < 0)
+                return -1;
+        return 0;
+    }
+    return 0;
+}
+
+bool value_equal(const value *a, const value *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case VAL_NONE: return true;
+    case VAL_INT: return a->u.i == b->u.i;
+    case VAL_BOOL: return a->u.b == b->u.b;
+    case VAL_ENUM: return a->u.e == b->u.e;
+    case VAL_STRING: return a->len == b->len && !memcmp(a->u.s, b->u.s, a->len);
+    case VAL_STRUCT:
+    case VAL_LIST:
+        if (a->len != b->len)
+            return false;
+        for (uint32_t i = 0; i < a->len; i++)
+            if (!value_equal(&a->u.items[i], &b->u.items[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static void print_json_string(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+void value_print_json(FILE *out, const ty *t, const value *v)
+{
+    switch (v->kind) {
+    case VAL_NONE: fputs("null", out); return;
+    case VAL_INT: fprintf(out, "%" PRId64, v->u.i); return;
+    case VAL_BOOL: fputs(v->u.b ? "true" : "false", out); return;
+    case VAL_ENUM: print_json_string(out, t->values[v->u.e], strlen(t->values[v->u.e])); return;
+    case VAL_STRING: print_json_string(out, v->u.s, v->len); return;
+    case VAL_STRUCT:
+        fputc('{', out);
+        for (uint32_t i = 0; i < v->len; i++) {
+            fprintf(out, "%s\"%s\":", i ? "," : "", t->fields[i].name);
+            value_print_json(out, t->fields[i].type, &v->u.items[i]);
+        }
+        fputc('}', out);
+        return;
+    case VAL_LIST:
+        fputc('[', out);
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i)
+                fputc(',', out);
+            value_print_json(out, t->elem, &v->u.items[i]);
+        }
+        fputc(']', out);
+        return;
+    }
+}
+
+void value_print_flow(FILE *out, const ty *t, const value *v)
+{
+    switch (v->kind) {
+    case VAL_STRING: print_json_string(out, v->u.s, v->len); return;
+    case VAL_ENUM: fputs(t->values[v->u.e], out); return;
+    case VAL_STRUCT: {
+        fputc('{', out);
+        bool first = true;
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (v->u.items[i].kind == VAL_NONE)
+                continue;
+            fprintf(out, "%s%s: ", first ? "" : ", ", t->fields[i].name);
+            value_print_flow(out, t->fields[i].type, &v->u.items[i]);
+            first = false;
+        }
+        fputc('}', out);
+        return;
+    }
+    case VAL_LIST:
+        fputc('[', out);
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i)
+                fputs(", ", out);
+            value_print_flow(out, t->elem, &v->u.items[i]);
+        }
+        fputc(']', out);
+        return;
+    default: value_print_json(out, t, v);
+    }
+}

@@ -1,0 +1,25 @@
+/* value.h: checking values against their types' constraints, comparing and
+ * rendering them. Used by the compiler for constants and by the runtime for
+ * arguments and new states, so both refuse with the same words. */
+#ifndef BENCH_VALUE_H
+#define BENCH_VALUE_H
+
+#include <stdio.h>
+
+#include "types.h"
+
+/* Checks v against t's constraints (recursively for structs and lists):
+ * int range, string length in code points, pattern, enum index, list
+ * max_items, non-optional struct fields set. what names the value in the
+ * message (a field or parameter path such as "pizza.price_cents").
+ * Returns 0, or -1 with a sentence in why: "price_cents: -1 is less than the
+ * minimum 0". Never allocates (pattern matching uses t->md). */
+int value_check(const ty *t, const value *v, const char *what, char *why, size_t size);
+/* Deep equality of two values of compatible types. */
+bool value_equal(const value *a, const value *b);
+/* Writes v as JSON (enums as their names, unset optionals as null). */
+void value_print_json(FILE *out, const ty *t, const value *v);
+/* Writes v in a compact YAML flow form for plan listings. */
+void value_print_flow(FILE *out, const ty *t, const value *v);
+
+#endif

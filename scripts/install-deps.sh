@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs the Debian packages bench needs to build, test and run; does
+# nothing when all of them are present. Run as root (or through sudo).
+set -eu
+
+packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
+libpcre2-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite python3"
+[ "${BENCH_WITH_CHROMIUM:-0}" = 1 ] && packages="$packages chromium"
+
+missing=""
+for p in $packages; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+    *"install ok installed"*) ;;
+    *) missing="$missing $p" ;;
+    esac
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+echo "install-deps: installing:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        SUDO=sudo
+    else
+        echo "install-deps: missing packages:$missing; run as root to install them" >&2
+        exit 1
+    fi
+else
+    SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,724 @@
+/* test_expr.c: the expression language against the pizzas types, built by hand. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "expr.h"
+
+/* ---- types: pizzas, plus a Customer read as `owner` ---- */
+
+static const ty t_cents = {.kind = TY_INT, .name = "Cents", .has_min = true, .min = 0};
+static const char *size_values[] = {"small", "large"};
+static const ty t_size = {.kind = TY_ENUM, .name = "Size", .values = size_values, .nvalues = 2};
+static field pizza_fields[] = {{.name = "price_cents", .type = &t_cents},
+                               {.name = "size", .type = &t_size}};
+static const ty t_pizza = {
+    .kind = TY_STRUCT, .name = "Pizza", .fields = pizza_fields, .nfields = 2};
+static field topping_fields[] = {{.name = "name", .type = &ty_string},
+                                 {.name = "amount", .type = &ty_int}};
+static const ty t_topping = {
+    .kind = TY_STRUCT, .name = "Topping", .fields = topping_fields, .nfields = 2};
+static const ty t_toppings = {.kind = TY_LIST, .elem = &t_topping};
+static const char *status_values[] = {"available", "sold"};
+static const ty t_status = {.kind = TY_ENUM, .values = status_values, .nvalues = 2};
+static field order_fields[] = {
+    {.name = "name", .type = &ty_string},
+    {.name = "pizza", .type = &t_pizza},
+    {.name = "toppings", .type = &t_toppings},
+    {.name = "customer_name", .type = &ty_string, .optional = true},
+    {.name = "status", .type = &t_status},
+};
+static const ty t_order = {
+    .kind = TY_STRUCT, .name = "Order", .fields = order_fields, .nfields = 5};
+
+static field add_topping_fields[] = {{.name = "name", .type = &ty_string},
+                                     {.name = "topping", .type = &t_topping}};
+static const ty t_add_topping = {
+    .kind = TY_STRUCT, .name = "AddTopping", .fields = add_topping_fields, .nfields = 2};
+static field purchase_fields[] = {{.name = "name", .type = &ty_string},
+                                  {.name = "customer_name", .type = &ty_string},
+                                  {.name = "amount", .type = &t_cents}};
+static const ty t_purchase = {
+    .kind = TY_STRUCT, .name = "Purchase", .fields = purchase_fields, .nfields = 3};
+static field create_fields[] = {{.name = "name", .type = &ty_string},
+                                {.name = "pizza", .type = &t_pizza}};
+static const ty t_create = {
+    .kind = TY_STRUCT, .name = "CreatePizza", .fields = create_fields, .nfields = 2};
+
+static const char *cstatus_values[] = {"active", "closed"};
+static const ty t_cstatus = {.kind = TY_ENUM, .values = cstatus_values, .nvalues = 2};
+static field pname_fields[] = {{.name = "given", .type = &ty_string},
+                               {.name = "family", .type = &ty_string}};
+static const ty t_pname = {.kind = TY_STRUCT, .name = "Name", .fields = pname_fields, .nfields = 2};
+static field customer_fields[] = {{.name = "status", .type = &t_cstatus},
+                                  {.name = "name", .type = &t_pname},
+                                  {.name = "nick", .type = &ty_string, .optional = true}};
+static const ty t_customer = {
+    .kind = TY_STRUCT, .name = "Customer", .fields = customer_fields, .nfields = 3};
+
+static const char *alias_names[] = {"owner"};
+static const ty *alias_types[] = {&t_customer};
+
+/* A guard of Purchase that also reads `owner`. */
+static const expr_env env_guard = {.self = &t_order,
+                                   .args = &t_purchase,
+                                   .alias_names = alias_names,
+                                   .alias_types = alias_types,
+                                   .nalias = 1};
+/* The same, in ensure. */
+static const expr_env env_ensure = {.self = &t_order,
+                                    .args = &t_purchase,
+                                    .allow_old = true,
+                                    .alias_names = alias_names,
+                                    .alias_types = alias_types,
+                                    .nalias = 1};
+/* A policy on ToppingAdded (payload: AddTopping's arguments). */
+static const expr_env env_policy = {.event = &t_add_topping};
+static const expr_env env_create = {.self = &t_order, .args = &t_create};
+
+/* ---- values ---- */
+
+#define STR(lit) ((value){.kind = VAL_STRING, .len = sizeof(lit) - 1, .u.s = (lit)})
+#define INT(n) ((value){.kind = VAL_INT, .u.i = (n)})
+#define ENUM(n) ((value){.kind = VAL_ENUM, .u.e = (n)})
+#define STRUCT(arr)                                                                                \
+    ((value){.kind = VAL_STRUCT, .len = sizeof(arr) / sizeof(value), .u.items = (arr)})
+#define LIST(arr) ((value){.kind = VAL_LIST, .len = sizeof(arr) / sizeof(value), .u.items = (arr)})
+#define NONE ((value){.kind = VAL_NONE})
+
+static value basil[] = {STR("Basil"), INT(3)};
+static value olive[] = {STR("Olive"), INT(2)};
+static value toppings[2];
+static value pizza[] = {INT(1200), ENUM(1)};
+static value order[5];
+static value order_v;
+
+static value old_basil[] = {STR("Basil"), INT(3)};
+static value old_olive[] = {STR("Olive"), INT(2)};
+static value old_toppings[2];
+static value old_order[5];
+static value old_v;
+
+static value purchase[] = {STR("pizza-1"), STR("Chris"), INT(1200)};
+static value purchase_v;
+static value given_family[] = {STR("Ada"), STR("Lovelace")};
+static value customer[3];
+static value customer_v;
+static const value *aliases[1];
+static value create_pizza[] = {INT(1200), ENUM(1)};
+static value create[2];
+static value create_v;
+
+static expr_ctx ctx;
+static arena A;
+static diag_list D;
+
+static void build_values(void)
+{
+    toppings[0] = STRUCT(basil);
+    toppings[1] = STRUCT(olive);
+    order[0] = STR("pizza-1");
+    order[1] = STRUCT(pizza);
+    order[2] = LIST(toppings);
+    order[3] = NONE;
+    order[4] = ENUM(0);
+    order_v = STRUCT(order);
+
+    old_toppings[0] = STRUCT(old_basil);
+    old_toppings[1] = STRUCT(old_olive);
+    memcpy(old_order, order, sizeof order);
+    old_order[2] = LIST(old_toppings);
+    old_v = STRUCT(old_order);
+
+    purchase_v = STRUCT(purchase);
+    customer[0] = ENUM(0);
+    customer[1] = STRUCT(given_family);
+    customer[2] = NONE;
+    customer_v = STRUCT(customer);
+    aliases[0] = &customer_v;
+    create[0] = STR("pizza-1");
+    create[1] = STRUCT(create_pizza);
+    create_pizza[1] = ENUM(1);
+    create_v = STRUCT(create);
+
+    ctx = (expr_ctx){.self = &order_v, .args = &purchase_v, .old = &old_v, .aliases = aliases};
+}
+
+static int setup(void **state)
+{
+    build_values();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    arena_free(&A);
+    diag_list_free(&D);
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static const expr *compile_in(const expr_env *env, const ty *expected, const char *text)
+{
+    const expr *e = NULL;
+    int rc = expr_compile_text(&A, text, "t.yaml", 3, 1, env, expected, &e, &D);
+    if (rc != 0)
+        print_error("%s: %s\n", text, D.items[D.count - 1].message);
+    assert_int_equal(rc, 0);
+    assert_non_null(e);
+    return e;
+}
+
+static expr_status eval_in(const expr_env *env, const expr_ctx *c, const char *text, value *out)
+{
+    return expr_eval(compile_in(env, NULL, text), c, out);
+}
+
+static expr_status eval_status(const char *text)
+{
+    value v;
+    return eval_in(&env_ensure, &ctx, text, &v);
+}
+
+static int64_t eval_int(const char *text)
+{
+    value v = NONE;
+    assert_int_equal(eval_in(&env_ensure, &ctx, text, &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_INT);
+    return v.u.i;
+}
+
+static bool eval_bool(const char *text)
+{
+    value v = NONE;
+    expr_status s = eval_in(&env_ensure, &ctx, text, &v);
+    if (s != EXPR_OK)
+        print_error("%s: %s\n", text, expr_status_text(s));
+    assert_int_equal(s, EXPR_OK);
+    assert_int_equal(v.kind, VAL_BOOL);
+    return v.u.b;
+}
+
+static void assert_true_expr(const char *text)
+{
+    if (!eval_bool(text))
+        fail_msg("expected true: %s", text);
+}
+
+static void assert_false_expr(const char *text)
+{
+    if (eval_bool(text))
+        fail_msg("expected false: %s", text);
+}
+
+/* ---- parsing and rendering ---- */
+
+static void test_expr_render_shows_precedence(void **state)
+{
+    static const char *const cases[][2] = {
+        {"1 + 2 * 3", "(1 + (2 * 3))"},
+        {"(1 + 2) * 3", "((1 + 2) * 3)"},
+        {"1 - 2 - 3", "((1 - 2) - 3)"},
+        {"7 % 3 / 2", "((7 % 3) / 2)"},
+        {"- - 1", "(-(-1))"},
+        {"-arg.amount * 2", "((-arg.amount) * 2)"},
+        {"true or false and not true", "(true or (false and (not true)))"},
+        {"not status == available", "(not (status == available))"},
+        {"not not true", "(not (not true))"},
+        {"len(toppings) < 10", "(len(toppings) < 10)"},
+        {"arg . amount >= pizza.price_cents", "(arg.amount >= pizza.price_cents)"},
+        {"has(customer_name) and customer_name != 'Chris'",
+         "(has(customer_name) and (customer_name != 'Chris'))"},
+        {"'it''s' == name", "('it''s' == name)"},
+        {"owner.status == active", "(owner.status == active)"},
+        {"1 + 2 == 3 and 4 * 5 > 6 or false", "((((1 + 2) == 3) and ((4 * 5) > 6)) or false)"},
+        {"(((len(old.toppings))))", "len(old.toppings)"},
+        {"1 <= 2", "(1 <= 2)"},
+        {"1 >= 2", "(1 >= 2)"},
+        {"1 != 2", "(1 != 2)"},
+        {"1 > 2", "(1 > 2)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[256];
+        const expr *e = compile_in(&env_ensure, NULL, cases[i][0]);
+        assert_string_equal(expr_render(e, buf, sizeof buf), cases[i][1]);
+        assert_string_equal(expr_text(e), cases[i][0]);
+    }
+}
+
+static void test_expr_render_truncates_safely(void **state)
+{
+    const expr *e = compile_in(&env_guard, NULL, "len(toppings) < 10");
+    char buf[8];
+    assert_string_equal(expr_render(e, buf, sizeof buf), "(len(to");
+    assert_string_equal(expr_render(e, buf, 1), "");
+}
+
+static void test_expr_type_is_static(void **state)
+{
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "len(toppings) + 1")), &ty_int);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "status == sold")), &ty_bool);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "pizza")), &t_pizza);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "arg.amount")), &t_cents);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "'x'")), &ty_string);
+    /* an int expression fits a Cents field: constraints do not matter */
+    compile_in(&env_guard, &t_cents, "arg.amount - 1");
+    compile_in(&env_guard, &ty_bool, "(true)");
+}
+
+/* ---- evaluation ---- */
+
+static void test_expr_arithmetic_truncates_like_c(void **state)
+{
+    assert_int_equal(eval_int("2 + 3 * 4"), 14);
+    assert_int_equal(eval_int("10 - 4 - 3"), 3);
+    assert_int_equal(eval_int("-(3)"), -3);
+    assert_int_equal(eval_int("- -3"), 3);
+    assert_int_equal(eval_int("7 / 2"), 3);
+    assert_int_equal(eval_int("-7 / 2"), -3);
+    assert_int_equal(eval_int("7 / -2"), -3);
+    assert_int_equal(eval_int("-7 / -2"), 3);
+    assert_int_equal(eval_int("7 % 3"), 1);
+    assert_int_equal(eval_int("-7 % 3"), -1);
+    assert_int_equal(eval_int("7 % -3"), 1);
+    assert_int_equal(eval_int("-7 % -3"), -1);
+    assert_int_equal(eval_int("arg.amount - pizza.price_cents"), 0);
+    assert_int_equal(eval_int("len(toppings) + 1"), 3);
+}
+
+static void test_expr_overflow_at_int64_limits(void **state)
+{
+    assert_int_equal(eval_int("9223372036854775807 + 0"), INT64_MAX);
+    assert_int_equal(eval_int("-9223372036854775807 - 1"), INT64_MIN);
+    assert_int_equal(eval_int("(-9223372036854775807 - 1) % -1"), 0);
+    assert_int_equal(eval_int("(-9223372036854775807 - 1) / 1"), INT64_MIN);
+    assert_int_equal(eval_int("4611686018427387903 * 2 + 1"), INT64_MAX);
+    assert_int_equal(eval_status("9223372036854775807 + 1"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("-9223372036854775807 - 2"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("4611686018427387904 * 2"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("-3037000500 * 3037000500"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("(-9223372036854775807 - 1) / -1"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("-(-9223372036854775807 - 1)"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("(-9223372036854775807 - 1) * -1"), EXPR_OVERFLOW);
+}
+
+static void test_expr_division_by_zero_refuses(void **state)
+{
+    assert_int_equal(eval_status("1 / 0"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("1 % 0"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("arg.amount / (arg.amount - pizza.price_cents)"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("0 / 0 == 0"), EXPR_DIV_ZERO);
+    assert_string_equal(expr_status_text(EXPR_DIV_ZERO), "division by zero");
+    assert_string_equal(expr_status_text(EXPR_OVERFLOW), "integer overflow");
+    assert_string_equal(expr_status_text(EXPR_UNSET), "an optional field is not set");
+}
+
+static void test_expr_comparisons_on_ints_and_strings(void **state)
+{
+    assert_true_expr("1 < 2");
+    assert_false_expr("2 < 2");
+    assert_true_expr("2 <= 2");
+    assert_true_expr("3 > 2");
+    assert_false_expr("2 > 2");
+    assert_true_expr("2 >= 2");
+    assert_true_expr("-1 < 0");
+    assert_true_expr("2 == 2");
+    assert_true_expr("2 != 3");
+    assert_true_expr("'abc' < 'abd'");
+    assert_true_expr("'ab' < 'abc'");
+    assert_true_expr("'abc' > 'ab'");
+    assert_true_expr("'b' > 'abc'");
+    assert_true_expr("'' < 'a'");
+    assert_true_expr("'a' <= 'a'");
+    assert_true_expr("'a' >= 'a'");
+    assert_true_expr("'é' > 'z'"); /* bytewise: 0xC3 after 'z' */
+    assert_true_expr("name == 'pizza-1'");
+    assert_true_expr("name != 'pizza-2'");
+    assert_true_expr("'it''s' != 'its'");
+    assert_true_expr("true == true");
+    assert_true_expr("(1 < 2) != false");
+    assert_true_expr("arg.amount >= pizza.price_cents");
+}
+
+static void test_expr_logic_short_circuits(void **state)
+{
+    assert_false_expr("not true");
+    assert_true_expr("not false");
+    assert_true_expr("true and true");
+    assert_false_expr("true and false");
+    assert_true_expr("false or true");
+    assert_false_expr("false or false");
+    assert_false_expr("false and 1 / 0 == 1");
+    assert_true_expr("true or 1 / 0 == 1");
+    assert_false_expr("has(customer_name) and customer_name != 'Chris'");
+    assert_int_equal(eval_status("true and 1 / 0 == 1"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("false or customer_name == 'x'"), EXPR_UNSET);
+}
+
+static void test_expr_len_counts_items_and_code_points(void **state)
+{
+    assert_int_equal(eval_int("len(toppings)"), 2);
+    assert_int_equal(eval_int("len('héllo')"), 5);
+    assert_int_equal(eval_int("len('')"), 0);
+    assert_int_equal(eval_int("len('it''s')"), 4);
+    assert_int_equal(eval_int("len(name)"), 7);
+    assert_int_equal(eval_int("len(owner.name.given)"), 3);
+    assert_true_expr("len(toppings) < 10");
+}
+
+static void test_expr_has_tests_optional_fields(void **state)
+{
+    assert_false_expr("has(customer_name)");
+    assert_false_expr("has(owner.nick)");
+    assert_int_equal(eval_status("customer_name == 'Chris'"), EXPR_UNSET);
+    order[3] = STR("Chris");
+    assert_true_expr("has(customer_name)");
+    assert_true_expr("has(customer_name) and customer_name == 'Chris'");
+    assert_true_expr("not has(old.customer_name)");
+}
+
+static void test_expr_enum_values_take_the_expected_enum(void **state)
+{
+    assert_true_expr("status == available");
+    assert_true_expr("available == status");
+    assert_true_expr("status != sold");
+    assert_true_expr("pizza.size == large");
+    assert_false_expr("pizza.size == small");
+    assert_true_expr("owner.status == active");
+    assert_true_expr("status == old.status");
+
+    value v;
+    const expr *e = compile_in(&env_guard, &t_status, "sold");
+    assert_ptr_equal(expr_type(e), &t_status);
+    assert_int_equal(expr_eval(e, &ctx, &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_ENUM);
+    assert_int_equal(v.u.e, 1);
+    char buf[32];
+    assert_string_equal(expr_render(e, buf, sizeof buf), "sold");
+
+    e = compile_in(&env_guard, &t_size, "(small)");
+    assert_int_equal(expr_eval(e, &ctx, &v), EXPR_OK);
+    assert_int_equal(v.u.e, 0);
+}
+
+static void test_expr_equality_is_deep(void **state)
+{
+    assert_true_expr("toppings == old.toppings");
+    assert_true_expr("pizza == old.pizza");
+    assert_true_expr("owner.name == owner.name");
+    old_olive[1] = INT(5);
+    assert_false_expr("toppings == old.toppings");
+    assert_true_expr("toppings != old.toppings");
+    old_olive[1] = INT(2);
+    old_order[2].len = 1;
+    assert_false_expr("toppings == old.toppings");
+
+    value v;
+    const expr *e = compile_in(&env_create, NULL, "pizza == arg.pizza");
+    expr_ctx c = {.self = &order_v, .args = &create_v};
+    assert_int_equal(expr_eval(e, &c, &v), EXPR_OK);
+    assert_true(v.u.b);
+    create_pizza[1] = ENUM(0);
+    assert_int_equal(expr_eval(e, &c, &v), EXPR_OK);
+    assert_false(v.u.b);
+}
+
+static void test_expr_strings_point_into_context(void **state)
+{
+    value v;
+    assert_int_equal(eval_in(&env_guard, &ctx, "arg.customer_name", &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_STRING);
+    assert_ptr_equal(v.u.s, purchase[1].u.s);
+    assert_int_equal(eval_in(&env_guard, &ctx, "'it''s'", &v), EXPR_OK);
+    assert_int_equal(v.len, 4);
+    assert_memory_equal(v.u.s, "it's", 4);
+}
+
+static void test_expr_event_payload_in_policy(void **state)
+{
+    value topping[] = {STR("Basil"), INT(3)};
+    value payload[] = {STR("pizza-1"), STRUCT(topping)};
+    value ev = STRUCT(payload);
+    expr_ctx c = {.event = &ev};
+    value v;
+    assert_int_equal(eval_in(&env_policy, &c, "event.topping.amount * 2", &v), EXPR_OK);
+    assert_int_equal(v.u.i, 6);
+    compile_in(&env_policy, &ty_string, "event.name");
+}
+
+struct seen {
+    char names[8][64];
+    int n;
+};
+
+static void record_name(void *p, expr_scope scope, int alias, const char *path)
+{
+    static const char *const scopes[] = {"self", "arg", "old", "alias", "event"};
+    struct seen *s = p;
+    assert_true(s->n < 8);
+    snprintf(s->names[s->n++], sizeof s->names[0], "%s%d:%s", scopes[scope], alias, path);
+}
+
+static void test_expr_visit_names_reports_each_read(void **state)
+{
+    const expr *e = compile_in(&env_ensure, NULL,
+                               "arg.amount >= pizza.price_cents and owner.status == active "
+                               "and has(customer_name) and len(old.toppings) > 0");
+    struct seen s = {0};
+    expr_visit_names(e, record_name, &s);
+    assert_int_equal(s.n, 5);
+    assert_string_equal(s.names[0], "arg0:amount");
+    assert_string_equal(s.names[1], "self0:pizza.price_cents");
+    assert_string_equal(s.names[2], "alias0:status");
+    assert_string_equal(s.names[3], "self0:customer_name");
+    assert_string_equal(s.names[4], "old0:toppings");
+}
+
+/* ---- errors ---- */
+
+enum { IN_GUARD, IN_ENSURE, IN_POLICY };
+
+static const expr_env *env_of(int which)
+{
+    return which == IN_ENSURE ? &env_ensure : which == IN_POLICY ? &env_policy : &env_guard;
+}
+
+static const struct bad {
+    const char *text;
+    int env;
+    const ty *expected;
+    const char *message;
+    int col;
+} bad[] = {
+    {"statu == available", IN_GUARD, NULL, "unknown name 'statu' (did you mean 'status'?)", 1},
+    {"zzz", IN_GUARD, NULL, "unknown name 'zzz'", 1},
+    {"ownr.status == active", IN_GUARD, NULL, "unknown name 'ownr' (did you mean 'owner'?)", 1},
+    {"status == availble", IN_GUARD, NULL, "unknown name 'availble' (did you mean 'available'?)",
+     11},
+    {"status", IN_POLICY, NULL, "unknown name 'status'", 1},
+    {"pizza.prize_cents > 0", IN_GUARD, NULL,
+     "'Pizza' has no field 'prize_cents' (did you mean 'price_cents'?)", 7},
+    {"arg.amont > 0", IN_GUARD, NULL, "'Purchase' has no field 'amont' (did you mean 'amount'?)",
+     5},
+    {"owner.statuss == active", IN_GUARD, NULL,
+     "'Customer' has no field 'statuss' (did you mean 'status'?)", 7},
+    {"event.topping.amont", IN_POLICY, NULL,
+     "'Topping' has no field 'amont' (did you mean 'amount'?)", 15},
+    {"customer_name.first", IN_GUARD, NULL, "'string' has no field 'first'", 15},
+    {"arg.amount.x", IN_GUARD, NULL, "'Cents' has no field 'x'", 12},
+    {"name + 1", IN_GUARD, NULL, "'+' needs int operands, got string and int", 6},
+    {"1 + true", IN_GUARD, NULL, "'+' needs int operands, got int and bool", 3},
+    {"pizza.size == 1", IN_GUARD, NULL, "cannot compare Size with int", 12},
+    {"name < 1", IN_GUARD, NULL, "cannot compare string with int", 6},
+    {"'héllo' == 1", IN_GUARD, NULL, "cannot compare string with int", 9},
+    {"status == pizza.size", IN_GUARD, NULL, "cannot compare enum [available, sold] with Size", 8},
+    {"pizza < pizza", IN_GUARD, NULL, "'<' needs int or string operands, got Pizza and Pizza", 7},
+    {"not 1", IN_GUARD, NULL, "'not' needs a bool operand, got int", 1},
+    {"-name", IN_GUARD, NULL, "'-' needs an int operand, got string", 1},
+    {"true and 1", IN_GUARD, NULL, "'and' needs bool operands, got bool and int", 6},
+    {"1 or false", IN_GUARD, NULL, "'or' needs bool operands, got int and bool", 3},
+    {"len(toppings)", IN_GUARD, &ty_bool, "expected bool, got int", 1},
+    {"status", IN_GUARD, &t_size, "expected Size, got enum [available, sold]", 1},
+    {"  1 + 1", IN_GUARD, &ty_string, "expected string, got int", 3},
+    {"old.status == sold", IN_GUARD, NULL, "old.status is only allowed in ensure", 1},
+    {"len(toppings) == len(old.toppings) + 1", IN_GUARD, NULL,
+     "old.toppings is only allowed in ensure", 22},
+    {"event.topping.amount > 0", IN_GUARD, NULL, "event.topping.amount is only allowed in policies",
+     1},
+    {"arg.amount > 0", IN_POLICY, NULL, "arg.amount is not available here", 1},
+    {"arg == 1", IN_GUARD, NULL, "'arg' needs a field, as in arg.x", 1},
+    {"owner", IN_GUARD, NULL, "'owner' needs a field, as in owner.x", 1},
+    {"sold", IN_GUARD, NULL, "'sold' is an enum value, but no enum is expected here", 1},
+    {"sold == available", IN_GUARD, NULL, "'sold' is an enum value, but no enum is expected here",
+     1},
+    {"status < sold", IN_GUARD, NULL, "'sold' is an enum value, but no enum is expected here", 10},
+    {"status == large", IN_GUARD, NULL, "'large' is not a value of enum [available, sold]", 11},
+    {"small", IN_GUARD, &t_status, "'small' is not a value of enum [available, sold]", 1},
+    {"has(name)", IN_GUARD, NULL, "has() needs an optional field; 'name' is not optional", 5},
+    {"has(arg.amount)", IN_GUARD, NULL,
+     "has() needs an optional field; 'arg.amount' is not optional", 5},
+    {"has(1)", IN_GUARD, NULL, "has() needs the name of an optional field", 5},
+    {"len(status) > 0", IN_GUARD, NULL, "len() needs a list or string, got enum [available, sold]",
+     5},
+    {"lenn(toppings) > 0", IN_GUARD, NULL, "unknown function 'lenn' (did you mean 'len'?)", 1},
+    {"size(toppings) > 0", IN_GUARD, NULL, "unknown function 'size'", 1},
+    {"pizza.size(1)", IN_GUARD, NULL, "unknown function 'pizza.size'", 1},
+    {"len(toppings, name)", IN_GUARD, NULL, "len() takes one argument, got 2", 1},
+    {"len()", IN_GUARD, NULL, "len() takes one argument, got 0", 1},
+    {"len(toppings) <", IN_GUARD, NULL, "unexpected end of expression", 16},
+    {"status == available and", IN_GUARD, NULL, "unexpected end of expression", 24},
+    {"not", IN_GUARD, NULL, "unexpected end of expression", 4},
+    {"arg.", IN_GUARD, NULL, "unexpected end of expression", 5},
+    {"(1 + 2", IN_GUARD, NULL, "expected ')'", 7},
+    {"len(toppings name)", IN_GUARD, NULL, "expected ')'", 14},
+    {"1 + * 2", IN_GUARD, NULL, "unexpected '*' in expression", 5},
+    {")", IN_GUARD, NULL, "unexpected ')' in expression", 1},
+    {"1 2", IN_GUARD, NULL, "unexpected '2' in expression", 3},
+    {"1 + and", IN_GUARD, NULL, "unexpected 'and' in expression", 5},
+    {"name 'x'", IN_GUARD, NULL, "unexpected string literal in expression", 6},
+    {"name = 'x'", IN_GUARD, NULL, "unexpected '=' in expression (did you mean '=='?)", 6},
+    {"name == \"x\"", IN_GUARD, NULL, "unexpected '\"' in expression (strings use single quotes)",
+     9},
+    {"name == 'a' && true", IN_GUARD, NULL, "unexpected '&' in expression (did you mean 'and'?)",
+     13},
+    {"name + ü", IN_GUARD, NULL, "unexpected 'ü' in expression", 8},
+    {"1 +\t\x01", IN_GUARD, NULL, "unexpected character 0x01 in expression", 5},
+    {"name == 'abc", IN_GUARD, NULL, "unterminated string literal", 9},
+    {"'it''", IN_GUARD, NULL, "unterminated string literal", 1},
+    {"", IN_GUARD, NULL, "empty expression", 1},
+    {"   ", IN_GUARD, NULL, "empty expression", 1},
+    {"9223372036854775808 > 0", IN_GUARD, NULL,
+     "integer literal '9223372036854775808' is out of range", 1},
+    {"-9223372036854775808", IN_GUARD, NULL,
+     "integer literal '9223372036854775808' is out of range", 2},
+    {"1 < 2 < 3", IN_GUARD, NULL, "comparison operators cannot be chained; use 'and'", 7},
+    {"status == sold != true", IN_GUARD, NULL, "comparison operators cannot be chained; use 'and'",
+     16},
+};
+
+/* Whether text fails to compile with exactly message at col (line 3 of t.yaml). */
+static bool fails_with(const expr_env *env, const ty *expected, const char *text,
+                       const char *message, int col)
+{
+    const expr *e = NULL;
+    size_t before = D.count;
+    int rc = expr_compile_text(&A, text, "t.yaml", 3, 1, env, expected, &e, &D);
+    if (rc != -1 || D.count != before + 1 || e) {
+        print_error("'%s' compiled without the error '%s'\n", text, message);
+        return false;
+    }
+    const diag *g = &D.items[before];
+    bool ok = strcmp(g->message, message) == 0 && g->col == col && g->line == 3 &&
+              g->severity == DIAG_ERROR && strcmp(g->file, "t.yaml") == 0;
+    if (!ok)
+        print_error("'%s':\n  got      %d: %s\n  expected %d: %s\n", text, g->col, g->message, col,
+                    message);
+    return ok;
+}
+
+static void expect_error(const expr_env *env, const ty *expected, const char *text,
+                         const char *message, int col)
+{
+    assert_true(fails_with(env, expected, text, message, col));
+}
+
+static void test_expr_bad_expressions_report_message_and_column(void **state)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        failed += !fails_with(env_of(bad[i].env), bad[i].expected, bad[i].text, bad[i].message,
+                              bad[i].col);
+    assert_int_equal(failed, 0);
+}
+
+static char *repeat(const char *head, const char *unit, int n, const char *mid, const char *tail)
+{
+    size_t len = strlen(head) + strlen(unit) * (size_t)n + strlen(mid) + strlen(tail) * (size_t)n;
+    char *s = arena_alloc(&A, len + 1);
+    strcpy(s, head);
+    for (int i = 0; i < n; i++)
+        strcat(s, unit);
+    strcat(s, mid);
+    for (int i = 0; i < n; i++)
+        strcat(s, tail);
+    return s;
+}
+
+static void test_expr_nesting_is_bounded(void **state)
+{
+    const char *deep = "expression nests too deeply (more than 64 levels)";
+    compile_in(&env_guard, NULL, repeat("", "(", 64, "1", ")"));
+    expect_error(&env_guard, NULL, repeat("", "(", 65, "1", ")"), deep, 65);
+    expect_error(&env_guard, NULL, repeat("", "(", 4000, "1", ""), deep, 65);
+    compile_in(&env_guard, NULL, repeat("", "not ", 64, "true", ""));
+    expect_error(&env_guard, NULL, repeat("", "not ", 65, "true", ""), deep, 257);
+    expect_error(&env_guard, NULL, repeat("", "-", 2000, "1", ""), deep, 65);
+    expect_error(&env_guard, NULL, repeat("", "len(", 65, "name", ")"), deep, 257);
+    /* a flat chain is a deep tree too */
+    compile_in(&env_guard, NULL, repeat("1", " + 1", 64, "", ""));
+    expect_error(&env_guard, NULL, repeat("1", " + 1", 65, "", ""), deep, 259);
+}
+
+static void test_expr_length_is_bounded(void **state)
+{
+    compile_in(&env_guard, NULL, repeat("1", " ", 4095, "", ""));
+    expect_error(&env_guard, NULL, repeat("1", " ", 4096, "", ""),
+                 "expression is too long (4097 bytes, at most 4096)", 1);
+}
+
+static void test_expr_compile_node_columns(void **state)
+{
+    node n = {.kind = NODE_STRING,
+              .file = "spec.yaml",
+              .line = 12,
+              .col = 20,
+              .quoted = true,
+              .text = "statu == 1",
+              .len = 10};
+    const expr *e = NULL;
+    assert_int_equal(expr_compile(&A, &n, &env_guard, &ty_bool, &e, &D), -1);
+    assert_string_equal(D.items[0].file, "spec.yaml");
+    assert_int_equal(D.items[0].line, 12);
+    assert_int_equal(D.items[0].col, 21);
+
+    n.quoted = false;
+    n.text = "'héllo' == 1";
+    n.len = strlen(n.text);
+    assert_int_equal(expr_compile(&A, &n, &env_guard, &ty_bool, &e, &D), -1);
+    assert_string_equal(D.items[1].message, "cannot compare string with int");
+    assert_int_equal(D.items[1].col, 28);
+
+    node m = {.kind = NODE_MAP, .file = "spec.yaml", .line = 4, .col = 7, .text = ""};
+    assert_int_equal(expr_compile(&A, &m, &env_guard, &ty_bool, &e, &D), -1);
+    assert_string_equal(D.items[2].message, "expected an expression, got mapping");
+    assert_int_equal(D.items[2].col, 7);
+
+    /* plain scalars that YAML resolved as bool or int still hold their text */
+    node b = {.kind = NODE_BOOL, .text = "true", .len = 4, .v.b = true};
+    assert_int_equal(expr_compile(&A, &b, &env_guard, &ty_bool, &e, &D), 0);
+    node i = {.kind = NODE_INT, .text = "0", .len = 1};
+    assert_int_equal(expr_compile(&A, &i, &env_guard, &t_cents, &e, &D), 0);
+    /* a NUL inside a quoted scalar is a character the language does not have */
+    node z = {.kind = NODE_STRING, .quoted = true, .col = 1, .text = "1\0", .len = 2};
+    assert_int_equal(expr_compile(&A, &z, &env_guard, NULL, &e, &D), -1);
+    assert_string_equal(D.items[3].message, "unexpected character 0x00 in expression");
+    assert_int_equal(D.items[3].col, 3);
+    assert_int_equal(D.count, 4);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_expr_render_shows_precedence),
+        T(test_expr_render_truncates_safely),
+        T(test_expr_type_is_static),
+        T(test_expr_arithmetic_truncates_like_c),
+        T(test_expr_overflow_at_int64_limits),
+        T(test_expr_division_by_zero_refuses),
+        T(test_expr_comparisons_on_ints_and_strings),
+        T(test_expr_logic_short_circuits),
+        T(test_expr_len_counts_items_and_code_points),
+        T(test_expr_has_tests_optional_fields),
+        T(test_expr_enum_values_take_the_expected_enum),
+        T(test_expr_equality_is_deep),
+        T(test_expr_strings_point_into_context),
+        T(test_expr_event_payload_in_policy),
+        T(test_expr_visit_names_reports_each_read),
+        T(test_expr_bad_expressions_report_message_and_column),
+        T(test_expr_nesting_is_bounded),
+        T(test_expr_length_is_bounded),
+        T(test_expr_compile_node_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
