@@ -120,7 +120,7 @@ int cli_lint(int argc, char **argv)
     bool strict = false;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+hf:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (parse_format("lint", optarg, true, &format))
@@ -138,7 +138,7 @@ int cli_lint(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         diag_list d = {0};
         spec s;
-        spec_status st = spec_open(argv[i], &d, &s);
+        spec_status st = spec_check(argv[i], &d, &s);
         diag_sort(&d);
         if (format == DIAG_FORMAT_JSON) {
             for (size_t k = 0; k < d.count; k++)
@@ -168,7 +168,7 @@ int cli_plan(int argc, char **argv)
     int format = DIAG_FORMAT_TEXT, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+hf:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (parse_format("plan", optarg, false, &format))

@@ -133,7 +133,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     int64_t secs;
     optind = 1;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case O_TARGETS:
             a->only_buf = strdup(optarg);

@@ -926,12 +926,13 @@ static void count_steps(plan *p, const step *steps, size_t n, uint64_t **aggs, u
             count_dispatch(p, steps[i].cmd, *aggs, *events, 0);
 }
 
-void plan_totals_for(const plan *p, int64_t prefill, plan_totals *out)
+void plan_totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations,
+                     plan_totals *out)
 {
     const workload *w = &p->work;
-    uint64_t cycles = (uint64_t)(prefill + w->warmup + w->iterations);
+    uint64_t cycles = (uint64_t)(prefill + warmup + iterations);
     out->commands_per_cycle = w->ncycle;
-    out->commands_timed = (uint64_t)w->iterations * w->ncycle;
+    out->commands_timed = (uint64_t)iterations * w->ncycle;
     arena *a = (arena *)&p->mem; /* the totals live as long as the plan */
     out->aggregates = arena_alloc(a, (p->naggs + 1) * sizeof *out->aggregates);
     out->events = arena_alloc(a, (p->nevents + 1) * sizeof *out->events);

@@ -94,6 +94,8 @@ typedef struct jctx {
     node deep_at;            /* a copy of the node where it was hit */
     pattern_entry *patterns; /* compiled once per schema node */
     pcre2_match_data *match;
+    struct kw_entry *kw;     /* per schema object, its keywords found once */
+    size_t kw_cap, kw_n;
 } jctx;
 
 static char *vformat(const char *fmt, va_list ap)
@@ -1312,19 +1314,90 @@ const char *const jschema_annotations[] = {
     "examples", "readOnly", "writeOnly", "x-message", NULL,
 };
 
+enum { NRULES = sizeof keyword_rules / sizeof keyword_rules[0] };
+
+/* A schema object's keyword values in rule order, found once per validation:
+ * the same schema objects apply to many instance nodes, and looking each
+ * keyword up by name every time dominated the cost of linting. */
+typedef struct kw_entry {
+    const cJSON *schema;
+    const cJSON *ref;
+    const cJSON *vals[NRULES];
+} kw_entry;
+
+static size_t kw_hash(const cJSON *s, size_t cap)
+{
+    uintptr_t h = (uintptr_t)s;
+    h ^= h >> 17;
+    h *= (uintptr_t)0x9E3779B97F4A7C15u;
+    return (size_t)(h >> 7) & (cap - 1);
+}
+
+static void kw_fill(kw_entry *e, const cJSON *s)
+{
+    memset(e, 0, sizeof *e);
+    e->schema = s;
+    for (const cJSON *ch = s->child; ch; ch = ch->next) {
+        if (!ch->string)
+            continue;
+        if (!strcmp(ch->string, "$ref")) {
+            e->ref = ch;
+            continue;
+        }
+        for (size_t i = 0; i < NRULES; i++)
+            if (keyword_rules[i].check && !strcmp(keyword_rules[i].name, ch->string)) {
+                e->vals[i] = ch;
+                break;
+            }
+    }
+}
+
+static void kw_grow(jctx *c)
+{
+    size_t cap = c->kw_cap ? c->kw_cap * 2 : 256;
+    kw_entry *t = calloc(cap, sizeof *t);
+    if (!t)
+        abort();
+    for (size_t i = 0; i < c->kw_cap; i++) {
+        if (!c->kw[i].schema)
+            continue;
+        size_t h = kw_hash(c->kw[i].schema, cap);
+        while (t[h].schema)
+            h = (h + 1) & (cap - 1);
+        t[h] = c->kw[i];
+    }
+    free(c->kw);
+    c->kw = t;
+    c->kw_cap = cap;
+}
+
+static const kw_entry *kw_lookup(jctx *c, const cJSON *s)
+{
+    if (2 * (c->kw_n + 1) > c->kw_cap)
+        kw_grow(c);
+    size_t h = kw_hash(s, c->kw_cap);
+    while (c->kw[h].schema && c->kw[h].schema != s)
+        h = (h + 1) & (c->kw_cap - 1);
+    if (!c->kw[h].schema) {
+        kw_fill(&c->kw[h], s);
+        c->kw_n++;
+    }
+    return &c->kw[h];
+}
+
 static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
 {
+    const kw_entry *e = kw_lookup(c, s);
     /* draft-07: a $ref hides every keyword beside it */
-    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(s, "$ref");
-    if (cJSON_IsString(ref))
-        return check_ref(c, ref, n);
+    if (cJSON_IsString(e->ref))
+        return check_ref(c, e->ref, n);
+    const cJSON *vals[NRULES];
+    memcpy(vals, e->vals, sizeof vals); /* e may move when a nested lookup grows the table */
     bool ok = true;
-    for (size_t i = 0; i < sizeof keyword_rules / sizeof keyword_rules[0]; i++) {
-        if (!keyword_rules[i].check)
+    for (size_t i = 0; i < NRULES; i++) {
+        if (!vals[i])
             continue;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, keyword_rules[i].name);
-        if (v)
-            ok = keyword_rules[i].check(c, s, v, n) && ok;
+        ok = keyword_rules[i].check(c, s, vals[i], n) && ok;
         if (!ok && !c->errs)
             return false;
     }
@@ -1454,5 +1527,6 @@ bool jschema_validate(const cJSON *root, const node *instance, diag_list *d)
         diag_add(d, DIAG_ERROR, errs.v[i].file, errs.v[i].line, errs.v[i].col, "%s", errs.v[i].msg);
     errs_free(&errs);
     patterns_free(&c);
+    free(c.kw);
     return ok;
 }

@@ -195,9 +195,10 @@ typedef struct plan {
 int plan_compile(doc *dc, diag_list *d, plan **out);
 void plan_free(plan *p);
 
-/* Totals after one run of prefill + warmup + iterations cycles. The arrays
- * are allocated in the plan's arena. */
-void plan_totals_for(const plan *p, int64_t prefill, plan_totals *out);
+/* Totals after one run of prefill + warmup + iterations cycles (as in force:
+ * flags may override the spec). The arrays are allocated in the plan's arena. */
+void plan_totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations,
+                     plan_totals *out);
 
 /* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */
 const command *plan_find_verb(const plan *p, const char *verb);

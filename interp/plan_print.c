@@ -174,7 +174,7 @@ static void print_totals(FILE *out, const plan *p)
 {
     for (size_t k = 0; k < p->work.nprefill; k++) {
         plan_totals t;
-        plan_totals_for(p, p->work.prefill[k], &t);
+        plan_totals_for(p, p->work.prefill[k], p->work.warmup, p->work.iterations, &t);
         fprintf(out, "totals per run (prefill %" PRId64 ")\n", p->work.prefill[k]);
         fprintf(out, "  commands per cycle: %zu\n", t.commands_per_cycle);
         fprintf(out, "  commands timed per run: %" PRIu64 "\n", t.commands_timed);
@@ -446,7 +446,7 @@ static cJSON *totals_json(const plan *p)
     cJSON *a = cJSON_CreateArray();
     for (size_t k = 0; k < p->work.nprefill; k++) {
         plan_totals t;
-        plan_totals_for(p, p->work.prefill[k], &t);
+        plan_totals_for(p, p->work.prefill[k], p->work.warmup, p->work.iterations, &t);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "prefill", (double)p->work.prefill[k]);
         cJSON_AddNumberToObject(o, "commands_per_cycle", (double)t.commands_per_cycle);

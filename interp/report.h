@@ -28,11 +28,11 @@ int report_csv(const report *r, FILE *out);
  * works on every figure; absent figures are null. NULL when out of memory. */
 cJSON *report_to_cjson(const report *r);
 
-/* Writes the report to path atomically: write(r, tmp) into a temporary file
+/* Writes the report to path atomically: writer(r, tmp) into a temporary file
  * made by mkstemp in path's directory, fflush, fsync, then rename over path
  * (mode 0666 less the umask). Returns 0, or -1 with one sentence in err[size]
  * (may be NULL); on failure the temporary is removed and path is untouched. */
-int report_write_atomic(const char *path, int (*write)(const report *, FILE *), const report *r,
+int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
                         char *err, size_t size);
 
 /* The rounding the Markdown uses, exported for tests and docs. Each writes a
@@ -62,6 +62,10 @@ void report_target_cell(const target_result *t, char *buf, size_t n);
 void report_fmt_us3(double ns, char *buf, size_t n);
 void report_fmt_double(double v, char *buf, size_t n);
 
+/* The figures the reports print for t: its median and throughput range, or
+ * every figure absent (NAN, commands 0) when no run finished, whatever the
+ * struct holds then. */
+void report_result_figures(const target_result *t, run_figures *median, double *lo, double *hi);
 /* A result's median across its runs of the round-trip floor and of the round
  * trips per command (NAN when no run has one). */
 double report_roundtrip_floor_ns(const target_result *t);

@@ -258,11 +258,11 @@ static int verify(run_state *rs, target_result *tr)
     if (rc == TARGET_UNSUPPORTED) {
         tr->verify = VERIFY_NA;
     } else if (rc != TARGET_OK) {
-        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
+        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run, rs->t->message);
         out = -1;
     } else {
         plan_totals want;
-        plan_totals_for(p, rs->prefill, &want);
+        plan_totals_for(p, rs->prefill, rs->warmup, rs->iterations, &want);
         for (size_t i = 0; out == 0 && i < p->naggs; i++)
             if (aggs[i] != want.aggregates[i]) {
                 snprintf(tr->verify_detail, sizeof tr->verify_detail,
@@ -397,7 +397,7 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
     char err[1024] = "";
     if (rs->drv->open(rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
-        snprintf(rs->failure, sizeof rs->failure, "run %d: %s", rs->run,
+        snprintf(rs->failure, sizeof rs->failure, "run %d: %.900s", rs->run,
                  err[0] ? err : "the target did not open");
         return -1;
     }
@@ -460,8 +460,13 @@ static const char *durability_of(const target_spec *ts)
 
 static void finish_result(target_result *tr)
 {
-    if (tr->nruns == 0)
+    if (tr->nruns == 0) {
+        run_figures none;
+        stats_figures_median(NULL, 0, &none);
+        tr->median = none;
+        tr->throughput_lo = tr->throughput_hi = NAN;
         return;
+    }
     run_figures *figs = malloc(tr->nruns * sizeof *figs);
     if (!figs)
         abort();
@@ -508,9 +513,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
         sl->tr->failed = true;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
                  rs.failure[0] ? rs.failure : "out of memory");
-        char label[160];
-        snprintf(label, sizeof label, "%s %s", sl->p->domain, sl->ts->label);
-        add_reason(&r->failed, &r->nfailed, label, sl->tr->reason);
+        add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
         if (!o->quiet)
             fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
                     sl->tr->reason);
@@ -543,6 +546,14 @@ static double harness_floor(const plan *p, const run_options *o)
     return p50;
 }
 
+static bool already_skipped(const report *r, const char *label)
+{
+    for (size_t i = 0; i < r->nskipped; i++)
+        if (!strcmp(r->skipped[i].label, label))
+            return true;
+    return false;
+}
+
 static size_t plan_slots(const plan *p, const run_options *o, slot *out, report *r)
 {
     size_t n = 0;
@@ -561,10 +572,8 @@ static size_t plan_slots(const plan *p, const run_options *o, slot *out, report 
                 snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
             else if (sl->drv->available(ts, why, sizeof why) != 0 && !why[0])
                 snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
-            if (why[0] && k == 0) {
-                char label[160];
-                snprintf(label, sizeof label, "%s %s", p->domain, ts->label);
-                add_reason(&r->skipped, &r->nskipped, label, why);
+            if (why[0] && k == 0 && !already_skipped(r, ts->label)) {
+                add_reason(&r->skipped, &r->nskipped, ts->label, why);
                 if (!o->quiet)
                     fprintf(stderr, "skip %s: %s\n", ts->label, why);
             }
@@ -675,14 +684,14 @@ int runner_dry_run(const plan *p, diag_list *d)
             int rc = target_dispatch(rs.t, si->st->cmd, &si->args);
             if (check_outcome(&rs, si, rc, "cycle", (int64_t)n) < 0) {
                 bad = si;
-                snprintf(err, sizeof err, "in cycle %" PRIu64 ", %s", n,
+                snprintf(err, sizeof err, "in cycle %" PRIu64 ", %.900s", n,
                          rc == TARGET_OK ? "the step succeeded, but it expects a refusal"
                                          : rs.t->message);
             }
         }
     if (bad) {
         if (!err[0])
-            snprintf(err, sizeof err, "in setup, %s", rs.t->message);
+            snprintf(err, sizeof err, "in setup, %.900s", rs.t->message);
         diag_error_at(d, bad->st->at, "dry run on the memory target: %s", err);
         out = -1;
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "jsonschema.h"
+#include "runner.h"
 
 extern const char spec_schema_json[];
 extern const size_t spec_schema_json_len;
@@ -55,4 +56,12 @@ void spec_close(spec *s)
         doc_free(s->dc);
     s->p = NULL;
     s->dc = NULL;
+}
+
+spec_status spec_check(const char *path, diag_list *d, spec *out)
+{
+    spec_status st = spec_open(path, d, out);
+    if (st == SPEC_OK && runner_dry_run(out->p, d) < 0)
+        st = SPEC_INVALID;
+    return st;
 }

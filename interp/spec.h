@@ -22,6 +22,9 @@ typedef struct spec {
  * the status, spec_close(out) releases what was made. */
 spec_status spec_open(const char *path, diag_list *d, spec *out);
 void spec_close(spec *s);
+/* spec_open, then lint's dry run (setup and two cycles on the memory
+ * runtime); this is what `bench lint` checks. */
+spec_status spec_check(const char *path, diag_list *d, spec *out);
 
 /* The embedded schema, parsed once; NULL only if the build embedded a broken
  * file (a test guards against it). Lent: do not free. */

@@ -13,6 +13,8 @@ static int fail(char *why, size_t size, const char *what, const char *fmt, long 
     return -1;
 }
 
+static int explain(const ty *t, const value *v, const char *what, char *why, size_t size);
+
 static int check_string(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     long long n = (long long)utf8_length(v->u.s, v->len);
@@ -49,13 +51,57 @@ static int check_struct(const ty *t, const value *v, const char *what, char *why
             snprintf(why, size, "%s is not set", sub);
             return -1;
         }
-        if (value_check(f->type, fv, sub, why, size) < 0)
+        if (explain(f->type, fv, sub, why, size) < 0)
             return -1;
     }
     return 0;
 }
 
+/* The same rules as value_check without building any message: the common
+ * case (everything valid) is checked on every dispatch, so it must be cheap. */
+static bool valid(const ty *t, const value *v)
+{
+    switch (t->kind) {
+    case TY_INT: return !(t->has_min && v->u.i < t->min) && !(t->has_max && v->u.i > t->max);
+    case TY_STRING: {
+        if (t->has_min_len || t->has_max_len) {
+            int64_t n = (int64_t)utf8_length(v->u.s, v->len);
+            if ((t->has_min_len && n < t->min_len) || (t->has_max_len && n > t->max_len))
+                return false;
+        }
+        return !t->re || pcre2_match(t->re, (PCRE2_SPTR)v->u.s, v->len, 0, 0, t->md, NULL) >= 0;
+    }
+    case TY_BOOL: return true;
+    case TY_ENUM: return v->u.e >= 0 && (size_t)v->u.e < t->nvalues;
+    case TY_STRUCT:
+        for (size_t i = 0; i < t->nfields; i++) {
+            const value *fv = &v->u.items[i];
+            if (fv->kind == VAL_NONE ? !t->fields[i].optional : !valid(t->fields[i].type, fv))
+                return false;
+        }
+        return true;
+    case TY_LIST:
+        if (t->has_max_items && (int64_t)v->len > t->max_items)
+            return false;
+        for (uint32_t i = 0; i < v->len; i++)
+            if (!valid(t->elem, &v->u.items[i]))
+                return false;
+        return true;
+    }
+    return true;
+}
+
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size)
+{
+    if (valid(t, v))
+        return 0;
+    int rc = explain(t, v, what, why, size);
+    if (rc == 0) /* cannot happen: valid and explain apply the same rules */
+        snprintf(why, size, "%s: invalid value", what);
+    return -1;
+}
+
+static int explain(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     switch (t->kind) {
     case TY_INT:
@@ -67,8 +113,10 @@ int value_check(const ty *t, const value *v, const char *what, char *why, size_t
     case TY_STRING: return check_string(t, v, what, why, size);
     case TY_BOOL: return 0;
     case TY_ENUM:
-        if (v->u.e < 0 || (size_t)v->u.e >= t->nvalues)
-            return fail(why, size, what, "enum index %lld out of range%.0lld", v->u.e, 0);
+        if (v->u.e < 0 || (size_t)v->u.e >= t->nvalues) {
+            snprintf(why, size, "%s: not one of the enum's values", what);
+            return -1;
+        }
         return 0;
     case TY_STRUCT: return check_struct(t, v, what, why, size);
     case TY_LIST:
@@ -76,7 +124,7 @@ int value_check(const ty *t, const value *v, const char *what, char *why, size_t
             return fail(why, size, what, "%lld item(s), more than the maximum %lld",
                         (long long)v->len, t->max_items);
         for (uint32_t i = 0; i < v->len; i++)
-            if (value_check(t->elem, &v->u.items[i], what, why, size) < 0)
+            if (explain(t->elem, &v->u.items[i], what, why, size) < 0)
                 return -1;
         return 0;
     }
@@ -92,7 +140,7 @@ bool value_equal(const value *a, const value *b)
     case VAL_INT: return a->u.i == b->u.i;
     case VAL_BOOL: return a->u.b == b->u.b;
     case VAL_ENUM: return a->u.e == b->u.e;
-    case VAL_STRING: return a->len == b->len && !memcmp(a->u.s, b->u.s, a->len);
+    case VAL_STRING: return a->len == b->len && (a->len == 0 || !memcmp(a->u.s, b->u.s, a->len));
     case VAL_STRUCT:
     case VAL_LIST:
         if (a->len != b->len)

@@ -1,0 +1,22 @@
+/* env.h: the machine and build a report's figures were taken on (the
+ * `environment` of schema/result.schema.json). Collection never fails: what
+ * cannot be read here is "unknown" (or NAN for a load average). */
+#ifndef BENCH_ENV_H
+#define BENCH_ENV_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+/* Fills every field of e from this machine and this build, except label and
+ * postgres, which it leaves as they are (the CLI and the postgres target fill
+ * them). load_after becomes NAN until env_load_after. date is now, in UTC. */
+void env_collect(environment *e);
+/* Records the load average at the end of the run in e->load_after. */
+void env_load_after(environment *e);
+/* The CPUs this process may run on, as a list such as "0-1" or "0,2-5".
+ * Returns 0, or -1 when the affinity cannot be read or does not fit in
+ * buf[n] (buf then holds "unknown", or "" when that does not fit either). */
+int env_affinity_string(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,340 @@
+/* report_md.c: the Markdown report, laid out as the seed's benchmark page:
+ * environment bullets, one sentence of settings, the table, then verify,
+ * floors, skips and failures. Every figure goes through the report_fmt_*
+ * helpers, whose rounding docs/benchmarks.md states. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- rounding ----------------------------------------------------------- */
+
+/* Copies the number text s into buf[n] with a comma between every three
+ * digits of its integer part ("-1234567.8" -> "-1,234,567.8"). */
+static void group_digits(const char *s, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t o = 0;
+    if (*s == '-' && o + 1 < n)
+        buf[o++] = *s++;
+    size_t digits = strspn(s, "0123456789");
+    for (size_t i = 0; s[i] && o + 1 < n; i++) {
+        if (i > 0 && i < digits && (digits - i) % 3 == 0) {
+            buf[o++] = ',';
+            if (o + 1 >= n)
+                break;
+        }
+        buf[o++] = s[i];
+    }
+    buf[o] = '\0';
+}
+
+static void na(char *buf, size_t n)
+{
+    if (n > 0)
+        snprintf(buf, n, "n/a");
+}
+
+void report_fmt_throughput(double v, char *buf, size_t n)
+{
+    if (!isfinite(v)) {
+        na(buf, n);
+        return;
+    }
+    char text[400];
+    snprintf(text, sizeof text, "%.0f", round(v) + 0.0); /* + 0.0: no "-0" */
+    group_digits(text, buf, n);
+}
+
+void report_fmt_us(double ns, char *buf, size_t n)
+{
+    if (!isfinite(ns)) {
+        na(buf, n);
+        return;
+    }
+    char text[400];
+    double k = round(ns); /* whole ns, halves away from zero, as the JSON */
+    if (fabs(k) < 9e18) {
+        int64_t v = (int64_t)k;
+        uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+        uint64_t tenths = (a + 50) / 100; /* tenths of a µs, halves up */
+        snprintf(text, sizeof text, "%s%" PRIu64 ".%" PRIu64, v < 0 && tenths ? "-" : "",
+                 tenths / 10, tenths % 10);
+    } else {
+        snprintf(text, sizeof text, "%.1f", k / 1000.0);
+    }
+    group_digits(text, buf, n);
+}
+
+void report_fmt_drift(double d, char *buf, size_t n)
+{
+    if (!isfinite(d)) {
+        na(buf, n);
+        return;
+    }
+    char text[400];
+    snprintf(text, sizeof text, "%.2f", d);
+    group_digits(text, buf, n);
+}
+
+void report_target_cell(const target_result *t, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    int len = snprintf(buf, n, "%s", t->label ? t->label : "");
+    if (t->prefill > 0 && len >= 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
+    if (t->durability && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+/* Prints s on one line: line breaks and tabs become spaces, and in a table
+ * cell a '|' is escaped. */
+static void put_inline(FILE *out, const char *s, bool cell)
+{
+    for (; s && *s; s++) {
+        if (*s == '\n' || *s == '\r' || *s == '\t')
+            fputc(' ', out);
+        else if (*s == '|' && cell)
+            fputs("\\|", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void put_int(FILE *out, int64_t v)
+{
+    char text[32], buf[48];
+    snprintf(text, sizeof text, "%" PRId64, v);
+    group_digits(text, buf, sizeof buf);
+    fputs(buf, out);
+}
+
+/* "N cycle" or "N cycles". */
+static void put_count(FILE *out, int64_t v, const char *one, const char *many)
+{
+    put_int(out, v);
+    fprintf(out, " %s", v == 1 ? one : many);
+}
+
+static void put_load(FILE *out, const double load[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            fputs(", ", out);
+        if (isfinite(load[i]) && load[i] >= 0)
+            fprintf(out, "%.2f", load[i]);
+        else
+            fputs("n/a", out);
+    }
+}
+
+static void bullet(FILE *out, const char *name, const char *value)
+{
+    fprintf(out, "- %s: ", name);
+    put_inline(out, value && *value ? value : "unknown", false);
+    fputc('\n', out);
+}
+
+static void put_environment(FILE *out, const environment *e)
+{
+    bullet(out, "CPU", e->cpu_model);
+    fprintf(out, "- Cores: %d\n", e->cores);
+    if (e->memory_bytes > 0)
+        fprintf(out, "- Memory: %.1f GiB\n", (double)e->memory_bytes / (1024.0 * 1024 * 1024));
+    else
+        fputs("- Memory: unknown\n", out);
+    bullet(out, "OS", e->os);
+    bullet(out, "Kernel", e->kernel);
+    bullet(out, "Clock source", e->clock_source);
+    bullet(out, "CPU affinity", e->affinity);
+    bullet(out, "Compiler", e->compiler);
+    fputs("- Build: ", out);
+    put_inline(out, *e->build_type ? e->build_type : "unknown", false);
+    if (*e->build_flags) {
+        fputs(" (", out);
+        put_inline(out, e->build_flags, false);
+        fputc(')', out);
+    }
+    fputc('\n', out);
+    bullet(out, "Libraries", e->libraries);
+    if (*e->postgres)
+        bullet(out, "PostgreSQL", e->postgres);
+    fputs("- bench: ", out);
+    put_inline(out, *e->version ? e->version : "unknown", false);
+    fputs(", commit ", out);
+    put_inline(out, *e->commit ? e->commit : "unknown", false);
+    fputs("\n- Load average (1, 5, 15 min): ", out);
+    put_load(out, e->load_before);
+    fputs(" before → ", out);
+    put_load(out, e->load_after);
+    fputs(" after\n", out);
+    if (*e->label)
+        bullet(out, "Label", e->label);
+    bullet(out, "Date", e->date);
+}
+
+static void put_settings(FILE *out, const run_config *c)
+{
+    fputs("Warmup ", out);
+    put_count(out, c->warmup, "cycle", "cycles");
+    fputs(", ", out);
+    put_count(out, c->iterations, "timed cycle", "timed cycles");
+    fputs(" per run, ", out);
+    put_count(out, c->runs, "run", "runs");
+    fputs(" per target, prefill ", out);
+    bool all_zero = true;
+    for (size_t i = 0; i < c->nprefill; i++) {
+        if (i)
+            fputs(i + 1 == c->nprefill ? " and " : ", ", out);
+        put_int(out, c->prefill[i]);
+        all_zero = all_zero && c->prefill[i] == 0;
+    }
+    if (c->nprefill == 0)
+        fputc('0', out);
+    fputs(all_zero ? "" : " cycles", out);
+    fputs("; latencies are nearest-rank percentiles of every timed command, medians across runs.",
+          out);
+    if (c->cpu) {
+        fputs(" Placement: --cpu ", out);
+        put_inline(out, c->cpu, false);
+        fputc('.', out);
+    }
+    if (c->samples)
+        fputs(" Raw samples were recorded (--samples).", out);
+    fputc('\n', out);
+}
+
+static void put_row(FILE *out, const target_result *t)
+{
+    char target[512], tput[64], lo[64], hi[64], p50[64], p99[64], drift[64];
+    run_figures m;
+    double tlo, thi;
+    report_result_figures(t, &m, &tlo, &thi);
+    report_target_cell(t, target, sizeof target);
+    report_fmt_throughput(m.throughput_per_s, tput, sizeof tput);
+    report_fmt_throughput(tlo, lo, sizeof lo);
+    report_fmt_throughput(thi, hi, sizeof hi);
+    report_fmt_us(m.p50_ns, p50, sizeof p50);
+    report_fmt_us(m.p99_ns, p99, sizeof p99);
+    report_fmt_drift(m.drift, drift, sizeof drift);
+    fputs("| ", out);
+    put_inline(out, t->domain, true);
+    fputs(" | ", out);
+    put_inline(out, target, true);
+    fprintf(out, " | %s | ", tput);
+    if (!isfinite(tlo) && !isfinite(thi))
+        fputs("n/a", out);
+    else
+        fprintf(out, "%s to %s", lo, hi);
+    fprintf(out, " | %s | %s | %s |\n", p50, p99, drift);
+}
+
+static const char *verify_word(verify_status v)
+{
+    return v == VERIFY_PASS ? "pass" : v == VERIFY_FAIL ? "fail" : "n/a";
+}
+
+static bool same(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* One line per domain, in the order domains first appear. */
+static void put_verify(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const char *domain = r->results[i].domain;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same(r->results[j].domain, domain);
+        if (seen)
+            continue;
+        fputs("Verify (", out);
+        put_inline(out, domain, false);
+        fputs("): ", out);
+        bool first = true;
+        for (size_t j = i; j < r->nresults; j++) {
+            const target_result *t = &r->results[j];
+            if (!same(t->domain, domain))
+                continue;
+            char target[512];
+            report_target_cell(t, target, sizeof target);
+            fputs(first ? "" : ", ", out);
+            put_inline(out, target, false);
+            fprintf(out, " %s", verify_word(t->verify));
+            if (t->verify == VERIFY_FAIL && *t->verify_detail) {
+                fputs(" (", out);
+                put_inline(out, t->verify_detail, false);
+                fputc(')', out);
+            }
+            first = false;
+        }
+        fputs(".\n", out);
+    }
+}
+
+static void put_floors(FILE *out, const report *r)
+{
+    char v[64];
+    report_fmt_us(r->harness_floor_p50_ns, v, sizeof v);
+    fprintf(out, "Harness floor (null target, p50): %s%s.\n", v,
+            isfinite(r->harness_floor_p50_ns) ? " us" : "");
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        double floor_ns = report_roundtrip_floor_ns(t);
+        if (!isfinite(floor_ns))
+            continue;
+        char target[512];
+        report_target_cell(t, target, sizeof target);
+        report_fmt_us(floor_ns, v, sizeof v);
+        fputs("Round-trip floor (p50) for ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fprintf(out, "): %s us.\n", v);
+    }
+}
+
+static void put_list(FILE *out, const char *title, const label_reason *v, size_t n)
+{
+    if (n == 0)
+        return;
+    fprintf(out, "\n%s\n", title);
+    for (size_t i = 0; i < n; i++) {
+        fputs("- ", out);
+        put_inline(out, v[i].label, false);
+        fputs(": ", out);
+        put_inline(out, v[i].reason, false);
+        fputc('\n', out);
+    }
+}
+
+int report_markdown(const report *r, FILE *out)
+{
+    put_environment(out, &r->env);
+    fputc('\n', out);
+    put_settings(out, &r->config);
+    fputs("\n| domain | target | commands/s | range across runs | p50 (us) | p99 (us) | drift |\n"
+          "|---|---|---:|---:|---:|---:|---:|\n",
+          out);
+    for (size_t i = 0; i < r->nresults; i++)
+        put_row(out, &r->results[i]);
+    if (r->nresults > 0) {
+        fputc('\n', out);
+        put_verify(out, r);
+    }
+    fputc('\n', out);
+    put_floors(out, r);
+    put_list(out, "Skipped:", r->skipped, r->nskipped);
+    put_list(out, "Failed:", r->failed, r->nfailed);
+    if (r->interrupted)
+        fputs("\nInterrupted: the runs that finished are reported.\n", out);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,329 @@
+/* runtime.c: carries out one command against a store, step by step as
+ * DESIGN section 2 defines it. Everything a dispatch builds (fresh records,
+ * new states, appended items, payloads, policy arguments) lives in a scratch
+ * arena reset at the start of the next dispatch; the store copies what it
+ * keeps. A refusal is a normal result: the message says why and the store
+ * rolls back, so nothing the command or its policies did is kept. */
+#include "runtime.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value.h"
+
+enum {
+    RUNTIME_MAX_DEPTH = 8, /* policy chains; the compiler refuses deeper ones */
+    RUNTIME_MESSAGE_MAX = 1024,
+    RUNTIME_WHY_MAX = 512,
+};
+
+struct runtime {
+    const plan *p;
+    store *s;
+    arena scratch; /* per dispatch; reset at the start of the next one */
+    char message[RUNTIME_MESSAGE_MAX];
+};
+
+int runtime_new(const plan *p, store *s, runtime **out)
+{
+    *out = NULL;
+    runtime *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return -1;
+    rt->p = p;
+    rt->s = s;
+    *out = rt;
+    return 0;
+}
+
+void runtime_free(runtime *rt)
+{
+    if (!rt)
+        return;
+    arena_free(&rt->scratch);
+    free(rt);
+}
+
+const char *runtime_message(const runtime *rt)
+{
+    return rt->message;
+}
+
+static runtime_status refuse(runtime *rt, const command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static runtime_status refuse(runtime *rt, const command *cmd, const char *fmt, ...)
+{
+    int n = snprintf(rt->message, sizeof rt->message, "%s refused: ", cmd->verb);
+    if (n >= 0 && (size_t)n < sizeof rt->message) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(rt->message + n, sizeof rt->message - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return RUNTIME_REFUSED;
+}
+
+static runtime_status store_failed(runtime *rt, const command *cmd)
+{
+    snprintf(rt->message, sizeof rt->message, "%s failed: %s", cmd->verb,
+             rt->s->error[0] ? rt->s->error : "the store failed without saying why");
+    return RUNTIME_ERROR;
+}
+
+/* An identity as users wrote it: 'pizza-3' or 42. */
+static const char *key_text(const value *key, char *buf, size_t size)
+{
+    if (key->kind == VAL_INT)
+        snprintf(buf, size, "%" PRId64, key->u.i);
+    else if (key->kind == VAL_STRING)
+        snprintf(buf, size, "'%.*s'", key->len > 200 ? 200 : (int)key->len, key->u.s);
+    else
+        snprintf(buf, size, "(unset)");
+    return buf;
+}
+
+static runtime_status eval(runtime *rt, const command *cmd, const expr *e, const expr_ctx *ctx,
+                           value *out)
+{
+    expr_status s = expr_eval(e, ctx, out);
+    if (s == EXPR_OK)
+        return RUNTIME_OK;
+    return refuse(rt, cmd, "%s in \"%s\"", expr_status_text(s), expr_text(e));
+}
+
+/* Runs checks in order; the first false one refuses with its own text. */
+static runtime_status run_checks(runtime *rt, const command *cmd, const check *checks, size_t n,
+                                 const expr_ctx *ctx)
+{
+    for (size_t i = 0; i < n; i++) {
+        value v;
+        runtime_status st = eval(rt, cmd, checks[i].cond, ctx, &v);
+        if (st != RUNTIME_OK)
+            return st;
+        if (!v.u.b)
+            return refuse(rt, cmd, "%s", checks[i].refuse);
+    }
+    return RUNTIME_OK;
+}
+
+static value *scratch_values(runtime *rt, size_t n)
+{
+    return arena_alloc(&rt->scratch, (n ? n : 1) * sizeof(value));
+}
+
+/* The value a field takes when nothing sets it: its default, [] for a list,
+ * otherwise unset. */
+static value field_initial(const field *f)
+{
+    if (f->has_default)
+        return f->def;
+    if (f->type->kind == TY_LIST)
+        return (value){.kind = VAL_LIST};
+    return (value){.kind = VAL_NONE};
+}
+
+/* A struct of type t whose fields are computed by exprs (NULL entries take
+ * their initial value), evaluated in ctx. */
+static runtime_status build_struct(runtime *rt, const command *cmd, const ty *t,
+                                   const expr *const *exprs, const expr_ctx *ctx, value *out)
+{
+    value *items = scratch_values(rt, t->nfields);
+    for (size_t i = 0; i < t->nfields; i++) {
+        if (!exprs[i]) {
+            items[i] = field_initial(&t->fields[i]);
+            continue;
+        }
+        runtime_status st = eval(rt, cmd, exprs[i], ctx, &items[i]);
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return RUNTIME_OK;
+}
+
+static value fresh_record(runtime *rt, const aggregate *agg, const value *key)
+{
+    const ty *st = agg->state;
+    value *items = scratch_values(rt, st->nfields);
+    for (size_t i = 0; i < st->nfields; i++)
+        items[i] = field_initial(&st->fields[i]);
+    items[agg->identity] = *key;
+    return (value){.kind = VAL_STRUCT, .len = (uint32_t)st->nfields, .u.items = items};
+}
+
+/* Loads every `reads` alias; an absent one refuses. */
+static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx *ctx,
+                                 const value **aliases)
+{
+    value *vals = scratch_values(rt, cmd->nreads);
+    for (size_t i = 0; i < cmd->nreads; i++) {
+        const read_spec *r = &cmd->reads[i];
+        value key;
+        runtime_status st = eval(rt, cmd, r->key, ctx, &key);
+        if (st != RUNTIME_OK)
+            return st;
+        int rc = rt->s->ops->load(rt->s, r->agg, &key, &vals[i]);
+        if (rc < 0)
+            return store_failed(rt, cmd);
+        if (rc == 0) {
+            char kb[256];
+            return refuse(rt, cmd, "%s %s does not exist (read as %s)", r->agg->name,
+                          key_text(&key, kb, sizeof kb), r->alias);
+        }
+        aliases[i] = &vals[i];
+    }
+    return RUNTIME_OK;
+}
+
+/* Every effect expression sees the old state (ctx); the results are applied
+ * together to a copy of it, in *out. */
+static runtime_status apply_effects(runtime *rt, const command *cmd, const value *old,
+                                    const expr_ctx *ctx, value *out)
+{
+    value *results = scratch_values(rt, cmd->neffects);
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const effect *e = &cmd->effects[i];
+        runtime_status st;
+        if (e->value)
+            st = eval(rt, cmd, e->value, ctx, &results[i]);
+        else
+            st = build_struct(rt, cmd, cmd->agg->state->fields[e->field].type->elem, e->build, ctx,
+                              &results[i]);
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    value *items = scratch_values(rt, old->len);
+    memcpy(items, old->u.items, old->len * sizeof *items);
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const effect *e = &cmd->effects[i];
+        value *f = &items[e->field];
+        if (e->kind == EFFECT_SET) {
+            *f = results[i];
+            continue;
+        }
+        uint32_t n = f->kind == VAL_LIST ? f->len : 0; /* an unset optional list is [] */
+        value *list = scratch_values(rt, (size_t)n + 1);
+        if (n)
+            memcpy(list, f->u.items, n * sizeof *list);
+        list[n] = results[i];
+        *f = (value){.kind = VAL_LIST, .len = n + 1, .u.items = list};
+    }
+    *out = (value){.kind = VAL_STRUCT, .len = old->len, .u.items = items};
+    return RUNTIME_OK;
+}
+
+static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth);
+
+/* Runs the policies of the event just appended, each in this dispatch. */
+static runtime_status run_policies(runtime *rt, const command *cmd, const value *payload, int depth)
+{
+    const event_def *ev = cmd->event;
+    for (size_t i = 0; i < ev->npolicies; i++) {
+        const policy *po = ev->policies[i];
+        expr_ctx ctx = {.event = payload};
+        value args;
+        runtime_status st = build_struct(rt, po->run, po->run->params, po->args, &ctx, &args);
+        if (st == RUNTIME_OK)
+            st = execute(rt, po->run, &args, depth + 1);
+        if (st == RUNTIME_REFUSED) {
+            char inner[RUNTIME_MESSAGE_MAX];
+            memcpy(inner, rt->message, sizeof inner);
+            return refuse(rt, cmd, "policy %s", inner);
+        }
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    return RUNTIME_OK;
+}
+
+static runtime_status emit(runtime *rt, const command *cmd, const value *args, const value *key,
+                           const expr_ctx *post, int depth)
+{
+    value payload = *args;
+    if (cmd->payload) {
+        runtime_status st =
+            build_struct(rt, cmd, cmd->event->payload, cmd->payload, post, &payload);
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    if (rt->s->ops->append_event(rt->s, cmd->event, cmd->agg, key, &payload) < 0)
+        return store_failed(rt, cmd);
+    return run_policies(rt, cmd, &payload, depth);
+}
+
+/* One command inside the open transaction: every check, the save, the event
+ * and its policies. depth counts policy hops from the dispatched command. */
+static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth)
+{
+    assert(args->kind == VAL_STRUCT && args->len == cmd->params->nfields);
+    if (depth > RUNTIME_MAX_DEPTH)
+        return refuse(rt, cmd, "policies chain deeper than %d", RUNTIME_MAX_DEPTH);
+    char why[RUNTIME_WHY_MAX];
+    if (value_check(cmd->params, args, "", why, sizeof why) < 0)
+        return refuse(rt, cmd, "%s", why);
+
+    const aggregate *agg = cmd->agg;
+    const value *key = &args->u.items[cmd->identity_param];
+    value old;
+    int rc = rt->s->ops->load(rt->s, agg, key, &old);
+    if (rc < 0)
+        return store_failed(rt, cmd);
+    if (cmd->creates && rc == 1) {
+        char kb[256];
+        return refuse(rt, cmd, "%s %s already exists", agg->name, key_text(key, kb, sizeof kb));
+    }
+    if (!cmd->creates && rc == 0) {
+        char kb[256];
+        return refuse(rt, cmd, "%s %s does not exist", agg->name, key_text(key, kb, sizeof kb));
+    }
+    if (cmd->creates)
+        old = fresh_record(rt, agg, key);
+
+    const value **aliases = arena_alloc(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+    expr_ctx pre = {.self = &old, .args = args, .aliases = aliases};
+    runtime_status st = load_reads(rt, cmd, &pre, aliases);
+    if (st == RUNTIME_OK)
+        st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
+    value next;
+    if (st == RUNTIME_OK)
+        st = apply_effects(rt, cmd, &old, &pre, &next);
+    if (st != RUNTIME_OK)
+        return st;
+
+    /* field constraints are invariants of the new state */
+    if (value_check(agg->state, &next, "", why, sizeof why) < 0)
+        return refuse(rt, cmd, "%s", why);
+    expr_ctx post = {.self = &next, .args = args, .old = &old, .aliases = aliases};
+    st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
+    if (st != RUNTIME_OK)
+        return st;
+
+    if (rt->s->ops->save(rt->s, agg, key, &next, cmd->creates) < 0)
+        return store_failed(rt, cmd);
+    if (!cmd->event)
+        return RUNTIME_OK;
+    return emit(rt, cmd, args, key, &post, depth);
+}
+
+runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args)
+{
+    arena_reset(&rt->scratch);
+    rt->message[0] = '\0';
+    store *s = rt->s;
+    if (s->ops->begin(s) < 0)
+        return store_failed(rt, cmd);
+    runtime_status st = execute(rt, cmd, args, 0);
+    if (st == RUNTIME_OK) {
+        if (s->ops->commit(s) == 0)
+            return RUNTIME_OK;
+        st = store_failed(rt, cmd);
+    }
+    if (s->ops->rollback(s) < 0 && st == RUNTIME_REFUSED)
+        return store_failed(rt, cmd);
+    return st;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# make bench: the performance benchmarks, on a release build without
+# sanitizers, at default placement (no pinning) unless BENCH_CPU is set.
+# Each line states what it measured and against which goal; the goals come
+# from the issues and docs/benchmarks.md. Nothing here is a timed unit test.
+set -eu
+build=${1:-build/release}
+bench=$build/bench
+here=$(cd "$(dirname "$0")" && pwd)
+cpu=${BENCH_CPU:+--cpu $BENCH_CPU}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), placement: ${BENCH_CPU:-default}"
+
+echo "== lint of a 50 KB spec (goal: well under 20 ms)"
+"$here/lint_large.sh" "$bench"
+
+echo "== histogram record cost"
+"$build/perf_hist_record" | tail -3
+
+echo "== memory and null targets: 100,000 timed cycles, 3 runs (goals: pizzas >= 1,000,000 commands/s"
+echo "   with p50 <= 1 us; banking >= 500,000 commands/s; null >= 5,000,000 commands/s)"
+# shellcheck disable=SC2086
+"$bench" run specs/pizzas.yaml specs/banking.yaml --targets memory,null --iterations 100000 \
+    --warmup 1000 --runs 3 --quiet --format json --output "$tmp/run.json" $cpu
+python3 "$here/check_run.py" "$tmp/run.json"
+
+echo "== flat harness memory: peak RSS of a null run, 1,000,000 vs 10,000 iterations (goal: within 10%)"
+python3 "$here/rss.py" "$bench" specs/pizzas.yaml

@@ -1,0 +1,303 @@
+/* test_memory.c: the in-process store on its own: transactions, deep
+ * copies, the event log and table growth, with a plan built by hand (the
+ * store only needs the aggregate and event indexes). */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "memory.h"
+
+/* Two aggregates (0: string keys, 1: int keys), two events. */
+static aggregate aggs[2] = {{.name = "Order", .index = 0}, {.name = "Ticket", .index = 1}};
+static event_def events[2] = {{.name = "Created", .index = 0}, {.name = "Changed", .index = 1}};
+static plan the_plan = {.aggs = aggs, .naggs = 2, .events = events, .nevents = 2};
+
+static value str(const char *s)
+{
+    return (value){.kind = VAL_STRING, .len = (uint32_t)strlen(s), .u.s = s};
+}
+
+static value num(int64_t i)
+{
+    return (value){.kind = VAL_INT, .u.i = i};
+}
+
+/* A record {key, n, note} laid out in items[3]. */
+static value rec3(value items[3], value key, int64_t n, const char *note)
+{
+    items[0] = key;
+    items[1] = num(n);
+    items[2] = str(note);
+    return (value){.kind = VAL_STRUCT, .len = 3, .u.items = items};
+}
+
+static store *open_store(void)
+{
+    store *s;
+    assert_int_equal(memory_store_new(&the_plan, &s), 0);
+    return s;
+}
+
+static void counts(store *s, uint64_t a[2], uint64_t e[2])
+{
+    assert_int_equal(s->ops->count(s, a, e), 0);
+}
+
+static void save_one(store *s, const aggregate *agg, value key, int64_t n, const char *note)
+{
+    value items[3];
+    value st = rec3(items, key, n, note);
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, agg, &key, &st, true), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+}
+
+static void test_load_of_an_absent_record_finds_nothing(void **state)
+{
+    store *s = open_store();
+    value key = str("a"), out;
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 0);
+    assert_int_equal(s->ops->rollback(s), 0);
+    memory_store_free(s);
+}
+
+static void test_commit_keeps_a_saved_record(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str("a"), 1, "first");
+    value key = str("a"), out;
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.len, 3);
+    assert_int_equal(out.u.items[1].u.i, 1);
+    assert_memory_equal(out.u.items[2].u.s, "first", 5);
+    assert_int_equal(s->ops->commit(s), 0);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], 1);
+    assert_int_equal(a[1], 0);
+    memory_store_free(s);
+}
+
+static void test_store_keeps_a_deep_copy(void **state)
+{
+    store *s = open_store();
+    char note[] = "mutable";
+    char name[] = "k";
+    value items[3];
+    value key = {.kind = VAL_STRING, .len = 1, .u.s = name};
+    value st = rec3(items, key, 5, note);
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, true), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    note[0] = 'X';
+    name[0] = 'z';
+    items[1].u.i = 99;
+    value k = str("k"), out;
+    assert_int_equal(s->ops->load(s, &aggs[0], &k, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 5);
+    assert_memory_equal(out.u.items[2].u.s, "mutable", 7);
+    assert_memory_equal(out.u.items[0].u.s, "k", 1);
+    memory_store_free(s);
+}
+
+static void test_transaction_sees_its_own_pending_writes(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str("a"), 1, "committed");
+    value key = str("a"), out, items[3];
+    assert_int_equal(s->ops->begin(s), 0);
+    value st = rec3(items, key, 2, "pending");
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 2);
+    value first = out;
+    st = rec3(items, key, 3, "again");
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 3);
+    assert_int_equal(first.u.items[1].u.i, 2); /* still valid until commit */
+    /* the same key in the other aggregate is another record */
+    assert_int_equal(s->ops->load(s, &aggs[1], &key, &out), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 3);
+    assert_memory_equal(out.u.items[2].u.s, "again", 5);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], 1);
+    memory_store_free(s);
+}
+
+static void test_rollback_discards_writes_and_events(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str("a"), 1, "kept");
+    value key = str("a"), fresh = str("b"), out, items[3];
+    assert_int_equal(s->ops->begin(s), 0);
+    value st = rec3(items, key, 2, "dropped");
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
+    st = rec3(items, fresh, 3, "dropped");
+    assert_int_equal(s->ops->save(s, &aggs[0], &fresh, &st, true), 0);
+    assert_int_equal(s->ops->append_event(s, &events[0], &aggs[0], &fresh, &st), 0);
+    assert_int_equal(s->ops->rollback(s), 0);
+
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 1);
+    assert_int_equal(s->ops->load(s, &aggs[0], &fresh, &out), 0);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], 1);
+    assert_int_equal(e[0], 0);
+
+    /* and the rolled-back create can happen for real */
+    save_one(s, &aggs[0], str("b"), 4, "now");
+    counts(s, a, e);
+    assert_int_equal(a[0], 2);
+    memory_store_free(s);
+}
+
+static void test_events_are_counted_per_index_on_commit(void **state)
+{
+    store *s = open_store();
+    value key = num(1), items[3];
+    value payload = rec3(items, key, 1, "p");
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(s->ops->begin(s), 0);
+        assert_int_equal(s->ops->append_event(s, &events[i % 2], &aggs[1], &key, &payload), 0);
+        assert_int_equal(s->ops->append_event(s, &events[0], &aggs[1], &key, &payload), 0);
+        uint64_t a[2], e[2];
+        counts(s, a, e); /* nothing shows before commit */
+        assert_int_equal(e[0] + e[1], (uint64_t)i * 2);
+        assert_int_equal(s->ops->commit(s), 0);
+    }
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(e[0], 8);
+    assert_int_equal(e[1], 2);
+    memory_store_free(s);
+}
+
+static void test_rollback_of_events_spanning_chunks(void **state)
+{
+    enum { BIG = 100 * 1024 };
+    store *s = open_store();
+    static char text[BIG];
+    memset(text, 'x', sizeof text);
+    value key = num(1), items[3];
+    value payload = rec3(items, key, 1, "");
+    items[2] = (value){.kind = VAL_STRING, .len = BIG, .u.s = text};
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->append_event(s, &events[1], &aggs[1], &key, &payload), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(s->ops->begin(s), 0);
+        for (int i = 0; i < 10; i++) /* well past one chunk */
+            assert_int_equal(s->ops->append_event(s, &events[1], &aggs[1], &key, &payload), 0);
+        assert_int_equal(round == 2 ? s->ops->commit(s) : s->ops->rollback(s), 0);
+    }
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(e[1], 11);
+    memory_store_free(s);
+}
+
+static void test_calls_outside_a_transaction_fail_with_a_message(void **state)
+{
+    store *s = open_store();
+    value key = str("a"), items[3];
+    value st = rec3(items, key, 1, "x");
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, true), -1);
+    assert_non_null(strstr(s->error, "outside a transaction"));
+    assert_int_equal(s->ops->commit(s), -1);
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->begin(s), -1);
+    assert_non_null(strstr(s->error, "inside a transaction"));
+    assert_int_equal(s->ops->rollback(s), 0);
+    memory_store_free(s);
+}
+
+static void test_free_releases_an_open_transaction(void **state)
+{
+    store *s = open_store();
+    value key = str("a"), items[3];
+    value st = rec3(items, key, 1, "x");
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, true), 0);
+    memory_store_free(s); /* leak detection checks the pending block went too */
+}
+
+static void test_tables_grow_past_a_hundred_thousand_records(void **state)
+{
+    enum { N = 100000 };
+    store *s = open_store();
+    char buf[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "order-%d", i);
+        save_one(s, &aggs[0], str(buf), i, "s");
+        save_one(s, &aggs[1], num((int64_t)i << 20), i, "i");
+    }
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], N);
+    assert_int_equal(a[1], N);
+    for (int i = 0; i < N; i++) {
+        value out;
+        snprintf(buf, sizeof buf, "order-%d", i);
+        value k = str(buf);
+        assert_int_equal(s->ops->load(s, &aggs[0], &k, &out), 1);
+        assert_int_equal(out.u.items[1].u.i, i);
+        k = num((int64_t)i << 20);
+        assert_int_equal(s->ops->load(s, &aggs[1], &k, &out), 1);
+        assert_int_equal(out.u.items[1].u.i, i);
+    }
+    value missing = str("order-100000"), out;
+    assert_int_equal(s->ops->load(s, &aggs[0], &missing, &out), 0);
+    missing = num(1);
+    assert_int_equal(s->ops->load(s, &aggs[1], &missing, &out), 0);
+    /* replacing keeps the count */
+    save_one(s, &aggs[0], str("order-5"), -5, "replaced");
+    counts(s, a, e);
+    assert_int_equal(a[0], N);
+    memory_store_free(s);
+}
+
+static void test_keys_of_equal_bytes_but_other_kinds_differ(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str(""), 1, "empty");
+    save_one(s, &aggs[0], str("0"), 2, "zero");
+    value k = str(""), out;
+    assert_int_equal(s->ops->load(s, &aggs[0], &k, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 1);
+    k = num(0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &k, &out), 0);
+    memory_store_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_of_an_absent_record_finds_nothing),
+        cmocka_unit_test(test_commit_keeps_a_saved_record),
+        cmocka_unit_test(test_store_keeps_a_deep_copy),
+        cmocka_unit_test(test_transaction_sees_its_own_pending_writes),
+        cmocka_unit_test(test_rollback_discards_writes_and_events),
+        cmocka_unit_test(test_events_are_counted_per_index_on_commit),
+        cmocka_unit_test(test_rollback_of_events_spanning_chunks),
+        cmocka_unit_test(test_calls_outside_a_transaction_fail_with_a_message),
+        cmocka_unit_test(test_free_releases_an_open_transaction),
+        cmocka_unit_test(test_tables_grow_past_a_hundred_thousand_records),
+        cmocka_unit_test(test_keys_of_equal_bytes_but_other_kinds_differ),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
