@@ -130,7 +130,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     a->o.floor_cycles = 2000;
     a->format = "markdown";
     int c, rc = 0;
-    int64_t secs;
+    int64_t secs = 0;
     optind = 1;
     opterr = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -199,8 +199,11 @@ static int check_only(const run_args *a, spec *specs, size_t n)
                 const target_spec *ts = &specs[s].p->work.targets[t];
                 found = !strcmp(ts->label, a->only[i]) || !strcmp(ts->name, a->only[i]);
             }
-        if (!found)
-            return cli_usage_error("run", "--targets names '%s', which no spec lists", a->only[i]);
+        if (!found && !target_find(a->only[i]))
+            return cli_usage_error("run",
+                                   "--targets names '%s', which is neither a target nor a label "
+                                   "in the specs",
+                                   a->only[i]);
     }
     return 0;
 }
@@ -256,6 +259,16 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
             if (!seen && in)
                 c->targets[c->ntargets++] = label;
         }
+    for (size_t k = 0; k < a->o.nonly; k++) {
+        const target_driver *drv = target_find(a->only[k]);
+        bool seen = false;
+        for (size_t t = 0; t < c->ntargets; t++)
+            seen |= !strcmp(c->targets[t], a->only[k]);
+        if (drv && !seen) {
+            c->targets = realloc(c->targets, (c->ntargets + 1) * sizeof *c->targets);
+            c->targets[c->ntargets++] = drv->name;
+        }
+    }
     c->samples = a->samples != NULL;
     c->cpu = a->cpu;
 }

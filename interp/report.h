@@ -42,9 +42,11 @@ int report_write_atomic(const char *path, int (*writer)(const report *, FILE *),
  * report_fmt_throughput: the nearest integer (halves away from zero) with
  *     thousands separators: 53849.5 -> "53,850".
  * report_fmt_us: a latency given in ns, first rounded to a whole ns (halves
- *     away from zero), exactly as the JSON's µs figure, then to a tenth of a
- *     µs (100 ns; halves up), with thousands separators: 1476950 ns -> "1,477.0",
- *     999950 -> "1,000.0", 449.6 -> 450 ns -> "0.5".
+ *     away from zero), exactly as the JSON's µs figure, then shown in µs with
+ *     at least three significant digits: three decimals below 10 µs (the JSON
+ *     figure itself: 449.6 -> "0.450"), two below 100 µs (to 10 ns, halves up:
+ *     12345 -> "12.35"), one from 100 µs (to 100 ns, halves up: 1476950 ->
+ *     "1,477.0", 999950 -> "1,000.0"), with thousands separators.
  * report_fmt_drift: two decimals, rounded to nearest from the double's exact
  *     binary value as printf's "%.2f" does: 1.1071 -> "1.11". */
 void report_fmt_throughput(double v, char *buf, size_t n);

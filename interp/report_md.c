@@ -50,6 +50,10 @@ void report_fmt_throughput(double v, char *buf, size_t n)
     group_digits(text, buf, n);
 }
 
+/* At least three significant digits, never finer than the nanosecond the
+ * JSON carries: below 10 us three decimals (the JSON figure itself), below
+ * 100 us two, above that one. Rounding goes through the JSON's whole ns
+ * first, so every cell can be derived from the JSON. */
 void report_fmt_us(double ns, char *buf, size_t n)
 {
     if (!isfinite(ns)) {
@@ -61,9 +65,13 @@ void report_fmt_us(double ns, char *buf, size_t n)
     if (fabs(k) < 9e18) {
         int64_t v = (int64_t)k;
         uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        uint64_t tenths = (a + 50) / 100; /* tenths of a µs, halves up */
-        snprintf(text, sizeof text, "%s%" PRIu64 ".%" PRIu64, v < 0 && tenths ? "-" : "",
-                 tenths / 10, tenths % 10);
+        /* decided after rounding, so 99995 ns is "100.0", not "100.00" */
+        int decimals = a < 10000 ? 3 : (a + 5) / 10 < 10000 ? 2 : 1;
+        uint64_t unit = decimals == 3 ? 1 : decimals == 2 ? 10 : 100;
+        uint64_t q = (a + unit / 2) / unit; /* in units of the last digit, halves up */
+        uint64_t per_us = 1000 / unit;
+        snprintf(text, sizeof text, "%s%" PRIu64 ".%0*" PRIu64, v < 0 && q ? "-" : "",
+                 q / per_us, decimals, q % per_us);
     } else {
         snprintf(text, sizeof text, "%.1f", k / 1000.0);
     }

@@ -136,10 +136,10 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
 {
     const step *st = si->st;
     if (n >= 0)
-        snprintf(rs->failure, sizeof rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %s",
+        snprintf(rs->failure, sizeof rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %.800s",
                  rs->run, phase, n, st->cmd->verb, st->at->file, st->at->line, what);
     else
-        snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %s", rs->run, phase,
+        snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %.800s", rs->run, phase,
                  st->cmd->verb, st->at->file, st->at->line, what);
 }
 
@@ -554,15 +554,37 @@ static bool already_skipped(const report *r, const char *label)
     return false;
 }
 
-static size_t plan_slots(const plan *p, const run_options *o, slot *out, report *r)
+/* --targets may name a driver the spec does not list: it runs with its
+ * default options. Returns the targets to consider (the caller frees). */
+static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
+{
+    const workload *w = &p->work;
+    target_spec *all = calloc(w->ntargets + o->nonly + 1, sizeof *all);
+    if (!all)
+        abort();
+    memcpy(all, w->targets, w->ntargets * sizeof *all);
+    *n = w->ntargets;
+    for (size_t i = 0; i < o->nonly; i++) {
+        bool listed = false;
+        for (size_t t = 0; t < *n && !listed; t++)
+            listed = !strcmp(all[t].label, o->only[i]) || !strcmp(all[t].name, o->only[i]);
+        const target_driver *drv = target_find(o->only[i]);
+        if (!listed && drv)
+            all[(*n)++] = (target_spec){.name = drv->name, .label = drv->name};
+    }
+    return all;
+}
+
+static size_t plan_slots(const plan *p, const run_options *o, const target_spec *targets,
+                         size_t ntargets, slot *out, report *r)
 {
     size_t n = 0;
     const workload *w = &p->work;
     const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
     size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
     for (size_t k = 0; k < nprefill; k++)
-        for (size_t i = 0; i < w->ntargets; i++) {
-            const target_spec *ts = &w->targets[i];
+        for (size_t i = 0; i < ntargets; i++) {
+            const target_spec *ts = &targets[i];
             if (!wanted(o, ts))
                 continue;
             slot *sl = &out[n++];
@@ -588,11 +610,13 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
     r->harness_floor_p50_ns = nplans ? harness_floor(plans[0], o) : NAN;
     for (size_t pi = 0; pi < nplans && !runner_interrupted; pi++) {
         const plan *p = plans[pi];
-        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * p->work.ntargets;
+        size_t ntargets;
+        target_spec *targets = targets_for(p, o, &ntargets);
+        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
         slot *slots = calloc(cap ? cap : 1, sizeof *slots);
         if (!slots)
             abort();
-        size_t n = plan_slots(p, o, slots, r);
+        size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
         size_t base = r->nresults;
         r->results = realloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
@@ -628,6 +652,7 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
                 status = 1;
         }
         free(slots);
+        free(targets); /* results point at the plan's strings or the drivers', not into it */
     }
     if (runner_interrupted) {
         r->interrupted = true;

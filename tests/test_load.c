@@ -95,60 +95,60 @@ static void check_scalar(const scalar_case *c)
 static void test_load_scalars_resolve_as_the_core_schema(void **state)
 {
     static const scalar_case cases[] = {
-        {"null", NODE_NULL},
-        {"~", NODE_NULL},
-        {"", NODE_NULL, .text = ""},
-        {"Null", NODE_NULL},
-        {"NULL", NODE_NULL},
-        {"true", NODE_BOOL, .b = true},
-        {"True", NODE_BOOL, .b = true},
-        {"TRUE", NODE_BOOL, .b = true},
-        {"false", NODE_BOOL, .b = false},
-        {"False", NODE_BOOL, .b = false},
-        {"12", NODE_INT, .i = 12, .text = "12"},
-        {"0", NODE_INT, .i = 0},
-        {"-5", NODE_INT, .i = -5},
-        {"+7", NODE_INT, .i = 7},
-        {"012", NODE_INT, .i = 12},
-        {"0x1F", NODE_INT, .i = 31, .text = "0x1F"},
-        {"0xff", NODE_INT, .i = 255},
-        {"0o17", NODE_INT, .i = 15},
-        {"9223372036854775807", NODE_INT, .i = INT64_MAX},
-        {"-9223372036854775808", NODE_INT, .i = INT64_MIN},
-        {"0x7FFFFFFFFFFFFFFF", NODE_INT, .i = INT64_MAX},
-        {"1.5", NODE_FLOAT, .f = 1.5},
-        {"-2.5e3", NODE_FLOAT, .f = -2500},
-        {"1e5", NODE_FLOAT, .f = 100000},
-        {".5", NODE_FLOAT, .f = 0.5},
-        {"1.", NODE_FLOAT, .f = 1},
-        {".inf", NODE_FLOAT, .f = 1.0 / 0.0},
-        {"-.inf", NODE_FLOAT, .f = -1.0 / 0.0},
-        {".nan", NODE_FLOAT, .f = 0.0 / 0.0},
+        {.yaml = "null", .kind = NODE_NULL},
+        {.yaml = "~", .kind = NODE_NULL},
+        {.yaml = "", .kind = NODE_NULL, .text = ""},
+        {.yaml = "Null", .kind = NODE_NULL},
+        {.yaml = "NULL", .kind = NODE_NULL},
+        {.yaml = "true", .kind = NODE_BOOL, .b = true},
+        {.yaml = "True", .kind = NODE_BOOL, .b = true},
+        {.yaml = "TRUE", .kind = NODE_BOOL, .b = true},
+        {.yaml = "false", .kind = NODE_BOOL, .b = false},
+        {.yaml = "False", .kind = NODE_BOOL, .b = false},
+        {.yaml = "12", .kind = NODE_INT, .i = 12, .text = "12"},
+        {.yaml = "0", .kind = NODE_INT, .i = 0},
+        {.yaml = "-5", .kind = NODE_INT, .i = -5},
+        {.yaml = "+7", .kind = NODE_INT, .i = 7},
+        {.yaml = "012", .kind = NODE_INT, .i = 12},
+        {.yaml = "0x1F", .kind = NODE_INT, .i = 31, .text = "0x1F"},
+        {.yaml = "0xff", .kind = NODE_INT, .i = 255},
+        {.yaml = "0o17", .kind = NODE_INT, .i = 15},
+        {.yaml = "9223372036854775807", .kind = NODE_INT, .i = INT64_MAX},
+        {.yaml = "-9223372036854775808", .kind = NODE_INT, .i = INT64_MIN},
+        {.yaml = "0x7FFFFFFFFFFFFFFF", .kind = NODE_INT, .i = INT64_MAX},
+        {.yaml = "1.5", .kind = NODE_FLOAT, .f = 1.5},
+        {.yaml = "-2.5e3", .kind = NODE_FLOAT, .f = -2500},
+        {.yaml = "1e5", .kind = NODE_FLOAT, .f = 100000},
+        {.yaml = ".5", .kind = NODE_FLOAT, .f = 0.5},
+        {.yaml = "1.", .kind = NODE_FLOAT, .f = 1},
+        {.yaml = ".inf", .kind = NODE_FLOAT, .f = 1.0 / 0.0},
+        {.yaml = "-.inf", .kind = NODE_FLOAT, .f = -1.0 / 0.0},
+        {.yaml = ".nan", .kind = NODE_FLOAT, .f = 0.0 / 0.0},
         /* YAML 1.1 booleans and other look-alikes are strings in 1.2 */
-        {"yes", NODE_STRING, .text = "yes"},
-        {"no", NODE_STRING, .text = "no"},
-        {"on", NODE_STRING, .text = "on"},
-        {"off", NODE_STRING, .text = "off"},
-        {"y", NODE_STRING},
-        {"1_000", NODE_STRING, .text = "1_000"},
-        {"0x", NODE_STRING},
-        {"0X1F", NODE_STRING},
-        {"-0x10", NODE_STRING},
-        {"0o8", NODE_STRING},
-        {"-.nan", NODE_STRING},
-        {"2024-01-01", NODE_STRING, .text = "2024-01-01"},
-        {"12:30", NODE_STRING},
-        {"pizza-${n}", NODE_STRING, .text = "pizza-${n}"},
+        {.yaml = "yes", .kind = NODE_STRING, .text = "yes"},
+        {.yaml = "no", .kind = NODE_STRING, .text = "no"},
+        {.yaml = "on", .kind = NODE_STRING, .text = "on"},
+        {.yaml = "off", .kind = NODE_STRING, .text = "off"},
+        {.yaml = "y", .kind = NODE_STRING},
+        {.yaml = "1_000", .kind = NODE_STRING, .text = "1_000"},
+        {.yaml = "0x", .kind = NODE_STRING},
+        {.yaml = "0X1F", .kind = NODE_STRING},
+        {.yaml = "-0x10", .kind = NODE_STRING},
+        {.yaml = "0o8", .kind = NODE_STRING},
+        {.yaml = "-.nan", .kind = NODE_STRING},
+        {.yaml = "2024-01-01", .kind = NODE_STRING, .text = "2024-01-01"},
+        {.yaml = "12:30", .kind = NODE_STRING},
+        {.yaml = "pizza-${n}", .kind = NODE_STRING, .text = "pizza-${n}"},
         /* a quoted scalar is always a string */
-        {"\"1\"", NODE_STRING, .quoted = true, .text = "1"},
-        {"'true'", NODE_STRING, .quoted = true, .text = "true"},
-        {"\"null\"", NODE_STRING, .quoted = true, .text = "null"},
-        {"''", NODE_STRING, .quoted = true, .text = ""},
-        {"\"0x1F\"", NODE_STRING, .quoted = true, .text = "0x1F"},
+        {.yaml = "\"1\"", .kind = NODE_STRING, .quoted = true, .text = "1"},
+        {.yaml = "'true'", .kind = NODE_STRING, .quoted = true, .text = "true"},
+        {.yaml = "\"null\"", .kind = NODE_STRING, .quoted = true, .text = "null"},
+        {.yaml = "''", .kind = NODE_STRING, .quoted = true, .text = ""},
+        {.yaml = "\"0x1F\"", .kind = NODE_STRING, .quoted = true, .text = "0x1F"},
         /* explicit core tags */
-        {"!!str 12", NODE_STRING, .text = "12"},
-        {"!!str true", NODE_STRING, .text = "true"},
-        {"!!int \"12\"", NODE_INT, .quoted = true, .i = 12},
+        {.yaml = "!!str 12", .kind = NODE_STRING, .text = "12"},
+        {.yaml = "!!str true", .kind = NODE_STRING, .text = "true"},
+        {.yaml = "!!int \"12\"", .kind = NODE_INT, .quoted = true, .i = 12},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         check_scalar(&cases[i]);
@@ -335,12 +335,12 @@ static void test_load_depth_limit_is_64(void **state)
     assert_int_equal(l.rc, LOAD_OK);
     assert_int_equal(l.d.count, 0);
     const node *n = l.dc->root;
-    int depth = 0;
-    for (; n->kind == NODE_SEQ; n = n->count ? n->items[0] : n, depth++)
-        if (!n->count) {
-            depth++;
-            break;
-        }
+    int depth = 1;
+    while (n->count) {
+        n = n->items[0];
+        depth++;
+    }
+    assert_int_equal(n->kind, NODE_SEQ);
     assert_int_equal(depth, LOAD_MAX_DEPTH);
     unload(&l);
     free(ok);

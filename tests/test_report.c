@@ -660,8 +660,8 @@ static void test_report_markdown_layout(void **state)
         "\n\nVerify (pizzas): memory pass, null n/a, sqlite@1000 (normal) pass, process pass.\n"
         "Verify (banking): memory pass, sqlite (full) fail (Account: 1,199 aggregates, expected "
         "1,200).\n\n",
-        "\nHarness floor (null target, p50): 0.1 us.\n"
-        "Round-trip floor (p50) for process (pizzas): 9.2 us.\n",
+        "\nHarness floor (null target, p50): 0.104 us.\n"
+        "Round-trip floor (p50) for process (pizzas): 9.215 us.\n",
         "\n\nSkipped:\n- postgres: no PostgreSQL server is reachable (connection refused); start "
         "one, or point PGHOST, PGPORT and PGUSER at one\n",
         "\n\nFailed:\n- sqlite: run 2, cycle 17, step 4 (Account.Debit): refused: the balance "
@@ -839,14 +839,19 @@ static void test_report_fmt_throughput_rounds_halves_away(void **state)
                 "report_fmt_throughput");
 }
 
-static void test_report_fmt_us_rounds_to_ns_then_tenths(void **state)
+static void test_report_fmt_us_keeps_three_significant_digits(void **state)
 {
     static const fmt_case cases[] = {
-        {0, "0.0"},
-        {0.0004, "0.0"},
-        {49.4, "0.0"},  /* 49 ns */
-        {49.5, "0.1"},  /* 50 ns: a whole ns first, as the JSON's 0.050 */
-        {449.6, "0.5"}, /* 450 ns */
+        {0, "0.000"},
+        {0.0004, "0.000"},
+        {49.4, "0.049"},    /* 49 ns */
+        {49.5, "0.050"},    /* 50 ns: a whole ns first, as the JSON's 0.050 */
+        {449.6, "0.450"},   /* 450 ns */
+        {9999.4, "9.999"},  /* below 10 us: to the ns */
+        {9999.5, "10.00"},  /* 10000 ns: two decimals from 10 us */
+        {12345, "12.35"},   /* 12345 ns: halves up to 10 ns */
+        {99994, "99.99"},
+        {99995, "100.0"},   /* from 100 us: one decimal */
         {302000, "302.0"},
         {1476949.6, "1,477.0"}, /* 1476950 ns */
         {999949.4, "999.9"},
@@ -1049,7 +1054,7 @@ int main(void)
         T(test_report_csv_quotes_and_markdown_escapes),
         T(test_report_result_without_runs_has_no_figures),
         T(test_report_fmt_throughput_rounds_halves_away),
-        T(test_report_fmt_us_rounds_to_ns_then_tenths),
+        T(test_report_fmt_us_keeps_three_significant_digits),
         T(test_report_fmt_drift_two_decimals),
         T(test_report_fmt_json_texts),
         T(test_report_write_atomic_replaces_the_file),

@@ -1,0 +1,814 @@
+/* test_compile.c: the compiler, from YAML text through the schema check to
+ * the plan: the bundled domains as the compiler understands them, totals,
+ * templates, defaults, target options, warnings and the JSON plan. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonschema.h"
+#include "load.h"
+#include "plan.h"
+#include "spec.h"
+
+/* ---- helpers ---- */
+
+typedef struct compiled {
+    doc *dc;  /* the caller's until plan_compile succeeds */
+    plan *p;  /* NULL when anything failed */
+    diag_list d;
+    int rc;   /* 0, or -1 when loading, the schema or the compiler refused */
+} compiled;
+
+static compiled compile_named(const char *name, const char *yaml, size_t len)
+{
+    compiled c = {0};
+    if (load_string(name, yaml, len, &c.dc, &c.d) != LOAD_OK) {
+        c.rc = -1;
+        return c;
+    }
+    if (!jschema_validate(spec_schema(), c.dc->root, &c.d)) {
+        c.rc = -1;
+        return c;
+    }
+    c.rc = plan_compile(c.dc, &c.d, &c.p);
+    if (c.rc == 0)
+        c.dc = NULL; /* the plan owns it now */
+    return c;
+}
+
+static compiled compile_text(const char *yaml)
+{
+    return compile_named("t.yaml", yaml, strlen(yaml));
+}
+
+static compiled compile_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s (tests run from the repository root)", path);
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while ((n = fread(buf + len, 1, cap - len, f)) > 0)
+        if ((len += n) == cap)
+            buf = realloc(buf, cap *= 2);
+    fclose(f);
+    compiled c = compile_named(path, buf, len);
+    free(buf);
+    return c;
+}
+
+static void release(compiled *c)
+{
+    if (c->p)
+        plan_free(c->p);
+    else
+        doc_free(c->dc);
+    diag_list_free(&c->d);
+}
+
+/* Fails with every diagnostic when c did not compile cleanly. */
+static void assert_compiled(const compiled *c)
+{
+    if (c->rc == 0 && c->p && c->d.errors == 0)
+        return;
+    for (size_t i = 0; i < c->d.count; i++)
+        print_error("%d:%d: %s\n", c->d.items[i].line, c->d.items[i].col, c->d.items[i].message);
+    fail_msg("the spec did not compile");
+}
+
+static const aggregate *agg_named(const plan *p, const char *name)
+{
+    for (size_t i = 0; i < p->naggs; i++)
+        if (!strcmp(p->aggs[i].name, name))
+            return &p->aggs[i];
+    fail_msg("no aggregate %s", name);
+    return NULL;
+}
+
+static const command *verb(const plan *p, const char *v)
+{
+    const command *cmd = plan_find_verb(p, v);
+    if (!cmd)
+        fail_msg("no command %s", v);
+    return cmd;
+}
+
+static const event_def *event_named(const plan *p, const char *name)
+{
+    for (size_t i = 0; i < p->nevents; i++)
+        if (!strcmp(p->events[i].name, name))
+            return &p->events[i];
+    fail_msg("no event %s", name);
+    return NULL;
+}
+
+static size_t event_index(const plan *p, const char *name)
+{
+    return event_named(p, name)->index;
+}
+
+static void assert_fields(const ty *t, const char *const *names, size_t n)
+{
+    assert_int_equal(t->kind, TY_STRUCT);
+    assert_int_equal(t->nfields, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(t->fields[i].name, names[i]);
+}
+
+static uint64_t warm_plus_iter(const plan *p)
+{
+    return (uint64_t)(p->work.warmup + p->work.iterations);
+}
+
+/* A small shop domain the tests below extend with a workload. */
+#define SHOP_DOMAIN                                                                                \
+    "spec: 1\n"                                                                                    \
+    "domain: shop\n"                                                                               \
+    "types:\n"                                                                                     \
+    "  Person: {fields: {given: string, family: string}}\n"                                       \
+    "aggregates:\n"                                                                                \
+    "  Cart:\n"                                                                                    \
+    "    identity: id\n"                                                                           \
+    "    fields:\n"                                                                                \
+    "      id: string\n"                                                                           \
+    "      seq: {type: int, default: 0}\n"                                                         \
+    "      owner: {type: Person, optional: true}\n"                                                \
+    "    commands:\n"                                                                              \
+    "      Open:\n"                                                                                \
+    "        creates: true\n"                                                                      \
+    "        params:\n"                                                                            \
+    "          id: string\n"                                                                       \
+    "          seq: int\n"                                                                         \
+    "          owner: Person\n"                                                                    \
+    "          tags: {list: string}\n"                                                             \
+    "          note: {type: string, optional: true}\n"                                             \
+    "          qty: {type: int, min: 1, default: 5}\n"                                             \
+    "        set: {seq: arg.seq, owner: arg.owner}\n"
+
+/* ---- the bundled domains ---- */
+
+static void test_compile_pizzas_domain(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    assert_string_equal(p->domain, "pizzas");
+    assert_string_equal(p->about, "Order a large pizza, top it twice, buy it.");
+    assert_int_equal(p->ntypes, 4);
+    static const char *const type_names[] = {"Cents", "Size", "Pizza", "Topping"};
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(p->types[i]->name, type_names[i]);
+    assert_int_equal(p->types[0]->kind, TY_INT);
+    assert_true(p->types[0]->has_min && p->types[0]->min == 0 && !p->types[0]->has_max);
+
+    assert_int_equal(p->naggs, 1);
+    const aggregate *order = agg_named(p, "Order");
+    static const char *const fields[] = {"name", "pizza", "toppings", "customer_name", "status"};
+    assert_fields(order->state, fields, 5);
+    assert_int_equal(order->identity, 0);
+    assert_true(order->state->fields[0].type->has_min_len);
+    assert_int_equal(order->state->fields[2].type->kind, TY_LIST);
+    assert_string_equal(order->state->fields[2].type->elem->name, "Topping");
+    assert_true(order->state->fields[3].optional);
+    assert_int_equal(order->state->fields[4].type->kind, TY_ENUM);
+
+    assert_int_equal(p->ncommands, 3);
+    assert_int_equal(order->ncommands, 3);
+    static const char *const verbs[] = {"Order.CreatePizza", "Order.AddTopping", "Order.Purchase"};
+    static const size_t guards[] = {0, 2, 4}, effects[] = {1, 1, 2};
+    for (size_t i = 0; i < 3; i++) {
+        const command *cmd = p->commands[i];
+        assert_string_equal(cmd->verb, verbs[i]);
+        assert_int_equal(cmd->index, i);
+        assert_ptr_equal(cmd->agg, order);
+        assert_int_equal(cmd->creates, i == 0);
+        assert_int_equal(cmd->identity_param, 0);
+        assert_int_equal(cmd->nguards, guards[i]);
+        assert_int_equal(cmd->neffects, effects[i]);
+        assert_int_equal(cmd->nensures, 0);
+        assert_int_equal(cmd->nreads, 0);
+        assert_null(cmd->payload); /* emits: Name carries the arguments */
+    }
+    const command *create = verb(p, "Order.CreatePizza");
+    assert_int_equal(create->effects[0].kind, EFFECT_SET);
+    assert_int_equal(create->effects[0].field, 1);
+    const command *add = verb(p, "Order.AddTopping");
+    assert_int_equal(add->effects[0].kind, EFFECT_APPEND);
+    assert_int_equal(add->effects[0].field, 2);
+    assert_non_null(add->effects[0].value);
+    assert_null(add->effects[0].build);
+    assert_string_equal(add->guards[1].refuse, "at most 10 toppings");
+    const command *buy = verb(p, "Order.Purchase");
+    assert_int_equal(buy->effects[0].field, 3);
+    assert_int_equal(buy->effects[1].field, 4);
+
+    assert_int_equal(p->nevents, 3);
+    static const char *const events[] = {"PizzaCreated", "ToppingAdded", "PizzaPurchased"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(p->events[i].name, events[i]);
+        assert_int_equal(p->events[i].index, i);
+        assert_ptr_equal(p->commands[i]->event, &p->events[i]);
+        assert_ptr_equal(p->events[i].payload, p->commands[i]->params);
+        assert_int_equal(p->events[i].npolicies, 0);
+    }
+    static const char *const created[] = {"name", "pizza"};
+    assert_fields(p->events[0].payload, created, 2);
+    assert_int_equal(p->npolicies, 0);
+    release(&c);
+}
+
+static void test_compile_pizzas_workload(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    const workload *w = &c.p->work;
+    assert_int_equal(w->nsetup, 0);
+    assert_int_equal(w->ncycle, 4);
+    static const char *const verbs[] = {"Order.CreatePizza", "Order.AddTopping",
+                                        "Order.AddTopping", "Order.Purchase"};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(w->cycle[i].cmd->verb, verbs[i]);
+        assert_false(w->cycle[i].expect_refused);
+        assert_int_equal(w->cycle[i].ntmpls, 1);
+    }
+    assert_int_equal(w->warmup, 200);
+    assert_int_equal(w->iterations, 1000);
+    assert_int_equal(w->runs, 3);
+    assert_int_equal(w->nprefill, 1);
+    assert_int_equal(w->prefill[0], 0);
+    assert_int_equal(w->ntargets, 5);
+    static const char *const labels[] = {"memory", "sqlite", "postgres", "postgres-rls", "process"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(w->targets[i].label, labels[i]);
+    assert_string_equal(w->targets[3].name, "postgres");
+    assert_string_equal(w->targets[3].fence, "rls");
+    assert_null(w->targets[2].fence);
+    /* the AddTopping argument is a struct built from the YAML mapping */
+    const value *topping = &w->cycle[1].args.u.items[1];
+    assert_int_equal(topping->kind, VAL_STRUCT);
+    assert_int_equal(topping->len, 2);
+    assert_int_equal(topping->u.items[0].kind, VAL_STRING);
+    assert_memory_equal(topping->u.items[0].u.s, "Basil", 5);
+    assert_true(topping->u.items[1].u.i == 3);
+    /* an enum argument is its index */
+    const value *pizza = &w->cycle[0].args.u.items[1];
+    assert_int_equal(pizza->u.items[1].kind, VAL_ENUM);
+    assert_int_equal(pizza->u.items[1].u.e, 1); /* large */
+    release(&c);
+}
+
+static void test_compile_banking_domain(void **state)
+{
+    compiled c = compile_file("specs/banking.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    assert_int_equal(p->naggs, 2);
+    const aggregate *customer = agg_named(p, "Customer"), *account = agg_named(p, "Account");
+    assert_int_equal(customer->index, 0);
+    assert_int_equal(account->index, 1);
+    assert_string_equal(customer->state->fields[customer->identity].name, "reference");
+    assert_string_equal(account->state->fields[account->identity].name, "number");
+    assert_int_equal(account->state->nfields, 8);
+    assert_int_equal(account->ncommands, 3);
+
+    const command *open = verb(p, "Account.Open");
+    assert_true(open->creates);
+    assert_int_equal(open->nreads, 1);
+    assert_string_equal(open->reads[0].alias, "owner");
+    assert_ptr_equal(open->reads[0].agg, customer);
+    assert_true(ty_compatible(expr_type(open->reads[0].key), &ty_string));
+    assert_int_equal(open->nguards, 1);
+    assert_int_equal(open->neffects, 4);
+
+    const command *debit = verb(p, "Account.Debit");
+    assert_int_equal(debit->nguards, 5);
+    assert_int_equal(debit->nensures, 2);
+    assert_int_equal(debit->neffects, 2);
+    assert_int_equal(debit->effects[0].kind, EFFECT_SET);
+    const effect *ledger = &debit->effects[1];
+    assert_int_equal(ledger->kind, EFFECT_APPEND);
+    assert_string_equal(account->state->fields[ledger->field].name, "ledger");
+    assert_null(ledger->value);
+    assert_non_null(ledger->build);
+    for (size_t i = 0; i < 4; i++) /* sequence, amount, narrative, direction */
+        assert_non_null(ledger->build[i]);
+    assert_int_equal(verb(p, "Account.Credit")->nguards, 3);
+
+    assert_int_equal(p->nevents, 4);
+    static const char *const events[] = {"CustomerRegistered", "AccountOpened", "AccountCredited",
+                                         "AccountDebited"};
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(p->events[i].name, events[i]);
+    static const char *const debited[] = {"number", "amount", "narrative"};
+    assert_fields(event_named(p, "AccountDebited")->payload, debited, 3);
+
+    assert_int_equal(p->work.nsetup, 1);
+    const step *reg = &p->work.setup[0];
+    assert_string_equal(reg->cmd->verb, "Customer.Register");
+    assert_int_equal(reg->ntmpls, 0);
+    const value *name = &reg->args.u.items[1];
+    assert_int_equal(name->kind, VAL_STRUCT);
+    assert_int_equal(name->u.items[1].len, 8);
+    assert_memory_equal(name->u.items[1].u.s, "Lovelace", 8);
+    release(&c);
+}
+
+static void test_compile_library_policies_are_wired(void **state)
+{
+    compiled c = compile_file("examples/library.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    assert_int_equal(p->npolicies, 2);
+    const policy *lent = &p->policies[0], *returned = &p->policies[1];
+    assert_string_equal(lent->on->name, "CopyLent");
+    assert_ptr_equal(lent->run, verb(p, "Member.CountLoan"));
+    assert_non_null(lent->args[0]); /* card: event.card */
+    assert_string_equal(returned->on->name, "CopyReturned");
+    assert_ptr_equal(returned->run, verb(p, "Member.CountReturn"));
+    assert_non_null(returned->args[0]);
+    assert_non_null(returned->args[1]);
+
+    const event_def *ev = event_named(p, "CopyLent");
+    assert_int_equal(ev->npolicies, 1);
+    assert_ptr_equal(ev->policies[0], lent);
+    assert_int_equal(event_named(p, "CopyReturned")->npolicies, 1);
+    assert_int_equal(event_named(p, "LoanCounted")->npolicies, 0);
+
+    /* a payload chosen with expressions takes their types */
+    const command *ret = verb(p, "Copy.Return");
+    assert_non_null(ret->payload);
+    const ty *pt = event_named(p, "CopyReturned")->payload;
+    static const char *const fields[] = {"barcode", "card", "days_late"};
+    assert_fields(pt, fields, 3);
+    assert_int_equal(pt->fields[0].type->kind, TY_STRING);
+    assert_int_equal(pt->fields[1].type->kind, TY_STRING);
+    assert_int_equal(pt->fields[2].type->kind, TY_INT);
+    release(&c);
+}
+
+static void test_compile_inventory_reads_and_payload(void **state)
+{
+    compiled c = compile_file("examples/inventory.yaml");
+    assert_compiled(&c);
+    const command *place = verb(c.p, "Order.Place");
+    assert_int_equal(place->nreads, 1);
+    assert_string_equal(place->reads[0].alias, "item");
+    assert_string_equal(place->reads[0].agg->name, "Product");
+    static const char *const fields[] = {"order", "sku", "quantity"};
+    assert_fields(event_named(c.p, "OrderPlaced")->payload, fields, 3);
+    assert_int_equal(c.p->npolicies, 1);
+    assert_ptr_equal(c.p->policies[0].run, verb(c.p, "Product.Reserve"));
+    assert_int_equal(verb(c.p, "Product.Reserve")->nensures, 1);
+    release(&c);
+}
+
+/* ---- totals ---- */
+
+static void test_compile_totals_pizzas(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    uint64_t wi = warm_plus_iter(p);
+    for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
+        plan_totals t;
+        plan_totals_for(p, prefill, &t);
+        uint64_t cycles = wi + (uint64_t)prefill;
+        assert_int_equal(t.commands_per_cycle, 4);
+        assert_int_equal(t.commands_timed, 4000);
+        assert_int_equal(t.aggregates[0], cycles);
+        uint64_t events = 0;
+        for (size_t i = 0; i < p->nevents; i++)
+            events += t.events[i];
+        assert_int_equal(events, 4 * cycles);
+        assert_int_equal(t.events[event_index(p, "ToppingAdded")], 2 * cycles);
+    }
+    release(&c);
+}
+
+static void test_compile_totals_banking(void **state)
+{
+    compiled c = compile_file("specs/banking.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
+        plan_totals t;
+        plan_totals_for(p, prefill, &t);
+        uint64_t cycles = warm_plus_iter(p) + (uint64_t)prefill;
+        assert_int_equal(t.aggregates[agg_named(p, "Customer")->index], 1);
+        assert_int_equal(t.aggregates[agg_named(p, "Account")->index], cycles);
+        uint64_t events = 0;
+        for (size_t i = 0; i < p->nevents; i++)
+            events += t.events[i];
+        assert_int_equal(events, 1 + 4 * cycles);
+        assert_int_equal(t.events[event_index(p, "CustomerRegistered")], 1);
+        assert_int_equal(t.events[event_index(p, "AccountCredited")], 2 * cycles);
+    }
+    release(&c);
+}
+
+static void test_compile_totals_count_policy_commands(void **state)
+{
+    compiled c = compile_file("examples/library.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
+        plan_totals t;
+        plan_totals_for(p, prefill, &t);
+        uint64_t cycles = warm_plus_iter(p) + (uint64_t)prefill;
+        assert_int_equal(t.commands_per_cycle, 3); /* policies are not steps */
+        assert_int_equal(t.aggregates[agg_named(p, "Member")->index], 1);
+        assert_int_equal(t.aggregates[agg_named(p, "Copy")->index], cycles);
+        assert_int_equal(t.events[event_index(p, "MemberJoined")], 1);
+        assert_int_equal(t.events[event_index(p, "CopyLent")], cycles);
+        assert_int_equal(t.events[event_index(p, "LoanCounted")], cycles);     /* by a policy */
+        assert_int_equal(t.events[event_index(p, "ReturnCounted")], cycles);   /* by a policy */
+    }
+    release(&c);
+}
+
+static void test_compile_totals_skip_expected_refusals(void **state)
+{
+    compiled c = compile_file("examples/tickets.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    plan_totals t;
+    plan_totals_for(p, 0, &t);
+    uint64_t cycles = warm_plus_iter(p);
+    assert_int_equal(t.commands_per_cycle, 8); /* refusals are timed too */
+    assert_int_equal(t.commands_timed, 8 * p->work.iterations);
+    assert_int_equal(t.events[event_index(p, "TicketClosed")], cycles);
+    assert_int_equal(t.events[event_index(p, "NoteAdded")], cycles);
+    assert_true(p->work.cycle[6].expect_refused);
+    assert_true(p->work.cycle[7].expect_refused);
+    assert_false(p->work.cycle[5].expect_refused);
+    release(&c);
+}
+
+/* ---- templates ---- */
+
+static void test_compile_template_parts_and_path(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    const step *create = &c.p->work.cycle[0];
+    const tmpl *t = &create->tmpls[0];
+    assert_int_equal(t->depth, 1);
+    assert_int_equal(t->path[0], 0); /* the name parameter */
+    assert_false(t->as_int);
+    assert_int_equal(t->nparts, 2);
+    assert_int_equal(t->parts[0].var, TMPL_TEXT);
+    assert_int_equal(t->parts[0].len, 6);
+    assert_memory_equal(t->parts[0].text, "pizza-", 6);
+    assert_int_equal(t->parts[1].var, TMPL_N);
+    assert_true(t->max_len >= 6 + 20); /* room for any int64 */
+    assert_int_equal(t->at->line, create->at->line);
+    /* the constant in place is what ${n} = 0 gives */
+    const value *name = &create->args.u.items[0];
+    assert_int_equal(name->len, 7);
+    assert_memory_equal(name->u.s, "pizza-0", 7);
+    release(&c);
+}
+
+static void test_compile_templates_at_depth_and_as_int(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Open:\n"
+                                          "        id: \"c-${n} (run ${run})\"\n"
+                                          "        seq: \"${n}\"\n"
+                                          "        owner: {given: \"g${run}\", family: Doe}\n"
+                                          "        tags: [fixed, \"t-${n}\"]\n");
+    assert_compiled(&c);
+    const step *st = &c.p->work.cycle[0];
+    assert_int_equal(st->ntmpls, 4);
+
+    const tmpl *id = &st->tmpls[0];
+    assert_int_equal(id->depth, 1);
+    assert_int_equal(id->path[0], 0);
+    assert_int_equal(id->nparts, 5);
+    static const tmpl_var vars[] = {TMPL_TEXT, TMPL_N, TMPL_TEXT, TMPL_RUN, TMPL_TEXT};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(id->parts[i].var, vars[i]);
+    assert_memory_equal(id->parts[2].text, " (run ", 6);
+    assert_int_equal(st->args.u.items[0].len, strlen("c-0 (run 1)"));
+    assert_memory_equal(st->args.u.items[0].u.s, "c-0 (run 1)", strlen("c-0 (run 1)"));
+
+    const tmpl *seq = &st->tmpls[1];
+    assert_true(seq->as_int);
+    assert_int_equal(seq->nparts, 1);
+    assert_int_equal(seq->parts[0].var, TMPL_N);
+    assert_int_equal(st->args.u.items[1].kind, VAL_INT);
+    assert_true(st->args.u.items[1].u.i == 0);
+
+    const tmpl *given = &st->tmpls[2];
+    assert_int_equal(given->depth, 2);
+    assert_int_equal(given->path[0], 2); /* owner */
+    assert_int_equal(given->path[1], 0); /* given */
+    assert_false(given->as_int);
+
+    const tmpl *tag = &st->tmpls[3];
+    assert_int_equal(tag->depth, 2);
+    assert_int_equal(tag->path[0], 3); /* tags */
+    assert_int_equal(tag->path[1], 1); /* the second item */
+    release(&c);
+}
+
+/* ---- defaults ---- */
+
+static void test_compile_field_defaults(void **state)
+{
+    compiled c = compile_file("specs/banking.yaml");
+    assert_compiled(&c);
+    const ty *account = agg_named(c.p, "Account")->state;
+    const field *balance = &account->fields[ty_field_index(account, "balance")];
+    assert_true(balance->has_default);
+    assert_int_equal(balance->def.kind, VAL_INT);
+    assert_true(balance->def.u.i == 0);
+    const field *status = &account->fields[ty_field_index(account, "status")];
+    assert_true(status->has_default);
+    assert_int_equal(status->def.kind, VAL_ENUM);
+    assert_int_equal(status->def.u.e, 0); /* open */
+    const field *kind = &account->fields[ty_field_index(account, "kind")];
+    assert_false(kind->has_default);
+    assert_false(kind->optional);
+    const ty *customer = agg_named(c.p, "Customer")->state;
+    const field *standing = &customer->fields[ty_field_index(customer, "standing")];
+    assert_true(standing->has_default);
+    assert_int_equal(standing->def.u.e, 0); /* good */
+    release(&c);
+
+    compiled lib = compile_file("examples/library.yaml");
+    assert_compiled(&lib);
+    const ty *copy = agg_named(lib.p, "Copy")->state;
+    const field *borrower = &copy->fields[ty_field_index(copy, "borrower")];
+    assert_true(borrower->has_default);
+    assert_int_equal(borrower->def.kind, VAL_STRING);
+    assert_int_equal(borrower->def.len, 0);
+    release(&lib);
+}
+
+static void test_compile_arguments_left_out_take_defaults(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
+                                          "{given: Ada, family: Lovelace}}\n");
+    assert_compiled(&c);
+    const value *args = &c.p->work.cycle[0].args;
+    assert_int_equal(args->kind, VAL_STRUCT);
+    assert_int_equal(args->len, 6);
+    assert_int_equal(args->u.items[3].kind, VAL_LIST); /* tags: an unset list is [] */
+    assert_int_equal(args->u.items[3].len, 0);
+    assert_int_equal(args->u.items[4].kind, VAL_NONE); /* note: optional, unset */
+    assert_int_equal(args->u.items[5].kind, VAL_INT);  /* qty: its default */
+    assert_true(args->u.items[5].u.i == 5);
+    release(&c);
+}
+
+/* ---- targets ---- */
+
+static void test_compile_target_options(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN
+                              "workload:\n"
+                              "  cycle:\n"
+                              "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: {given: A, family: "
+                              "B}}\n"
+                              "  targets:\n"
+                              "    - memory\n"
+                              "    - null\n"
+                              "    - null: {label: floor}\n"
+                              "    - sqlite: {durability: normal, keep: true}\n"
+                              "    - postgres: {label: pg-rls, fence: rls, dsn: \"host=/tmp\", "
+                              "durability: 'off'}\n"
+                              "    - process:\n"
+                              "        label: py\n"
+                              "        command: [python3, rt.py]\n"
+                              "        timeout_ms: 5000\n"
+                              "        verbs: {Cart.Open: 'Shop::Cart.Open'}\n");
+    assert_compiled(&c);
+    const workload *w = &c.p->work;
+    assert_int_equal(w->ntargets, 6);
+    const target_spec *t = w->targets;
+    assert_string_equal(t[0].name, "memory");
+    assert_string_equal(t[0].label, "memory"); /* the label defaults to the name */
+    assert_false(t[0].durability_set);
+    assert_int_equal(t[0].durability, DURABILITY_FULL);
+    assert_string_equal(t[1].name, "null"); /* a plain YAML null names the null target */
+    assert_string_equal(t[1].label, "null");
+    assert_string_equal(t[2].name, "null");
+    assert_string_equal(t[2].label, "floor");
+    assert_string_equal(t[3].name, "sqlite");
+    assert_true(t[3].durability_set);
+    assert_int_equal(t[3].durability, DURABILITY_NORMAL);
+    assert_true(t[3].keep);
+    assert_string_equal(t[4].label, "pg-rls");
+    assert_string_equal(t[4].fence, "rls");
+    assert_string_equal(t[4].dsn, "host=/tmp");
+    assert_int_equal(t[4].durability, DURABILITY_OFF);
+    assert_string_equal(t[5].name, "process");
+    assert_string_equal(t[5].label, "py");
+    assert_string_equal(t[5].command[0], "python3");
+    assert_string_equal(t[5].command[1], "rt.py");
+    assert_null(t[5].command[2]);
+    assert_true(t[5].timeout_ms == 5000);
+    assert_int_equal(t[5].nverbs, 1);
+    assert_string_equal(t[5].verb_from[0], "Cart.Open");
+    assert_string_equal(t[5].verb_to[0], "Shop::Cart.Open");
+    assert_string_equal(durability_name(DURABILITY_NORMAL), "normal");
+    release(&c);
+}
+
+static void test_compile_targets_default_to_memory(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
+                                          "{given: A, family: B}}\n"
+                                          "  prefill: [0, 1000]\n");
+    assert_compiled(&c);
+    const workload *w = &c.p->work;
+    assert_int_equal(w->ntargets, 1);
+    assert_string_equal(w->targets[0].name, "memory");
+    assert_string_equal(w->targets[0].label, "memory");
+    assert_int_equal(w->warmup, 200); /* the documented defaults */
+    assert_int_equal(w->iterations, 1000);
+    assert_int_equal(w->runs, 3);
+    assert_int_equal(w->nprefill, 2);
+    assert_true(w->prefill[0] == 0 && w->prefill[1] == 1000);
+    release(&c);
+}
+
+/* ---- warnings and errors ---- */
+
+static void test_compile_warns_on_no_warmup_and_one_run(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
+                                          "{given: A, family: B}}\n"
+                                          "  warmup: 0\n"
+                                          "  runs: 1\n");
+    assert_compiled(&c); /* warnings do not stop the plan */
+    assert_int_equal(c.d.errors, 0);
+    assert_int_equal(c.d.warnings, 2);
+    diag_sort(&c.d);
+    assert_int_equal(c.d.items[0].severity, DIAG_WARNING);
+    assert_string_equal(c.d.items[0].message,
+                        "no warmup: the first timed commands pay for cold caches");
+    assert_int_equal(c.d.items[0].line, 26);
+    assert_int_equal(c.d.items[0].col, 11);
+    assert_string_equal(c.d.items[1].message,
+                        "one run: the report cannot show a range across runs");
+    assert_int_equal(c.d.items[1].line, 27);
+    assert_int_equal(c.d.items[1].col, 9);
+    release(&c);
+}
+
+static void test_compile_error_leaves_no_plan(void **state)
+{
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Shut: {id: x}\n");
+    assert_int_equal(c.rc, -1);
+    assert_null(c.p);
+    assert_non_null(c.dc); /* still the caller's */
+    assert_int_equal(c.d.errors, 1);
+    assert_string_equal(c.d.items[0].message, "unknown command 'Cart.Shut'");
+    release(&c);
+}
+
+static void test_compile_reports_independent_errors_together(void **state)
+{
+    /* two steps, two problems: both are reported, not only the first */
+    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
+                                          "  cycle:\n"
+                                          "    - Cart.Opn: {id: x}\n"
+                                          "    - Cart.Open: {id: y, seq: 1}\n");
+    assert_int_equal(c.rc, -1);
+    assert_int_equal(c.d.errors, 2);
+    diag_sort(&c.d);
+    assert_string_equal(c.d.items[0].message,
+                        "unknown command 'Cart.Opn' (did you mean 'Cart.Open'?)");
+    assert_string_equal(c.d.items[1].message, "Cart.Open: missing 'owner'");
+    release(&c);
+}
+
+/* ---- the JSON plan ---- */
+
+static cJSON *plan_as_json(const plan *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(plan_print_json(p, f), 0);
+    fclose(f);
+    cJSON *root = cJSON_ParseWithLength(buf, len);
+    free(buf);
+    assert_non_null(root);
+    return root;
+}
+
+static double json_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v))
+        fail_msg("no number '%s'", key);
+    return v->valuedouble;
+}
+
+static void test_compile_plan_json_parses_and_has_totals(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    cJSON *root = plan_as_json(c.p);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "domain")->valuestring, "pizzas");
+    const cJSON *aggs = cJSON_GetObjectItemCaseSensitive(root, "aggregates");
+    assert_int_equal(cJSON_GetArraySize(aggs), 1);
+    const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(aggs, 0), "commands");
+    assert_int_equal(cJSON_GetArraySize(cmds), 3);
+    const cJSON *totals = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    assert_true(cJSON_IsArray(totals));
+    assert_int_equal(cJSON_GetArraySize(totals), 1);
+    const cJSON *t = cJSON_GetArrayItem(totals, 0);
+    assert_true(json_number(t, "prefill") == 0);
+    assert_true(json_number(t, "commands_per_cycle") == 4);
+    assert_true(json_number(t, "commands_timed_per_run") == 4000);
+    assert_true(json_number(cJSON_GetObjectItemCaseSensitive(t, "aggregates"), "Order") == 1200);
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(t, "events");
+    assert_true(json_number(ev, "PizzaCreated") == 1200);
+    assert_true(json_number(ev, "ToppingAdded") == 2400);
+    assert_true(json_number(ev, "PizzaPurchased") == 1200);
+    const cJSON *targets = cJSON_GetObjectItemCaseSensitive(root, "targets");
+    assert_int_equal(cJSON_GetArraySize(targets), 5);
+    cJSON_Delete(root);
+    release(&c);
+}
+
+static void test_compile_plan_json_totals_per_prefill(void **state)
+{
+    compiled c = compile_file("specs/banking.yaml");
+    assert_compiled(&c);
+    /* the same plan with two prefill sizes: one totals entry each */
+    int64_t sizes[] = {0, 100};
+    int64_t *saved = c.p->work.prefill;
+    size_t nsaved = c.p->work.nprefill;
+    c.p->work.prefill = sizes;
+    c.p->work.nprefill = 2;
+    cJSON *root = plan_as_json(c.p);
+    c.p->work.prefill = saved;
+    c.p->work.nprefill = nsaved;
+    const cJSON *totals = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    assert_int_equal(cJSON_GetArraySize(totals), 2);
+    for (int i = 0; i < 2; i++) {
+        const cJSON *t = cJSON_GetArrayItem(totals, i);
+        double cycles = 1200 + (double)sizes[i];
+        assert_true(json_number(t, "prefill") == (double)sizes[i]);
+        const cJSON *ag = cJSON_GetObjectItemCaseSensitive(t, "aggregates");
+        assert_true(json_number(ag, "Customer") == 1);
+        assert_true(json_number(ag, "Account") == cycles);
+        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(t, "events");
+        assert_true(json_number(ev, "AccountCredited") == 2 * cycles);
+    }
+    cJSON_Delete(root);
+    release(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compile_pizzas_domain),
+        cmocka_unit_test(test_compile_pizzas_workload),
+        cmocka_unit_test(test_compile_banking_domain),
+        cmocka_unit_test(test_compile_library_policies_are_wired),
+        cmocka_unit_test(test_compile_inventory_reads_and_payload),
+        cmocka_unit_test(test_compile_totals_pizzas),
+        cmocka_unit_test(test_compile_totals_banking),
+        cmocka_unit_test(test_compile_totals_count_policy_commands),
+        cmocka_unit_test(test_compile_totals_skip_expected_refusals),
+        cmocka_unit_test(test_compile_template_parts_and_path),
+        cmocka_unit_test(test_compile_templates_at_depth_and_as_int),
+        cmocka_unit_test(test_compile_field_defaults),
+        cmocka_unit_test(test_compile_arguments_left_out_take_defaults),
+        cmocka_unit_test(test_compile_target_options),
+        cmocka_unit_test(test_compile_targets_default_to_memory),
+        cmocka_unit_test(test_compile_warns_on_no_warmup_and_one_run),
+        cmocka_unit_test(test_compile_error_leaves_no_plan),
+        cmocka_unit_test(test_compile_reports_independent_errors_together),
+        cmocka_unit_test(test_compile_plan_json_parses_and_has_totals),
+        cmocka_unit_test(test_compile_plan_json_totals_per_prefill),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
