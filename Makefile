@@ -4,7 +4,6 @@
 #               scratch PostgreSQL, run every test
 #   make bench  performance benchmarks (release build, tests/perf/)
 #   make lint   lint the bundled specs and check formatting
-#   make gate   (planned) compare against baselines/
 
 RELEASE := build/release
 ASAN    := build/asan
@@ -30,7 +29,7 @@ build-asan: deps
 
 run: build
 	@$(BENCH) lint $(SPECS) $(EXAMPLES)
-	@for s in $(SPECS); do $(BENCH) plan $$s || exit 1; done
+	@$(BENCH) run $(SPECS)
 
 test: build-asan
 	@scripts/pg-scratch.sh ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
