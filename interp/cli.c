@@ -23,6 +23,7 @@ static const char usage_top[] =
     "  plan     print the compiled plan of a spec for review\n"
     "  run      run specs against their targets and report the figures\n"
     "  targets  list the targets and whether each can run here\n"
+    "  serve    serve a spec's domain as a JSON-lines runtime on stdin/stdout\n"
     "\n"
     "Run 'bench COMMAND --help' for a command's options.\n";
 
@@ -207,6 +208,7 @@ static const command_entry commands[] = {
     {"plan", cli_plan},
     {"run", cli_run},
     {"targets", cli_targets},
+    {"serve", cli_serve},
 };
 
 static void print_version(void)

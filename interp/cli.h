@@ -23,6 +23,7 @@ int cli_lint(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_targets(int argc, char **argv);
+int cli_serve(int argc, char **argv); /* serve.c */
 
 /* Prints "bench COMMAND: message" to stderr and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -128,8 +128,9 @@ static int compile_pattern(cc *c, ty *t, const node *pat)
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
-        diag_add(c->d, DIAG_ERROR, pat->file, pat->line, pat->col + (int)off + (pat->quoted ? 1 : 0),
-                 "invalid pattern: %s", (const char *)msg);
+        int line, col;
+        node_locate(pat, (size_t)off, &line, &col);
+        diag_add(c->d, DIAG_ERROR, pat->file, line, col, "invalid pattern: %s", (const char *)msg);
         return -1;
     }
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT fails */
@@ -833,9 +834,11 @@ static int walk_policies(cc *c, const event_def *ev, const event_def **path, int
                           "policies form a cycle: %s", chain);
             return -1;
         }
-    if (depth >= POLICY_MAX_DEPTH) {
-        diag_error_at(c->d, ev->at, "policies chain deeper than %d starting from event '%s'",
-                      POLICY_MAX_DEPTH, path[0]->name);
+    /* a chain of POLICY_MAX_DEPTH policies is allowed; one more policy is not */
+    if (depth >= POLICY_MAX_DEPTH && ev->npolicies > 0) {
+        diag_error_at(c->d, ev->policies[0]->at,
+                      "policies chain deeper than %d starting from event '%s'", POLICY_MAX_DEPTH,
+                      path[0]->name);
         return -1;
     }
     path[depth] = ev;
@@ -894,7 +897,7 @@ static int compile_policies(cc *c, const node *list)
             if (p->policies[i].on == ev)
                 ev->policies[ev->npolicies++] = &p->policies[i];
     }
-    const event_def *path[POLICY_MAX_DEPTH + 1];
+    const event_def *path[POLICY_MAX_DEPTH + 2];
     for (size_t e = 0; rc == 0 && e < p->nevents; e++)
         if (walk_policies(c, &p->events[e], path, 0) < 0)
             rc = -1;

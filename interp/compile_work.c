@@ -40,9 +40,10 @@ static int parse_template(cc *c, const node *n, tmpl *t)
         if (!open)
             break;
         const char *close = memchr(open, '}', (size_t)(end - open));
-        int col = n->col + (n->quoted ? 1 : 0) + (int)utf8_length(n->text, (size_t)(open - n->text));
+        int line, col;
+        node_locate(n, (size_t)(open - n->text), &line, &col);
         if (!close) {
-            diag_add(c->d, DIAG_ERROR, n->file, n->line, col, "unterminated template '${'");
+            diag_add(c->d, DIAG_ERROR, n->file, line, col, "unterminated template '${'");
             return -1;
         }
         size_t vlen = (size_t)(close - open - 2);
@@ -51,7 +52,7 @@ static int parse_template(cc *c, const node *n, tmpl *t)
         else if (vlen == 3 && !memcmp(open + 2, "run", 3))
             parts[count++] = (tmpl_part){.var = TMPL_RUN};
         else {
-            diag_add(c->d, DIAG_ERROR, n->file, n->line, col,
+            diag_add(c->d, DIAG_ERROR, n->file, line, col,
                      "unknown template variable '${%.*s}'; the variables are ${n} and ${run}",
                      (int)vlen, open + 2);
             return -1;
@@ -397,9 +398,10 @@ static int target_options(cc *c, target_spec *t, const node *opts)
             t->verb_to[t->nverbs++] = v->pairs[i].value->text;
         }
     }
-    if (strchr(t->label, '.')) {
-        diag_error_at(c->d, node_get(opts, "label"), "a label cannot contain a dot: '%s'",
-                      t->label);
+    if (t->label[strcspn(t->label, ". \t")] || !t->label[0]) {
+        /* metric names are DOMAIN.LABEL.FIELD, and labels are table cells */
+        diag_error_at(c->d, node_get(opts, "label"),
+                      "a label cannot be empty or contain a dot or a space: '%s'", t->label);
         return -1;
     }
     return 0;

@@ -908,8 +908,9 @@ static const ty *check(cx *c, xnode *n, const ty *expected)
 
 /* ---- compiling ---- */
 
-static int compile(arena *a, const char *text, size_t len, const char *file, int line, int col,
-                   const expr_env *env, const ty *expected, const expr **out, diag_list *d)
+static int compile(arena *a, const char *text, size_t len, const node *at, const char *file,
+                   int line, int col, const expr_env *env, const ty *expected, const expr **out,
+                   diag_list *d)
 {
     static const expr_env no_env;
     cx c = {.a = a, .text = text, .len = (int)len, .env = env ? env : &no_env};
@@ -923,8 +924,11 @@ static int compile(arena *a, const char *text, size_t len, const char *file, int
     if (t && expected && !ty_compatible(expected, t))
         fail(&c, root->start, "expected %s, got %s", describe(expected, de), describe(t, dt));
     if (c.failed) {
-        int cp = (int)utf8_length(text, (size_t)c.err_off);
-        diag_add(d, DIAG_ERROR, file, line, col + cp, "%s", c.msg);
+        if (at) /* where the user wrote it, through YAML's folding and quoting */
+            node_locate(at, (size_t)c.err_off, &line, &col);
+        else
+            col += (int)utf8_length(text, (size_t)c.err_off);
+        diag_add(d, DIAG_ERROR, file, line, col, "%s", c.msg);
         return -1;
     }
     expr *e = arena_alloc(a, sizeof *e);
@@ -942,14 +946,13 @@ int expr_compile(arena *a, const node *n, const expr_env *env, const ty *expecte
         diag_error_at(d, n, "expected an expression, got %s", node_kind_name(n->kind));
         return -1;
     }
-    return compile(a, n->text, n->len, n->file, n->line, n->col + (n->quoted ? 1 : 0), env,
-                   expected, out, d);
+    return compile(a, n->text, n->len, n, n->file, n->line, n->col, env, expected, out, d);
 }
 
 int expr_compile_text(arena *a, const char *text, const char *file, int line, int col,
                       const expr_env *env, const ty *expected, const expr **out, diag_list *d)
 {
-    return compile(a, text, strlen(text), file, line, col, env, expected, out, d);
+    return compile(a, text, strlen(text), NULL, file, line, col, env, expected, out, d);
 }
 
 const ty *expr_type(const expr *e)

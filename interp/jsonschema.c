@@ -1404,7 +1404,8 @@ static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
     return ok;
 }
 
-/* x-message: the schema's author explains its failures better than we can. */
+/* x-message: the schema's author explains its failures better than we can.
+ * A "{value}" in it stands for the offending scalar, quoted as written. */
 static bool validate_with_message(jctx *c, const cJSON *s, const node *n, const char *message)
 {
     jerrs inner = {0}, *saved = c->errs;
@@ -1412,7 +1413,12 @@ static bool validate_with_message(jctx *c, const cJSON *s, const node *n, const 
     bool ok = validate_keywords(c, s, n);
     c->errs = saved;
     errs_free(&inner);
-    return ok || fail(c, n, "%s", message);
+    if (ok)
+        return true;
+    const char *hole = strstr(message, "{value}");
+    if (!hole || n->kind == NODE_MAP || n->kind == NODE_SEQ)
+        return fail(c, n, "%s", message);
+    return fail(c, n, "%.*s'%.60s'%s", (int)(hole - message), message, n->text, hole + 7);
 }
 
 static bool validate(jctx *c, const cJSON *s, const node *n)

@@ -113,6 +113,7 @@ static node *new_node(loader *L, node_kind kind, yaml_mark_t mark)
     n->line = (int)mark.line + 1;
     n->col = (int)mark.column + 1;
     n->text = "";
+    n->source = L->dc->source;
     return n;
 }
 
@@ -127,6 +128,13 @@ static int resolve_scalar(loader *L, node *n, const yaml_event_t *ev)
     bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     const yaml_char_t *tag = ev->data.scalar.tag;
     n->quoted = !plain;
+    switch (ev->data.scalar.style) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = 's'; break;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = 'd'; break;
+    case YAML_LITERAL_SCALAR_STYLE:
+    case YAML_FOLDED_SCALAR_STYLE: n->style = 'b'; break;
+    default: n->style = 'p';
+    }
     n->kind = NODE_STRING;
     if (tag_is(tag, YAML_STR_TAG) || (!plain && !tag))
         return 0;
@@ -157,20 +165,57 @@ static int resolve_scalar(loader *L, node *n, const yaml_event_t *ev)
     return 0;
 }
 
+static uint64_t key_hash(const node *k)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < k->len; i++)
+        h = (h ^ (unsigned char)k->text[i]) * 0x100000001b3u;
+    return h;
+}
+
+static bool same_key(const node *a, const node *b)
+{
+    return a->len == b->len && !memcmp(a->text, b->text, a->len);
+}
+
+static int duplicate(loader *L, const node *k, const node *prev)
+{
+    diag_error_at(L->d, k, "duplicate key '%s' (first at line %d, column %d)", k->text, prev->line,
+                  prev->col);
+    return -1;
+}
+
+/* libyaml accepts duplicate keys; a spec must not. Small mappings compare
+ * pairwise; large ones use a hash set, so a huge flat mapping stays linear. */
 static int check_duplicates(loader *L, const frame *fr)
 {
-    for (size_t i = 2; i < fr->count; i += 2) {
-        const node *k = fr->kids[i];
-        for (size_t j = 0; j < i; j += 2) {
-            const node *prev = fr->kids[j];
-            if (prev->len == k->len && !memcmp(prev->text, k->text, k->len)) {
-                diag_error_at(L->d, k, "duplicate key '%s' (first at line %d, column %d)",
-                              k->text, prev->line, prev->col);
-                return -1;
-            }
-        }
+    size_t n = fr->count / 2;
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (same_key(fr->kids[2 * j], fr->kids[2 * i]))
+                    return duplicate(L, fr->kids[2 * i], fr->kids[2 * j]);
+        return 0;
     }
-    return 0;
+    size_t cap = 32;
+    while (cap < 2 * n)
+        cap *= 2;
+    const node **set = calloc(cap, sizeof *set);
+    if (!set)
+        abort();
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const node *k = fr->kids[2 * i];
+        size_t h = (size_t)key_hash(k) & (cap - 1);
+        while (set[h] && !same_key(set[h], k))
+            h = (h + 1) & (cap - 1);
+        if (set[h])
+            rc = duplicate(L, k, set[h]);
+        else
+            set[h] = k;
+    }
+    free(set);
+    return rc;
 }
 
 static int add_child(loader *L, node *n)
@@ -271,7 +316,24 @@ static void syntax_error(loader *L, const yaml_parser_t *p)
     yaml_mark_t m = p->problem_mark;
     const char *problem = p->problem ? p->problem : "invalid YAML";
     if (p->error == YAML_READER_ERROR) {
-        diag_add(L->d, DIAG_ERROR, L->dc->path, 1, 1, "the file is not valid UTF-8 text (%s)",
+        /* the reader reports a byte offset, not a mark */
+        int line = 1, col = 1;
+        size_t at = p->problem_offset < L->dc->len ? p->problem_offset : L->dc->len;
+        const unsigned char *src = (const unsigned char *)L->dc->source;
+        if (strstr(problem, "trailing")) { /* point at the sequence the bad byte ends */
+            while (at > 0 && (src[at - 1] & 0xC0) == 0x80)
+                at--;
+            if (at > 0 && src[at - 1] >= 0xC0)
+                at--;
+        }
+        for (size_t i = 0; i < at; i++) {
+            unsigned char ch = (unsigned char)L->dc->source[i];
+            if (ch == '\n')
+                line++, col = 1;
+            else if ((ch & 0xC0) != 0x80)
+                col++;
+        }
+        diag_add(L->d, DIAG_ERROR, L->dc->path, line, col, "the file is not valid UTF-8 text (%s)",
                  problem);
         return;
     }

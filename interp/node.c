@@ -39,3 +39,74 @@ bool node_is_str(const node *n, const char *s)
 {
     return n && n->kind == NODE_STRING && strlen(s) == n->len && memcmp(n->text, s, n->len) == 0;
 }
+
+static size_t utf8_seq_len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3 : c >> 3 == 30 ? 4 : 1;
+}
+
+/* Length in the source of one escape sequence of a double-quoted scalar. */
+static size_t escape_len(const char *p)
+{
+    switch (p[1]) {
+    case 'x': return 4;
+    case 'u': return 6;
+    case 'U': return 10;
+    case '\0': return 1;
+    default: return 2;
+    }
+}
+
+static int code_points(const char *s, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+void node_locate(const node *n, size_t offset, int *line, int *col)
+{
+    *line = n->line;
+    *col = n->col + (n->quoted ? 1 : 0);
+    if (!n->source || n->style == 'b') {
+        *col += code_points(n->text, offset < n->len ? offset : n->len);
+        return;
+    }
+    const char *p = n->source;
+    for (int l = 1; l < n->line && *p; p++)
+        if (*p == '\n')
+            l++;
+    for (int c = 1; c < n->col && *p && *p != '\n'; c++)
+        p += utf8_seq_len((unsigned char)*p);
+    if (n->quoted && *p)
+        p++;
+    size_t i = 0;
+    while (i < offset && i < n->len && *p) {
+        char v = n->text[i];
+        bool blank = *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
+        if (blank && (v != *p || *p == '\n')) {
+            /* line folding: a run of blanks and line breaks became one space or newline */
+            while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+                if (*p == '\n')
+                    ++*line, *col = 0;
+                ++*col, p++;
+            }
+            if (v == ' ' || v == '\n')
+                i++;
+            continue;
+        }
+        size_t val = utf8_seq_len((unsigned char)v);
+        size_t esc = 0; /* source bytes of a quoting sequence standing for one character */
+        if (n->style == 's' && p[0] == '\'' && p[1] == '\'')
+            esc = 2;
+        else if (n->style == 'd' && *p == '\\')
+            esc = escape_len(p);
+        if (esc) {
+            p += esc, *col += (int)esc;
+        } else {
+            p += utf8_seq_len((unsigned char)*p), ++*col;
+        }
+        i += val;
+    }
+}

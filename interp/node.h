@@ -31,6 +31,8 @@ struct node {
     const char *file; /* lent: owned by the document */
     int line, col;    /* 1-based position of the node's first character */
     bool quoted;      /* the scalar was single- or double-quoted in YAML */
+    char style;       /* scalars: 'p' plain, 's' single-quoted, 'd' double-quoted, 'b' block */
+    const char *source; /* the whole document, for node_locate; NULL if not loaded from text */
     const char *text; /* scalar source text, NUL-terminated ("" for collections) */
     size_t len;       /* bytes of text (may contain NUL for quoted scalars) */
     union {
@@ -49,6 +51,11 @@ node *node_get(const node *map, const char *key);
 const node_pair *node_get_pair(const node *map, const char *key);
 /* "mapping", "sequence", "string", "integer", "number", "boolean", "null". */
 const char *node_kind_name(node_kind kind);
+/* The source position (1-based line and column in code points) of byte
+ * `offset` of a scalar's text, following YAML's line folding and quoting so
+ * that an error inside a multi-line or quoted scalar points where the user
+ * wrote it. Without a source it falls back to the node's line. */
+void node_locate(const node *n, size_t offset, int *line, int *col);
 /* True for NODE_STRING with exactly the text s. */
 bool node_is_str(const node *n, const char *s);
 

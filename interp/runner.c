@@ -131,6 +131,13 @@ static step_inst *insts_new(arena *a, const step *steps, size_t n)
 
 /* ---- one run ---- */
 
+/* A dispatch outside the timed pass: prepare and dispatch together. */
+static int untimed_dispatch(target *t, const step_inst *si)
+{
+    int rc = target_prepare(t, si->st->cmd, &si->args);
+    return rc == TARGET_OK ? target_dispatch(t, si->st->cmd, &si->args) : rc;
+}
+
 static void fail_step(run_state *rs, const step_inst *si, const char *phase, int64_t n,
                       const char *what)
 {
@@ -169,7 +176,7 @@ static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const ch
         for (size_t s = 0; s < rs->p->work.ncycle; s++) {
             step_inst *si = &rs->cycle[s];
             inst_expand(si, n, rs->run);
-            int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+            int rc = untimed_dispatch(rs->t, si);
             if (check_outcome(rs, si, rc, phase, (int64_t)n) < 0)
                 return -1;
         }
@@ -181,7 +188,7 @@ static int run_setup(run_state *rs)
 {
     for (size_t s = 0; s < rs->p->work.nsetup; s++) {
         step_inst *si = &rs->setup[s];
-        int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+        int rc = untimed_dispatch(rs->t, si);
         if (check_outcome(rs, si, rc, "setup", -1) < 0)
             return -1;
     }
@@ -222,6 +229,8 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
         for (size_t s = 0; s < w->ncycle; s++) {
             step_inst *si = &rs->cycle[s];
             inst_expand(si, n, rs->run);
+            if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK)
+                return check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
             uint64_t t0 = now_ns();
             int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
             uint64_t t1 = now_ns();
@@ -234,7 +243,8 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             if (rc != TARGET_OK || si->st->expect_refused) {
                 if (check_outcome(rs, si, rc, "timed", (int64_t)n) < 0)
                     return -1;
-                rs->verb_refused[si->verb]++;
+                if (rc == TARGET_REFUSED) /* null accepts them: not refused */
+                    rs->verb_refused[si->verb]++;
             }
             if (pg.on && t1 >= pg.next) {
                 progress_line(rs, k * w->ncycle + s + 1);
@@ -258,6 +268,7 @@ static int verify(run_state *rs, target_result *tr)
     if (rc == TARGET_UNSUPPORTED) {
         tr->verify = VERIFY_NA;
     } else if (rc != TARGET_OK) {
+        tr->verify = VERIFY_FAIL;
         snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run, rs->t->message);
         out = -1;
     } else {
@@ -431,6 +442,11 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
 
 /* ---- the whole invocation ---- */
 
+static const target_driver *driver_of(const run_options *o, const char *name)
+{
+    return o->driver_for ? o->driver_for(name) : target_find(name);
+}
+
 static bool wanted(const run_options *o, const target_spec *ts)
 {
     if (!o->only)
@@ -517,7 +533,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
         if (!o->quiet)
             fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
                     sl->tr->reason);
-    } else {
+    } else if (rc == 0) { /* an interrupted run did not finish: no line */
         progress_run(o, &rs, sl->tr, runs);
     }
     state_free(&rs);
@@ -568,7 +584,7 @@ static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
         bool listed = false;
         for (size_t t = 0; t < *n && !listed; t++)
             listed = !strcmp(all[t].label, o->only[i]) || !strcmp(all[t].name, o->only[i]);
-        const target_driver *drv = target_find(o->only[i]);
+        const target_driver *drv = driver_of(o, o->only[i]);
         if (!listed && drv)
             all[(*n)++] = (target_spec){.name = drv->name, .label = drv->name};
     }
@@ -588,7 +604,7 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
             if (!wanted(o, ts))
                 continue;
             slot *sl = &out[n++];
-            *sl = (slot){.p = p, .ts = ts, .drv = target_find(ts->name), .prefill = prefill[k]};
+            *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts->name), .prefill = prefill[k]};
             char why[1024] = "";
             if (!sl->drv)
                 snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
@@ -698,7 +714,7 @@ int runner_dry_run(const plan *p, diag_list *d)
     }
     const step_inst *bad = NULL;
     for (size_t s = 0; s < p->work.nsetup && !bad; s++) {
-        int rc = target_dispatch(rs.t, rs.setup[s].st->cmd, &rs.setup[s].args);
+        int rc = untimed_dispatch(rs.t, &rs.setup[s]);
         if (check_outcome(&rs, &rs.setup[s], rc, "setup", -1) < 0)
             bad = &rs.setup[s];
     }
@@ -706,7 +722,7 @@ int runner_dry_run(const plan *p, diag_list *d)
         for (size_t s = 0; s < p->work.ncycle && !bad; s++) {
             step_inst *si = &rs.cycle[s];
             inst_expand(si, n, 1);
-            int rc = target_dispatch(rs.t, si->st->cmd, &si->args);
+            int rc = untimed_dispatch(rs.t, si);
             if (check_outcome(&rs, si, rc, "cycle", (int64_t)n) < 0) {
                 bad = si;
                 snprintf(err, sizeof err, "in cycle %" PRIu64 ", %.900s", n,

@@ -23,6 +23,10 @@ typedef struct run_options {
     bool quiet;               /* no progress lines */
     double progress_seconds;  /* > 0: a progress line every so often, as pgbench -P */
     uint64_t floor_cycles;    /* cycles of the harness-floor null pass (0: none) */
+    /* Finds the driver for a spec's target name; NULL: target_find. A seam for
+     * tests (a fake target that counts calls); the harness floor and lint's
+     * dry run always use the built-in null and memory drivers. */
+    const struct target_driver *(*driver_for)(const char *name);
 } run_options;
 
 /* Set by the SIGINT handler; the runner stops at the next cycle boundary. */

@@ -25,8 +25,42 @@ struct runtime {
     const plan *p;
     store *s;
     arena scratch; /* per dispatch; reset at the start of the next one */
+    /* per command index, per read: its key reads only arguments, so a store
+     * with prefetch can fetch it before the command's record is loaded */
+    bool **arg_only;
+    bool conflict;     /* the dispatch's create was refused as already existing */
+    bool args_checked; /* the dispatched command's arguments passed their checks */
     char message[RUNTIME_MESSAGE_MAX];
 };
+
+static void note_scope(void *ctx, expr_scope scope, int alias, const char *path)
+{
+    if (scope != SCOPE_ARG)
+        *(bool *)ctx = false;
+}
+
+/* Which reads of each command have keys computed from arguments alone. */
+static int find_arg_only_reads(runtime *rt)
+{
+    const plan *p = rt->p;
+    rt->arg_only = calloc(p->ncommands ? p->ncommands : 1, sizeof *rt->arg_only);
+    if (!rt->arg_only)
+        return -1;
+    for (size_t c = 0; c < p->ncommands; c++) {
+        const command *cmd = p->commands[c];
+        if (!cmd->nreads)
+            continue;
+        bool *flags = calloc(cmd->nreads, sizeof *flags);
+        if (!flags)
+            return -1;
+        for (size_t i = 0; i < cmd->nreads; i++) {
+            flags[i] = true;
+            expr_visit_names(cmd->reads[i].key, note_scope, &flags[i]);
+        }
+        rt->arg_only[cmd->index] = flags;
+    }
+    return 0;
+}
 
 int runtime_new(const plan *p, store *s, runtime **out)
 {
@@ -36,6 +70,10 @@ int runtime_new(const plan *p, store *s, runtime **out)
         return -1;
     rt->p = p;
     rt->s = s;
+    if (s->ops->prefetch && find_arg_only_reads(rt) < 0) {
+        runtime_free(rt);
+        return -1;
+    }
     *out = rt;
     return 0;
 }
@@ -44,6 +82,9 @@ void runtime_free(runtime *rt)
 {
     if (!rt)
         return;
+    for (size_t c = 0; rt->arg_only && c < rt->p->ncommands; c++)
+        free(rt->arg_only[c]);
+    free(rt->arg_only);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -219,6 +260,35 @@ static runtime_status apply_effects(runtime *rt, const command *cmd, const value
 
 static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth);
 
+static runtime_status already_exists(runtime *rt, const command *cmd, const value *key)
+{
+    char kb[256];
+    rt->conflict = true;
+    return refuse(rt, cmd, "%s %s already exists", cmd->agg->name, key_text(key, kb, sizeof kb));
+}
+
+/* Tells a store with prefetch which records this command will load before
+ * its guards: its own (unless the store checks the create itself) and every
+ * read whose key comes from the arguments alone. A key that does not
+ * evaluate is left for load_reads to refuse. */
+static runtime_status prefetch(runtime *rt, const command *cmd, const value *args,
+                               const value *key, bool load_self)
+{
+    store *s = rt->s;
+    if (load_self && s->ops->prefetch(s, cmd->agg, key) < 0)
+        return store_failed(rt, cmd);
+    const bool *arg_only = rt->arg_only[cmd->index];
+    expr_ctx ctx = {.args = args};
+    for (size_t i = 0; i < cmd->nreads; i++) {
+        value k;
+        if (!arg_only[i] || expr_eval(cmd->reads[i].key, &ctx, &k) != EXPR_OK)
+            continue;
+        if (s->ops->prefetch(s, cmd->reads[i].agg, &k) < 0)
+            return store_failed(rt, cmd);
+    }
+    return RUNTIME_OK;
+}
+
 /* Runs the policies of the event just appended, each in this dispatch. */
 static runtime_status run_policies(runtime *rt, const command *cmd, const value *payload, int depth)
 {
@@ -266,17 +336,24 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     char why[RUNTIME_WHY_MAX];
     if (value_check(cmd->params, args, "", why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
+    if (depth == 0)
+        rt->args_checked = true;
 
     const aggregate *agg = cmd->agg;
     const value *key = &args->u.items[cmd->identity_param];
+    /* the dispatched command's create is checked by the store's insert */
+    bool deferred = cmd->creates && depth == 0 && rt->s->ops->checks_creates;
+    if (rt->s->ops->prefetch) {
+        runtime_status st = prefetch(rt, cmd, args, key, !deferred);
+        if (st != RUNTIME_OK)
+            return st;
+    }
     value old;
-    int rc = rt->s->ops->load(rt->s, agg, key, &old);
+    int rc = deferred ? 0 : rt->s->ops->load(rt->s, agg, key, &old);
     if (rc < 0)
         return store_failed(rt, cmd);
-    if (cmd->creates && rc == 1) {
-        char kb[256];
-        return refuse(rt, cmd, "%s %s already exists", agg->name, key_text(key, kb, sizeof kb));
-    }
+    if (cmd->creates && rc == 1)
+        return already_exists(rt, cmd, key);
     if (!cmd->creates && rc == 0) {
         char kb[256];
         return refuse(rt, cmd, "%s %s does not exist", agg->name, key_text(key, kb, sizeof kb));
@@ -303,27 +380,50 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (st != RUNTIME_OK)
         return st;
 
-    if (rt->s->ops->save(rt->s, agg, key, &next, cmd->creates) < 0)
+    rc = rt->s->ops->save(rt->s, agg, key, &next, cmd->creates);
+    if (rc == STORE_CONFLICT && deferred)
+        return already_exists(rt, cmd, key);
+    if (rc != 0)
         return store_failed(rt, cmd);
     if (!cmd->event)
         return RUNTIME_OK;
     return emit(rt, cmd, args, key, &post, depth);
 }
 
+/* A create the store checks itself was refused for another reason: the
+ * memory runtime would have refused it first as already existing, so say
+ * that when the committed store holds the identity. */
+static runtime_status recheck_create(runtime *rt, const command *cmd, const value *args)
+{
+    const value *key = &args->u.items[cmd->identity_param];
+    value found;
+    int rc = rt->s->ops->load(rt->s, cmd->agg, key, &found);
+    if (rc < 0)
+        return store_failed(rt, cmd);
+    return rc == 1 ? already_exists(rt, cmd, key) : RUNTIME_REFUSED;
+}
+
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args)
 {
     arena_reset(&rt->scratch);
     rt->message[0] = '\0';
+    rt->conflict = rt->args_checked = false;
     store *s = rt->s;
     if (s->ops->begin(s) < 0)
         return store_failed(rt, cmd);
     runtime_status st = execute(rt, cmd, args, 0);
     if (st == RUNTIME_OK) {
-        if (s->ops->commit(s) == 0)
+        int rc = s->ops->commit(s);
+        if (rc == 0)
             return RUNTIME_OK;
-        st = store_failed(rt, cmd);
+        st = rc == STORE_CONFLICT && cmd->creates && s->ops->checks_creates
+                 ? already_exists(rt, cmd, &args->u.items[cmd->identity_param])
+                 : store_failed(rt, cmd);
     }
     if (s->ops->rollback(s) < 0 && st == RUNTIME_REFUSED)
         return store_failed(rt, cmd);
+    if (st == RUNTIME_REFUSED && cmd->creates && s->ops->checks_creates && rt->args_checked &&
+        !rt->conflict)
+        return recheck_create(rt, cmd, args);
     return st;
 }

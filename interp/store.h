@@ -1,14 +1,24 @@
 /* store.h: where the runtime keeps records and events. The memory target
  * implements it in process; sqlite and postgres on their engines. Every
- * call happens inside one dispatch, between begin and commit or rollback.
+ * call happens inside one dispatch, between begin and commit or rollback
+ * (load may also be called outside one: it reads what is committed).
  * Values handed to a store are lent: a store copies what it keeps. Values a
- * store hands back stay valid until the next commit or rollback. */
+ * store hands back stay valid until the next commit or rollback.
+ *
+ * Two optional members let a store that talks to a server batch its round
+ * trips (see the postgres target); a store that leaves them unset (memory)
+ * is driven exactly as before. */
 #ifndef BENCH_STORE_H
 #define BENCH_STORE_H
 
 #include "plan.h"
 
 typedef struct store store;
+
+/* save and commit of a store that sets checks_creates return this when a
+ * created record's identity already exists; nothing of the transaction is
+ * kept, and the caller rolls back as after a refusal. */
+enum { STORE_CONFLICT = 1 };
 
 typedef struct store_ops {
     int (*begin)(store *s);
@@ -23,6 +33,15 @@ typedef struct store_ops {
     int (*rollback)(store *s);
     /* Counts for verify, indexed like the plan's aggregates and events. */
     int (*count)(store *s, uint64_t *aggs, uint64_t *events);
+    /* Optional (NULL): a hint, inside a transaction, that load(agg, key)
+     * follows, so that the store can fetch it together with the other
+     * hinted reads in one round trip. Returns 0, or -1 on error. */
+    int (*prefetch)(store *s, const aggregate *agg, const value *key);
+    /* True when the store checks a created identity itself, with its write
+     * (an INSERT that the primary key refuses): the runtime then does not
+     * load the record of a dispatched creates command first, and save or
+     * commit returns STORE_CONFLICT when the identity exists. */
+    bool checks_creates;
 } store_ops;
 
 struct store {

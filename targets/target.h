@@ -45,6 +45,12 @@ struct target_driver {
      * returns TARGET_ERROR with the reason in err and *out NULL. */
     int (*open)(const plan *p, const target_spec *spec, int run, target **out, char *err,
                 size_t size);
+    /* Optional (NULL): called before the first clock read with the command
+     * about to be dispatched, for work that is the harness's and not the
+     * target's (e.g. encoding the request line of a process target). The
+     * dispatch that follows gets the same cmd and args. Returns TARGET_OK
+     * or TARGET_ERROR. */
+    int (*prepare)(target *t, const command *cmd, const value *args);
     /* Carries out one command. Between the runner's two clock reads: all the
      * target's own work happens here. */
     int (*dispatch)(target *t, const command *cmd, const value *args);
@@ -69,6 +75,11 @@ const target_driver *const *target_all(size_t *n);
 static inline int target_dispatch(target *t, const command *cmd, const value *args)
 {
     return t->driver->dispatch(t, cmd, args);
+}
+
+static inline int target_prepare(target *t, const command *cmd, const value *args)
+{
+    return t->driver->prepare ? t->driver->prepare(t, cmd, args) : TARGET_OK;
 }
 
 /* TARGET_UNSUPPORTED when the driver cannot count (verify is then n/a). */

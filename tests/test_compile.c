@@ -23,10 +23,10 @@
 /* ---- helpers ---- */
 
 typedef struct compiled {
-    doc *dc;  /* the caller's until plan_compile succeeds */
-    plan *p;  /* NULL when anything failed */
+    doc *dc; /* the caller's until plan_compile succeeds */
+    plan *p; /* NULL when anything failed */
     diag_list d;
-    int rc;   /* 0, or -1 when loading, the schema or the compiler refused */
+    int rc; /* 0, or -1 when loading, the schema or the compiler refused */
 } compiled;
 
 static compiled compile_named(const char *name, const char *yaml, size_t len)
@@ -144,7 +144,7 @@ static uint64_t warm_plus_iter(const plan *p)
     "spec: 1\n"                                                                                    \
     "domain: shop\n"                                                                               \
     "types:\n"                                                                                     \
-    "  Person: {fields: {given: string, family: string}}\n"                                       \
+    "  Person: {fields: {given: string, family: string}}\n"                                        \
     "aggregates:\n"                                                                                \
     "  Cart:\n"                                                                                    \
     "    identity: id\n"                                                                           \
@@ -243,8 +243,8 @@ static void test_compile_pizzas_workload(void **state)
     const workload *w = &c.p->work;
     assert_int_equal(w->nsetup, 0);
     assert_int_equal(w->ncycle, 4);
-    static const char *const verbs[] = {"Order.CreatePizza", "Order.AddTopping",
-                                        "Order.AddTopping", "Order.Purchase"};
+    static const char *const verbs[] = {"Order.CreatePizza", "Order.AddTopping", "Order.AddTopping",
+                                        "Order.Purchase"};
     for (size_t i = 0; i < 4; i++) {
         assert_string_equal(w->cycle[i].cmd->verb, verbs[i]);
         assert_false(w->cycle[i].expect_refused);
@@ -319,7 +319,15 @@ static void test_compile_banking_domain(void **state)
     for (size_t i = 0; i < 4; i++)
         assert_string_equal(p->events[i].name, events[i]);
     static const char *const debited[] = {"number", "amount", "narrative"};
-    assert_fields(event_named(p, "AccountDebited")->payload, debited, 3);
+    const ty *pt = event_named(p, "AccountDebited")->payload;
+    assert_fields(pt, debited, 3);
+    assert_int_equal(pt->fields[0].type->kind, TY_STRING);
+    assert_int_equal(pt->fields[1].type->kind, TY_INT);
+    assert_string_equal(pt->fields[1].type->name, "Cents");
+    assert_int_equal(pt->fields[2].type->kind, TY_STRING);
+    static const char *const opened[] = {"number", "customer", "kind", "daily_limit"};
+    assert_fields(event_named(p, "AccountOpened")->payload, opened, 4);
+    assert_int_equal(event_named(p, "AccountOpened")->payload->fields[2].type->kind, TY_ENUM);
 
     assert_int_equal(p->work.nsetup, 1);
     const step *reg = &p->work.setup[0];
@@ -402,6 +410,12 @@ static void test_compile_totals_pizzas(void **state)
         assert_int_equal(events, 4 * cycles);
         assert_int_equal(t.events[event_index(p, "ToppingAdded")], 2 * cycles);
     }
+    /* flags may override warmup and iterations: the totals follow */
+    plan_totals t;
+    plan_totals_for(p, 0, 0, 10, &t);
+    assert_int_equal(t.commands_timed, 40);
+    assert_int_equal(t.aggregates[0], 10);
+    assert_int_equal(t.events[event_index(p, "ToppingAdded")], 20);
     release(&c);
 }
 
@@ -440,8 +454,8 @@ static void test_compile_totals_count_policy_commands(void **state)
         assert_int_equal(t.aggregates[agg_named(p, "Copy")->index], cycles);
         assert_int_equal(t.events[event_index(p, "MemberJoined")], 1);
         assert_int_equal(t.events[event_index(p, "CopyLent")], cycles);
-        assert_int_equal(t.events[event_index(p, "LoanCounted")], cycles);     /* by a policy */
-        assert_int_equal(t.events[event_index(p, "ReturnCounted")], cycles);   /* by a policy */
+        assert_int_equal(t.events[event_index(p, "LoanCounted")], cycles);   /* by a policy */
+        assert_int_equal(t.events[event_index(p, "ReturnCounted")], cycles); /* by a policy */
     }
     release(&c);
 }

@@ -116,9 +116,8 @@ static void load_case(case_file *c)
     }
     header_value(text, "# expect: ", c->expect, sizeof c->expect);
     char exit_text[32];
-    c->exit_status = header_value(text, "# expect-exit: ", exit_text, sizeof exit_text)
-                         ? atoi(exit_text)
-                         : 1;
+    c->exit_status =
+        header_value(text, "# expect-exit: ", exit_text, sizeof exit_text) ? atoi(exit_text) : 1;
     c->pending[0] = '\0';
     header_value(text, "# pending: ", c->pending, sizeof c->pending);
     free(text);

@@ -58,9 +58,9 @@ typedef struct scalar_case {
     const char *yaml; /* the value as written after "v: " */
     node_kind kind;
     bool quoted;
-    int64_t i;   /* for NODE_INT */
-    double f;    /* for NODE_FLOAT (NAN: a NaN) */
-    bool b;      /* for NODE_BOOL */
+    int64_t i; /* for NODE_INT */
+    double f;  /* for NODE_FLOAT (NAN: a NaN) */
+    bool b;    /* for NODE_BOOL */
     const char *text;
 } scalar_case;
 
@@ -424,8 +424,8 @@ static void test_load_syntax_errors_have_a_position(void **state)
         assert_int_equal(l.rc, LOAD_INVALID);
         assert_non_null(l.dc); /* kept for caret lines */
         assert_int_equal(l.d.count, 1);
-        if (strcmp(l.d.items[0].message, cases[i].msg) != 0 ||
-            l.d.items[0].line != cases[i].line || l.d.items[0].col != cases[i].col)
+        if (strcmp(l.d.items[0].message, cases[i].msg) != 0 || l.d.items[0].line != cases[i].line ||
+            l.d.items[0].col != cases[i].col)
             fail_msg("case %zu: got %d:%d: %s", i, l.d.items[0].line, l.d.items[0].col,
                      l.d.items[0].message);
         unload(&l);

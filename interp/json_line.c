@@ -1,0 +1,777 @@
+/* json_line.c: the protocol's JSON, encoded and decoded against the plan's
+ * types in one pass, with no DOM. The decoder mirrors the compiler's rules
+ * for constant arguments (compile_work.c): unknown fields and missing
+ * required ones are refused, an absent list is [], an absent field with a
+ * default takes it. */
+#include "json_line.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { JSON_MAX_DEPTH = 64 };
+
+/* ---- buffers ---- */
+
+void jbuf_reserve(jbuf *b, size_t more)
+{
+    if (b->cap - b->len >= more)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < more)
+        cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+        fputs("bench: out of memory\n", stderr);
+        abort();
+    }
+    b->data = d;
+    b->cap = cap;
+}
+
+void jbuf_put(jbuf *b, const char *s, size_t n)
+{
+    jbuf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+void jbuf_puts(jbuf *b, const char *s)
+{
+    jbuf_put(b, s, strlen(s));
+}
+
+void jbuf_free(jbuf *b)
+{
+    free(b->data);
+    *b = (jbuf){0};
+}
+
+/* ---- encoding ---- */
+
+void json_put_string(jbuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    jbuf_reserve(b, n + 2);
+    b->data[b->len++] = '"';
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+            run++;
+        jbuf_put(b, s + i, run - i);
+        if (run == n)
+            break;
+        unsigned char ch = (unsigned char)s[run];
+        char esc[6] = {'\\', 0};
+        size_t len = 2;
+        switch (ch) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[ch >> 4];
+            esc[5] = hex[ch & 15];
+            len = 6;
+        }
+        jbuf_put(b, esc, len);
+        i = run + 1;
+    }
+    jbuf_putc(b, '"');
+}
+
+static void put_int(jbuf *b, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[sizeof tmp - ++n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[sizeof tmp - ++n] = '-';
+    jbuf_put(b, tmp + sizeof tmp - n, n);
+}
+
+void json_put_value(jbuf *b, const ty *t, const value *v)
+{
+    switch (v->kind) {
+    case VAL_NONE: jbuf_put(b, "null", 4); return;
+    case VAL_INT: put_int(b, v->u.i); return;
+    case VAL_BOOL: v->u.b ? jbuf_put(b, "true", 4) : jbuf_put(b, "false", 5); return;
+    case VAL_ENUM: {
+        const char *name = t->values[v->u.e];
+        json_put_string(b, name, strlen(name));
+        return;
+    }
+    case VAL_STRING: json_put_string(b, v->u.s, v->len); return;
+    case VAL_STRUCT: {
+        jbuf_putc(b, '{');
+        bool first = true;
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (v->u.items[i].kind == VAL_NONE)
+                continue;
+            /* field names are identifiers: nothing to escape */
+            const char *name = t->fields[i].name;
+            size_t len = strlen(name);
+            jbuf_reserve(b, len + 4);
+            if (!first)
+                b->data[b->len++] = ',';
+            b->data[b->len++] = '"';
+            memcpy(b->data + b->len, name, len);
+            b->len += len;
+            b->data[b->len++] = '"';
+            b->data[b->len++] = ':';
+            json_put_value(b, t->fields[i].type, &v->u.items[i]);
+            first = false;
+        }
+        jbuf_putc(b, '}');
+        return;
+    }
+    case VAL_LIST:
+        jbuf_putc(b, '[');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i)
+                jbuf_putc(b, ',');
+            json_put_value(b, t->elem, &v->u.items[i]);
+        }
+        jbuf_putc(b, ']');
+        return;
+    }
+}
+
+/* ---- decoding ---- */
+
+typedef struct jd {
+    const char *p, *end;
+    arena *a; /* NULL: strings are checked but not unescaped */
+    char *why;
+    size_t size;
+} jd;
+
+static int fail(jd *d, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(jd *d, const char *what, const char *fmt, ...)
+{
+    int n = *what ? snprintf(d->why, d->size, "%s: ", what) : 0;
+    if (n < 0 || (size_t)n >= d->size)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->why + n, d->size - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void ws(jd *d)
+{
+    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\r' || *d->p == '\n'))
+        d->p++;
+}
+
+static const char *found(const jd *d)
+{
+    if (d->p >= d->end)
+        return "the end of the line";
+    switch (*d->p) {
+    case '"': return "a string";
+    case '{': return "an object";
+    case '[': return "an array";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default:
+        return *d->p == '-' || (*d->p >= '0' && *d->p <= '9') ? "a number"
+                                                               : "something that is not JSON";
+    }
+}
+
+static bool literal(jd *d, const char *word, size_t n)
+{
+    if ((size_t)(d->end - d->p) < n || memcmp(d->p, word, n) != 0)
+        return false;
+    d->p += n;
+    return true;
+}
+
+static int hex4(const char *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (uint32_t)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* A string at d->p ('"'). Without escapes *s points into the input;
+ * otherwise into d->a (or nowhere when d->a is NULL: a check only). */
+static int string(jd *d, const char *what, const char **s, uint32_t *len)
+{
+    const char *start = d->p + 1, *p = start;
+    while (p < d->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    if (p < d->end && *p == '"') {
+        *s = start;
+        *len = (uint32_t)(p - start);
+        d->p = p + 1;
+        return 0;
+    }
+    /* escapes: find the end first, so the copy is sized by this string */
+    const char *q = p;
+    while (q < d->end && *q != '"') {
+        if ((unsigned char)*q < 0x20)
+            return fail(d, what, "a control character inside a string");
+        q += *q == '\\' ? 2 : 1;
+    }
+    if (q >= d->end)
+        return fail(d, what, "a string that does not end");
+    char *out = d->a ? arena_alloc(d->a, (size_t)(q - start) + 1) : NULL;
+    char scratch[4];
+    size_t n = 0;
+    for (p = start; p < q;) {
+        if (*p != '\\') {
+            if (out)
+                out[n] = *p;
+            n++, p++;
+            continue;
+        }
+        char e = p[1];
+        const char *simple = strchr("\"\\/bfnrt", e);
+        if (e && simple) {
+            static const char to[] = "\"\\/\b\f\n\r\t";
+            if (out)
+                out[n] = to[simple - "\"\\/bfnrt"];
+            n++, p += 2;
+            continue;
+        }
+        uint32_t cp, lo;
+        if (e != 'u' || q - p < 6 || hex4(p + 2, &cp) < 0)
+            return fail(d, what, "an invalid escape in a string");
+        p += 6;
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return fail(d, what, "a lone surrogate \\u escape in a string");
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (q - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &lo) < 0 || lo < 0xDC00 ||
+                lo > 0xDFFF)
+                return fail(d, what, "a lone surrogate \\u escape in a string");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p += 6;
+        }
+        n += put_utf8(out ? out + n : scratch, cp);
+    }
+    *s = out;
+    *len = (uint32_t)n;
+    d->p = q + 1;
+    return 0;
+}
+
+static int skip_value(jd *d, const char *what, int depth);
+
+static int skip_number(jd *d, const char *what)
+{
+    const char *p = d->p;
+    if (p < d->end && *p == '-')
+        p++;
+    if (p >= d->end || *p < '0' || *p > '9')
+        return fail(d, what, "an invalid number");
+    if (*p == '0')
+        p++;
+    else
+        while (p < d->end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < d->end && *p == '.') {
+        if (++p >= d->end || *p < '0' || *p > '9')
+            return fail(d, what, "an invalid number");
+        while (p < d->end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (p < d->end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < d->end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= d->end || *p < '0' || *p > '9')
+            return fail(d, what, "an invalid number");
+        while (p < d->end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    d->p = p;
+    return 0;
+}
+
+/* Calls member(d, key, len, ctx) for each member of the object at d->p,
+ * positioned at the member's value, which member must consume. */
+typedef int (*member_fn)(jd *d, const char *key, uint32_t len, void *ctx);
+
+static int object(jd *d, const char *what, member_fn member, void *ctx)
+{
+    d->p++; /* '{' */
+    ws(d);
+    if (d->p < d->end && *d->p == '}') {
+        d->p++;
+        return 0;
+    }
+    for (;;) {
+        ws(d);
+        if (d->p >= d->end || *d->p != '"')
+            return fail(d, what, "expected a member name, got %s", found(d));
+        const char *key;
+        uint32_t len;
+        if (string(d, what, &key, &len) < 0)
+            return -1;
+        ws(d);
+        if (d->p >= d->end || *d->p != ':')
+            return fail(d, what, "expected ':' after a member name");
+        d->p++;
+        ws(d);
+        if (member(d, key, len, ctx) < 0)
+            return -1;
+        ws(d);
+        if (d->p < d->end && *d->p == ',') {
+            d->p++;
+            continue;
+        }
+        if (d->p < d->end && *d->p == '}') {
+            d->p++;
+            return 0;
+        }
+        return fail(d, what, "expected ',' or '}' in an object, got %s", found(d));
+    }
+}
+
+typedef struct skip_ctx {
+    const char *what;
+    int depth;
+} skip_ctx;
+
+static int skip_member(jd *d, const char *key, uint32_t len, void *ctx)
+{
+    skip_ctx *c = ctx;
+    return skip_value(d, c->what, c->depth);
+}
+
+static int skip_value(jd *d, const char *what, int depth)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
+    ws(d);
+    if (d->p >= d->end)
+        return fail(d, what, "expected a value, got the end of the line");
+    const char *s;
+    uint32_t len;
+    arena *a = d->a;
+    int rc;
+    switch (*d->p) {
+    case '"':
+        d->a = NULL;
+        rc = string(d, what, &s, &len);
+        d->a = a;
+        return rc;
+    case '{': {
+        skip_ctx c = {what, depth + 1};
+        d->a = NULL;
+        rc = object(d, what, skip_member, &c);
+        d->a = a;
+        return rc;
+    }
+    case '[':
+        d->p++;
+        ws(d);
+        if (d->p < d->end && *d->p == ']') {
+            d->p++;
+            return 0;
+        }
+        for (;;) {
+            if (skip_value(d, what, depth + 1) < 0)
+                return -1;
+            ws(d);
+            if (d->p < d->end && *d->p == ',') {
+                d->p++;
+                continue;
+            }
+            if (d->p < d->end && *d->p == ']') {
+                d->p++;
+                return 0;
+            }
+            return fail(d, what, "expected ',' or ']' in an array, got %s", found(d));
+        }
+    case 't': return literal(d, "true", 4) ? 0 : fail(d, what, "an invalid literal");
+    case 'f': return literal(d, "false", 5) ? 0 : fail(d, what, "an invalid literal");
+    case 'n': return literal(d, "null", 4) ? 0 : fail(d, what, "an invalid literal");
+    default: return skip_number(d, what);
+    }
+}
+
+static int decode(jd *d, const ty *t, const char *what, value *out, int depth);
+
+static int integer(jd *d, const char *what, int64_t *out)
+{
+    const char *p = d->p;
+    bool neg = p < d->end && *p == '-';
+    if (neg)
+        p++;
+    if (p >= d->end || *p < '0' || *p > '9')
+        return fail(d, what, "expected an integer, got %s", found(d));
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+    const char *digits = p;
+    for (; p < d->end && *p >= '0' && *p <= '9'; p++) {
+        unsigned dg = (unsigned)(*p - '0');
+        if (v > (limit - dg) / 10)
+            return fail(d, what, "%.*s is out of the range of a 64-bit integer",
+                        (int)(p - d->p + 1), d->p);
+        v = v * 10 + dg;
+    }
+    if (*digits == '0' && p - digits > 1)
+        return fail(d, what, "an integer with a leading zero");
+    if (p < d->end && (*p == '.' || *p == 'e' || *p == 'E'))
+        return fail(d, what, "expected an integer, got a number with a fraction or exponent");
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    d->p = p;
+    return 0;
+}
+
+static bool key_is(const char *key, uint32_t len, const char *name)
+{
+    return strlen(name) == len && memcmp(key, name, len) == 0;
+}
+
+typedef struct struct_ctx {
+    const ty *t;
+    const char *what;
+    value *items;
+    bool *seen;
+    int depth;
+} struct_ctx;
+
+static void sub_path(char *sub, size_t size, const char *what, const char *name, size_t len)
+{
+    if (*what)
+        snprintf(sub, size, "%s.%.*s", what, (int)len, name);
+    else
+        snprintf(sub, size, "%.*s", (int)len, name);
+}
+
+static int struct_member(jd *d, const char *key, uint32_t len, void *ctx)
+{
+    struct_ctx *c = ctx;
+    const ty *t = c->t;
+    size_t i = 0;
+    while (i < t->nfields && !key_is(key, len, t->fields[i].name))
+        i++;
+    if (i == t->nfields)
+        return fail(d, c->what, "'%.*s' is not a field of %s", (int)(len > 100 ? 100 : len), key,
+                    *c->what ? "this object" : "the arguments");
+    if (c->seen[i])
+        return fail(d, c->what, "'%s' appears twice", t->fields[i].name);
+    c->seen[i] = true;
+    char sub[256];
+    sub_path(sub, sizeof sub, c->what, key, len);
+    const field *f = &t->fields[i];
+    if (d->p < d->end && *d->p == 'n' && f->optional) {
+        if (!literal(d, "null", 4))
+            return fail(d, sub, "an invalid literal");
+        c->items[i] = (value){.kind = VAL_NONE};
+        return 0;
+    }
+    return decode(d, f->type, sub, &c->items[i], c->depth + 1);
+}
+
+static int decode_struct(jd *d, const ty *t, const char *what, value *out, int depth)
+{
+    if (*d->p != '{')
+        return fail(d, what, "expected an object, got %s", found(d));
+    value *items = arena_alloc(d->a, (t->nfields ? t->nfields : 1) * sizeof *items);
+    bool *seen = arena_alloc(d->a, t->nfields + 1);
+    struct_ctx c = {t, what, items, seen, depth};
+    if (object(d, what, struct_member, &c) < 0)
+        return -1;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const field *f = &t->fields[i];
+        if (seen[i])
+            continue;
+        if (f->has_default)
+            items[i] = f->def;
+        else if (f->type->kind == TY_LIST)
+            items[i] = (value){.kind = VAL_LIST};
+        else if (!f->optional)
+            return fail(d, what, "missing '%s'", f->name);
+    }
+    *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return 0;
+}
+
+static int decode_list(jd *d, const ty *t, const char *what, value *out, int depth)
+{
+    if (*d->p != '[')
+        return fail(d, what, "expected an array, got %s", found(d));
+    d->p++;
+    ws(d);
+    size_t n = 0, cap = 8;
+    value *items = arena_alloc(d->a, cap * sizeof *items);
+    if (d->p < d->end && *d->p == ']') {
+        d->p++;
+        *out = (value){.kind = VAL_LIST, .len = 0, .u.items = items};
+        return 0;
+    }
+    for (;;) {
+        if (n == cap) { /* the arena keeps the old array until it is reset */
+            value *more = arena_alloc(d->a, 2 * cap * sizeof *more);
+            memcpy(more, items, n * sizeof *items);
+            items = more;
+            cap *= 2;
+        }
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s[%zu]", what, n);
+        if (decode(d, t->elem, sub, &items[n++], depth + 1) < 0)
+            return -1;
+        ws(d);
+        if (d->p < d->end && *d->p == ',') {
+            d->p++;
+            continue;
+        }
+        if (d->p < d->end && *d->p == ']') {
+            d->p++;
+            break;
+        }
+        return fail(d, what, "expected ',' or ']' in an array, got %s", found(d));
+    }
+    *out = (value){.kind = VAL_LIST, .len = (uint32_t)n, .u.items = items};
+    return 0;
+}
+
+static void enum_names(const ty *t, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < t->nvalues && n < size; i++) {
+        int w = snprintf(buf + n, size - n, "%s%s", i ? ", " : "", t->values[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+static int decode(jd *d, const ty *t, const char *what, value *out, int depth)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
+    ws(d);
+    if (d->p >= d->end)
+        return fail(d, what, "expected a value, got the end of the line");
+    const char *s;
+    uint32_t len;
+    switch (t->kind) {
+    case TY_INT:
+        out->kind = VAL_INT;
+        return integer(d, what, &out->u.i);
+    case TY_STRING:
+        if (*d->p != '"')
+            return fail(d, what, "expected a string, got %s", found(d));
+        if (string(d, what, &s, &len) < 0)
+            return -1;
+        *out = (value){.kind = VAL_STRING, .len = len, .u.s = s};
+        return 0;
+    case TY_BOOL:
+        if (literal(d, "true", 4) || literal(d, "false", 5)) {
+            *out = (value){.kind = VAL_BOOL, .u.b = d->p[-1] == 'e' && d->p[-2] == 'u'};
+            return 0;
+        }
+        return fail(d, what, "expected true or false, got %s", found(d));
+    case TY_ENUM: {
+        char names[256];
+        if (*d->p != '"') {
+            enum_names(t, names, sizeof names);
+            return fail(d, what, "expected one of %s, got %s", names, found(d));
+        }
+        if (string(d, what, &s, &len) < 0)
+            return -1;
+        int e = ty_enum_index(t, s, len);
+        if (e < 0) {
+            enum_names(t, names, sizeof names);
+            return fail(d, what, "'%.*s' is not one of %s", (int)(len > 60 ? 60 : len), s, names);
+        }
+        *out = (value){.kind = VAL_ENUM, .u.e = e};
+        return 0;
+    }
+    case TY_STRUCT: return decode_struct(d, t, what, out, depth);
+    case TY_LIST: return decode_list(d, t, what, out, depth);
+    }
+    return fail(d, what, "a type this decoder does not know");
+}
+
+int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                char *why, size_t size)
+{
+    jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
+    if (decode(&d, t, what, out, 0) < 0)
+        return -1;
+    ws(&d);
+    if (d.p != d.end)
+        return fail(&d, what, "unexpected text after the value");
+    return 0;
+}
+
+/* ---- requests ---- */
+
+typedef struct request_ctx {
+    json_request *req;
+    bool verb, args, count;
+} request_ctx;
+
+static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
+{
+    request_ctx *c = ctx;
+    if (key_is(key, len, "verb")) {
+        const char *s;
+        uint32_t n;
+        if (d->p >= d->end || *d->p != '"')
+            return fail(d, "verb", "expected a string, got %s", found(d));
+        if (string(d, "verb", &s, &n) < 0)
+            return -1;
+        c->req->verb = arena_strndup(d->a, s, n);
+        c->verb = true;
+        return 0;
+    }
+    if (key_is(key, len, "args")) {
+        if (d->p >= d->end || *d->p != '{')
+            return fail(d, "args", "expected an object, got %s", found(d));
+        const char *start = d->p;
+        if (skip_value(d, "args", 1) < 0)
+            return -1;
+        c->req->args = start;
+        c->req->args_len = (size_t)(d->p - start);
+        c->args = true;
+        return 0;
+    }
+    if (key_is(key, len, "count")) {
+        if (!literal(d, "true", 4))
+            return fail(d, "count", "expected true, got %s", found(d));
+        c->count = true;
+        return 0;
+    }
+    return fail(d, "", "'%.*s' is not a member of a request; a request has verb and args, or count",
+                (int)(len > 100 ? 100 : len), key);
+}
+
+int json_request_parse(const char *s, size_t n, arena *a, json_request *out, char *why,
+                       size_t size)
+{
+    *out = (json_request){.kind = JSON_REQUEST_EMPTY};
+    jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
+    ws(&d);
+    if (d.p >= d.end || *d.p != '{')
+        return fail(&d, "", "a request is a JSON object on one line, not %s", found(&d));
+    request_ctx c = {.req = out};
+    if (object(&d, "", request_member, &c) < 0)
+        return -1;
+    ws(&d);
+    if (d.p != d.end)
+        return fail(&d, "", "unexpected text after the request");
+    if (c.count && (c.verb || c.args))
+        return fail(&d, "", "a count request has nothing but count");
+    if (c.count)
+        out->kind = JSON_REQUEST_COUNT;
+    else if (c.verb)
+        out->kind = JSON_REQUEST_COMMAND;
+    else if (c.args)
+        return fail(&d, "", "a request with args needs a verb");
+    return 0;
+}
+
+/* ---- answers ---- */
+
+typedef struct answer_ctx {
+    int ok; /* -1: not seen */
+    char *msg;
+    size_t msize;
+} answer_ctx;
+
+static int answer_member(jd *d, const char *key, uint32_t len, void *ctx)
+{
+    answer_ctx *c = ctx;
+    if (key_is(key, len, "ok")) {
+        if (literal(d, "true", 4))
+            c->ok = 1;
+        else if (literal(d, "false", 5))
+            c->ok = 0;
+        else
+            return fail(d, "ok", "expected true or false, got %s", found(d));
+        return 0;
+    }
+    if (key_is(key, len, "error") && d->p < d->end && *d->p == '"') {
+        const char *s;
+        uint32_t n;
+        if (string(d, "error", &s, &n) < 0)
+            return -1;
+        if (c->msize)
+            snprintf(c->msg, c->msize, "%.*s", (int)n, s);
+        return 0;
+    }
+    return skip_value(d, "", 1);
+}
+
+int json_answer_read(const char *s, size_t n, char *msg, size_t msize)
+{
+    static const char yes[] = "{\"ok\":true";
+    size_t k = sizeof yes - 1;
+    while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+        n--;
+    if (n > k && memcmp(s, yes, k) == 0 && (s[k] == ',' || s[k] == '}') && s[n - 1] == '}')
+        return 1;
+    /* anything else is read in full, error strings unescaped in a small arena */
+    arena a = {0};
+    char why[256];
+    jd d = {.p = s, .end = s + n, .a = &a, .why = why, .size = sizeof why};
+    answer_ctx c = {.ok = -1, .msg = msg, .msize = msize};
+    if (msize)
+        msg[0] = '\0';
+    ws(&d);
+    int rc = d.p < d.end && *d.p == '{' && object(&d, "", answer_member, &c) == 0 ? 0 : -1;
+    ws(&d);
+    arena_free(&a);
+    if (rc < 0 || d.p != d.end || c.ok < 0)
+        return -1;
+    if (c.ok == 0 && msize && !msg[0])
+        snprintf(msg, msize, "refused without saying why");
+    return c.ok;
+}

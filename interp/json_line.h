@@ -1,0 +1,78 @@
+/* json_line.h: the JSON of the process protocol (schema/protocol.md), one
+ * object per line, encoded and decoded against the plan's types without a
+ * DOM: `bench serve` decodes requests and encodes answers with it, the
+ * process target encodes requests and reads answers. Nothing here allocates
+ * per line except through the buffers and arenas the caller passes in. */
+#ifndef BENCH_JSON_LINE_H
+#define BENCH_JSON_LINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "types.h"
+
+/* A growable byte buffer; zero-initialise it, free with jbuf_free. Appends
+ * abort when the process is out of memory (as arena_alloc does). */
+typedef struct jbuf {
+    char *data;
+    size_t len, cap;
+} jbuf;
+
+void jbuf_reserve(jbuf *b, size_t more);
+void jbuf_put(jbuf *b, const char *s, size_t n);
+void jbuf_puts(jbuf *b, const char *s);
+void jbuf_free(jbuf *b);
+
+static inline void jbuf_putc(jbuf *b, char c)
+{
+    if (b->len == b->cap)
+        jbuf_reserve(b, 1);
+    b->data[b->len++] = c;
+}
+
+/* Appends s[0..n) as a JSON string, quotes included. */
+void json_put_string(jbuf *b, const char *s, size_t n);
+/* Appends v, of type t, as JSON: ints as integers, enums as their names,
+ * structs as objects in declaration order with unset optional fields left
+ * out, lists as arrays. */
+void json_put_value(jbuf *b, const ty *t, const value *v);
+
+/* Decodes the JSON text s[0..n) as a value of type t into *out. Arrays and
+ * unescaped strings live in a (the caller resets it); strings without
+ * escapes point into s, which must outlive *out. A field absent from an
+ * object takes its default, or is unset (VAL_NONE), which value_check then
+ * refuses unless the field is optional; null is unset too. Returns 0, or -1
+ * with a sentence in why naming the path (what, then the fields below it):
+ * "pizza.size: 'medium' is not one of small, large". */
+int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                char *why, size_t size);
+
+/* One request line, as `bench serve` reads it. */
+typedef enum json_request_kind {
+    JSON_REQUEST_EMPTY,   /* {}: refused at once (the floor probe) */
+    JSON_REQUEST_COMMAND, /* {"verb": ..., "args": {...}} */
+    JSON_REQUEST_COUNT,   /* {"count": true} */
+} json_request_kind;
+
+typedef struct json_request {
+    json_request_kind kind;
+    const char *verb; /* COMMAND: the verb, NUL-terminated (in the arena or the line) */
+    const char *args; /* COMMAND: the text of the args object, or NULL when absent */
+    size_t args_len;
+} json_request;
+
+/* Parses the request line s[0..n) (without its newline). Returns 0, or -1
+ * with a sentence in why when the line is not a request. */
+int json_request_parse(const char *s, size_t n, arena *a, json_request *out, char *why,
+                       size_t size);
+
+/* Reads the answer line s[0..n) (without its newline): 1 for {"ok":true...},
+ * 0 for {"ok":false...} with the error string copied into msg (truncated to
+ * msize), -1 when the line is not a protocol answer (a JSON object with a
+ * boolean ok). Success answers in the canonical form (starting {"ok":true
+ * and ending }) are accepted after checking those bytes only; everything
+ * else is parsed in full. */
+int json_answer_read(const char *s, size_t n, char *msg, size_t msize);
+
+#endif

@@ -1,0 +1,405 @@
+/* serve.c: `bench serve`: read a request line, dispatch it on the C
+ * runtime, write the answer line in one write(2), repeat until end of
+ * input. The events of a command reach the answer through a store that
+ * wraps the real one and encodes each event as it is appended (a rollback
+ * drops them), so the runtime needs no hook of its own. */
+#include "serve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json_line.h"
+#include "memory.h"
+#include "runtime.h"
+#include "spec.h"
+
+static const char usage_serve[] =
+    "usage: bench serve [--store memory|sqlite|postgres] SPEC\n"
+    "\n"
+    "Serves the spec's domain on the C runtime as a JSON-lines server: one\n"
+    "request per line on stdin, one answer per line on stdout, until end of\n"
+    "input (schema/protocol.md). The process target runs this by default.\n"
+    "\n"
+    "  --store NAME   where the runtime keeps records (default memory)\n"
+    "  -h, --help     show this help\n"
+    "\n"
+    "exit status: 0 at end of input, 1 the spec has errors or I/O failed,\n"
+    "2 usage error or a store this build cannot open\n";
+
+static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}\n";
+
+/* ---- the store that taps events ---- */
+
+typedef struct tap_store {
+    store base;
+    store_ops ops;
+    store *inner;
+    jbuf events; /* the open transaction's events, as comma-separated objects */
+} tap_store;
+
+static int tap_result(tap_store *t, int rc)
+{
+    if (rc < 0)
+        snprintf(t->base.error, sizeof t->base.error, "%s", t->inner->error);
+    return rc;
+}
+
+static int tap_begin(store *s)
+{
+    tap_store *t = (tap_store *)s;
+    t->events.len = 0;
+    return tap_result(t, t->inner->ops->begin(t->inner));
+}
+
+static int tap_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->load(t->inner, agg, key, out));
+}
+
+static int tap_save(store *s, const aggregate *agg, const value *key, const value *state,
+                    bool created)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->save(t->inner, agg, key, state, created));
+}
+
+static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    tap_store *t = (tap_store *)s;
+    int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
+    if (rc < 0)
+        return tap_result(t, rc);
+    jbuf *b = &t->events;
+    if (b->len)
+        jbuf_putc(b, ',');
+    jbuf_puts(b, "{\"name\":");
+    json_put_string(b, ev->name, strlen(ev->name));
+    jbuf_puts(b, ",\"payload\":");
+    json_put_value(b, ev->payload, payload);
+    jbuf_putc(b, '}');
+    return rc;
+}
+
+static int tap_commit(store *s)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->commit(t->inner));
+}
+
+static int tap_rollback(store *s)
+{
+    tap_store *t = (tap_store *)s;
+    t->events.len = 0;
+    return tap_result(t, t->inner->ops->rollback(t->inner));
+}
+
+static int tap_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->count(t->inner, aggs, events));
+}
+
+static int tap_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->prefetch(t->inner, agg, key));
+}
+
+static void tap_init(tap_store *t, store *inner)
+{
+    *t = (tap_store){.inner = inner};
+    t->ops = (store_ops){
+        .begin = tap_begin,
+        .load = tap_load,
+        .save = tap_save,
+        .append_event = tap_append_event,
+        .commit = tap_commit,
+        .rollback = tap_rollback,
+        .count = tap_count,
+        .prefetch = inner->ops->prefetch ? tap_prefetch : NULL,
+        .checks_creates = inner->ops->checks_creates,
+    };
+    t->base.ops = &t->ops;
+}
+
+/* ---- lines in and out ---- */
+
+typedef struct reader {
+    int fd;
+    char *buf;
+    size_t cap, start, end;
+} reader;
+
+/* The next line without its newline, in *line (valid until the next call).
+ * Returns 1, 0 at end of input (a last line without a newline still counts),
+ * or -1 on a read error. */
+static int read_line(reader *r, const char **line, size_t *len)
+{
+    for (;;) {
+        char *nl = r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+        if (nl) {
+            *line = r->buf + r->start;
+            *len = (size_t)(nl - *line);
+            r->start = (size_t)(nl - r->buf) + 1;
+            return 1;
+        }
+        if (r->start > 0) {
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        if (r->end == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 64 * 1024;
+            char *more = realloc(r->buf, cap);
+            if (!more) {
+                errno = ENOMEM;
+                return -1;
+            }
+            r->buf = more;
+            r->cap = cap;
+        }
+        ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            if (r->end == 0)
+                return 0;
+            *line = r->buf;
+            *len = r->end;
+            r->start = r->end = 0; /* the next call reads the end again */
+            return 1;
+        }
+        r->end += (size_t)n;
+    }
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* ---- requests ---- */
+
+typedef struct server {
+    const plan *p;
+    tap_store tap;
+    runtime *rt;
+    arena scratch; /* per request */
+    jbuf out;
+    uint64_t *aggs, *events;
+} server;
+
+static void answer_error(server *sv, const char *msg)
+{
+    jbuf_puts(&sv->out, "{\"ok\":false,\"error\":");
+    json_put_string(&sv->out, msg, strlen(msg));
+    jbuf_put(&sv->out, "}\n", 2);
+}
+
+static void answer_count(server *sv)
+{
+    const plan *p = sv->p;
+    store *s = &sv->tap.base;
+    if (s->ops->count(s, sv->aggs, sv->events) < 0) {
+        answer_error(sv, s->error);
+        return;
+    }
+    char num[32];
+    jbuf *b = &sv->out;
+    jbuf_puts(b, "{\"ok\":true,\"aggregates\":{");
+    for (size_t i = 0; i < p->naggs; i++) {
+        if (i)
+            jbuf_putc(b, ',');
+        json_put_string(b, p->aggs[i].name, strlen(p->aggs[i].name));
+        snprintf(num, sizeof num, ":%" PRIu64, sv->aggs[i]);
+        jbuf_puts(b, num);
+    }
+    jbuf_puts(b, "},\"events\":{");
+    for (size_t i = 0; i < p->nevents; i++) {
+        if (i)
+            jbuf_putc(b, ',');
+        json_put_string(b, p->events[i].name, strlen(p->events[i].name));
+        snprintf(num, sizeof num, ":%" PRIu64, sv->events[i]);
+        jbuf_puts(b, num);
+    }
+    jbuf_put(b, "}}\n", 3);
+}
+
+static void unknown_verb(server *sv, const char *verb)
+{
+    const char **names = arena_alloc(&sv->scratch, (sv->p->ncommands + 1) * sizeof *names);
+    for (size_t i = 0; i < sv->p->ncommands; i++)
+        names[i] = sv->p->commands[i]->verb;
+    const char *hint = diag_suggest(verb, names, sv->p->ncommands);
+    char msg[512];
+    snprintf(msg, sizeof msg, "unknown verb '%.200s'%s%s%s", verb, hint ? " (did you mean '" : "",
+             hint ? hint : "", hint ? "'?)" : "");
+    answer_error(sv, msg);
+}
+
+static void answer_command(server *sv, const json_request *req)
+{
+    const command *cmd = plan_find_verb(sv->p, req->verb);
+    if (!cmd) {
+        unknown_verb(sv, req->verb);
+        return;
+    }
+    value args;
+    char why[512], msg[1024];
+    const char *text = req->args ? req->args : "{}";
+    size_t len = req->args ? req->args_len : 2;
+    if (json_decode(text, len, cmd->params, "", &sv->scratch, &args, why, sizeof why) < 0) {
+        snprintf(msg, sizeof msg, "%s refused: %s", cmd->verb, why);
+        answer_error(sv, msg);
+        return;
+    }
+    runtime_status st = runtime_dispatch(sv->rt, cmd, &args);
+    if (st != RUNTIME_OK) {
+        answer_error(sv, runtime_message(sv->rt));
+        return;
+    }
+    jbuf *b = &sv->out;
+    jbuf_puts(b, "{\"ok\":true,\"events\":[");
+    jbuf_put(b, sv->tap.events.data, sv->tap.events.len);
+    jbuf_put(b, "]}\n", 3);
+}
+
+static bool is_empty_request(const char *line, size_t n)
+{
+    while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
+        n--;
+    return n == 2 && line[0] == '{' && line[1] == '}';
+}
+
+static void answer(server *sv, const char *line, size_t n)
+{
+    arena_reset(&sv->scratch);
+    json_request req;
+    char why[512], msg[600];
+    if (json_request_parse(line, n, &sv->scratch, &req, why, sizeof why) < 0) {
+        snprintf(msg, sizeof msg, "not a request: %s", why);
+        answer_error(sv, msg);
+        return;
+    }
+    if (req.kind == JSON_REQUEST_EMPTY)
+        jbuf_puts(&sv->out, empty_answer);
+    else if (req.kind == JSON_REQUEST_COUNT)
+        answer_count(sv);
+    else
+        answer_command(sv, &req);
+}
+
+int serve_run(const plan *p, store *s, int in_fd, int out_fd)
+{
+    server sv = {.p = p};
+    tap_init(&sv.tap, s);
+    if (runtime_new(p, &sv.tap.base, &sv.rt) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    sv.aggs = calloc(p->naggs + 1, sizeof *sv.aggs);
+    sv.events = calloc(p->nevents + 1, sizeof *sv.events);
+    reader r = {.fd = in_fd};
+    int rc = sv.aggs && sv.events ? 0 : -1;
+    const char *line;
+    size_t n;
+    while (rc == 0) {
+        int got = read_line(&r, &line, &n);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
+            rc = write_all(out_fd, empty_answer, sizeof empty_answer - 1);
+            continue;
+        }
+        sv.out.len = 0;
+        answer(&sv, line, n);
+        rc = write_all(out_fd, sv.out.data, sv.out.len);
+    }
+    int saved = errno;
+    free(r.buf);
+    free(sv.aggs);
+    free(sv.events);
+    jbuf_free(&sv.out);
+    jbuf_free(&sv.tap.events);
+    arena_free(&sv.scratch);
+    runtime_free(sv.rt);
+    errno = saved;
+    return rc;
+}
+
+/* ---- bench serve ---- */
+
+int cli_serve(int argc, char **argv)
+{
+    static const struct option opts[] = {{"store", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *store_name = "memory";
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': store_name = optarg; break;
+        case 'h': fputs(usage_serve, stdout); return EXIT_CLEAN;
+        default:
+            return cli_usage_error("serve", "unknown option or missing value: '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("serve", "give exactly one spec");
+    if (!strcmp(store_name, "sqlite") || !strcmp(store_name, "postgres")) {
+        fprintf(stderr,
+                "bench serve: the %s store is not implemented in this version of bench yet; "
+                "use --store memory\n",
+                store_name);
+        return EXIT_USAGE;
+    }
+    if (strcmp(store_name, "memory"))
+        return cli_usage_error("serve", "unknown store '%s'; use memory, sqlite or postgres",
+                               store_name);
+    diag_list d = {0};
+    spec sp;
+    spec_status st = spec_open(argv[optind], &d, &sp);
+    diag_sort(&d);
+    cli_print_diags(&d, sp.dc, DIAG_FORMAT_TEXT, stderr);
+    diag_list_free(&d);
+    if (st != SPEC_OK) {
+        spec_close(&sp);
+        return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
+    }
+    store *s = NULL;
+    int rc = EXIT_CLEAN;
+    if (memory_store_new(sp.p, &s) < 0) {
+        fprintf(stderr, "bench serve: out of memory\n");
+        rc = EXIT_FAILED;
+    } else if (serve_run(sp.p, s, STDIN_FILENO, STDOUT_FILENO) < 0) {
+        fprintf(stderr, "bench serve: %s\n", strerror(errno));
+        rc = EXIT_FAILED;
+    }
+    memory_store_free(s);
+    spec_close(&sp);
+    return rc;
+}

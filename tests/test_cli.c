@@ -1,0 +1,566 @@
+/* test_cli.c: the command line as users see it, a table of (arguments,
+ * exit status, what stdout and stderr must contain) run against the real
+ * bench binary with posix_spawn. "@" at the start of an argument or an
+ * expected text stands for a scratch directory made for the run, which holds
+ * a bad spec, a spec with only warnings and whatever a row writes. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef BENCH_BINARY
+#define BENCH_BINARY "build/dev/bench"
+#endif
+
+extern char **environ;
+
+static char scratch[64]; /* the "@" directory */
+
+/* ---- running the binary ---- */
+
+typedef struct output {
+    char *out, *err;
+    size_t out_len, err_len;
+    int status; /* the exit status, or 128 + signal */
+} output;
+
+static const char *binary(void)
+{
+    const char *env = getenv("BENCH_BINARY");
+    return env && *env ? env : BENCH_BINARY;
+}
+
+/* "@/x" becomes "<scratch>/x"; the caller frees. */
+static char *expand(const char *s)
+{
+    size_t n = strlen(scratch) + strlen(s) + 1;
+    char *r = malloc(n);
+    if (s[0] == '@')
+        snprintf(r, n, "%s%s", scratch, s + 1);
+    else
+        snprintf(r, n, "%s", s);
+    return r;
+}
+
+static void append(char **buf, size_t *len, const char *data, size_t n)
+{
+    *buf = realloc(*buf, *len + n + 1);
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+}
+
+static void output_free(output *o);
+static char spawn_error[512];
+
+/* Runs bench with args (NULL-terminated, "@" expanded), reading both pipes
+ * to the end before waiting, so a chatty child never blocks. */
+static output run_bench(const char *const *args)
+{
+    output o = {.out = calloc(1, 1), .err = calloc(1, 1)};
+    size_t n = 0;
+    while (args[n])
+        n++;
+    char **argv = calloc(n + 2, sizeof *argv);
+    argv[0] = strdup(binary());
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = expand(args[i]);
+
+    int out_pipe[2], err_pipe[2];
+    assert_int_equal(pipe(out_pipe), 0);
+    assert_int_equal(pipe(err_pipe), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+    posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
+    posix_spawn_file_actions_addclose(&fa, out_pipe[1]);
+    posix_spawn_file_actions_addclose(&fa, err_pipe[1]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) {
+        snprintf(spawn_error, sizeof spawn_error, "cannot run %s: %s (build bench first)", argv[0],
+                 strerror(rc));
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        for (size_t i = 0; i < n + 1; i++)
+            free(argv[i]);
+        free(argv);
+        output_free(&o);
+        fail_msg("%s", spawn_error);
+    }
+
+    struct pollfd fds[2] = {{.fd = out_pipe[0], .events = POLLIN},
+                            {.fd = err_pipe[0], .events = POLLIN}};
+    int open_fds = 2;
+    char buf[8192];
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            fail_msg("poll: %s", strerror(errno));
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                if (i == 0)
+                    append(&o.out, &o.out_len, buf, (size_t)got);
+                else
+                    append(&o.err, &o.err_len, buf, (size_t)got);
+            } else if (got == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    for (size_t i = 0; i < n + 1; i++)
+        free(argv[i]);
+    free(argv);
+    return o;
+}
+
+static void output_free(output *o)
+{
+    free(o->out);
+    free(o->err);
+}
+
+/* ---- the scratch directory ---- */
+
+static const char bad_spec[] = "spec: 1\n"
+                               "domain: kiosk\n"
+                               "aggregates:\n"
+                               "  Ticket:\n"
+                               "    identity: id\n"
+                               "    fields: {id: string}\n"
+                               "    commands:\n"
+                               "      Print: {creates: true, params: {id: string}}\n"
+                               "workload:\n"
+                               "  cycle:\n"
+                               "    - Ticket.Prnt: {id: \"t-${n}\"}\n";
+
+/* Legal, but with no warmup: a warning only. */
+static const char warn_spec[] = "spec: 1\n"
+                                "domain: kiosk\n"
+                                "aggregates:\n"
+                                "  Ticket:\n"
+                                "    identity: id\n"
+                                "    fields: {id: string}\n"
+                                "    commands:\n"
+                                "      Print: {creates: true, params: {id: string}}\n"
+                                "workload:\n"
+                                "  cycle:\n"
+                                "    - Ticket.Print: {id: \"t-${n}\"}\n"
+                                "  warmup: 0\n"
+                                "  targets: [memory, null]\n";
+
+static const char *const scratch_files[] = {"bad.yaml", "warn.yaml", "report.json"};
+
+static void write_scratch(const char *name, const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int make_scratch(void **state)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/bench-test-cli-XXXXXX");
+    if (!mkdtemp(scratch))
+        return -1;
+    write_scratch("bad.yaml", bad_spec);
+    write_scratch("warn.yaml", warn_spec);
+    return 0;
+}
+
+static int remove_scratch(void **state)
+{
+    char path[128];
+    for (size_t i = 0; i < sizeof scratch_files / sizeof *scratch_files; i++) {
+        snprintf(path, sizeof path, "%s/%s", scratch, scratch_files[i]);
+        unlink(path);
+    }
+    return rmdir(scratch);
+}
+
+/* ---- checks beyond a substring ---- */
+
+static cJSON *parse_json(const char *text)
+{
+    cJSON *root = cJSON_Parse(text);
+    if (!root)
+        fail_msg("not JSON: %.300s", text);
+    return root;
+}
+
+static void lint_json_has_one_error(const output *o)
+{
+    cJSON *root = parse_json(o->out);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(root, "errors")->valueint, 1);
+    const cJSON *diags = cJSON_GetObjectItemCaseSensitive(root, "diagnostics");
+    assert_int_equal(cJSON_GetArraySize(diags), 1);
+    const cJSON *g = cJSON_GetArrayItem(diags, 0);
+    char *path = expand("@/bad.yaml");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(g, "file")->valuestring, path);
+    free(path);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(g, "line")->valueint, 11);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(g, "col")->valueint, 7);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(g, "severity")->valuestring, "error");
+    cJSON_Delete(root);
+}
+
+static void lint_json_is_clean(const output *o)
+{
+    cJSON *root = parse_json(o->out);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(root, "errors")->valueint, 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "diagnostics")), 0);
+    cJSON_Delete(root);
+}
+
+static void plan_json_has_totals(const output *o)
+{
+    cJSON *root = parse_json(o->out);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "domain")->valuestring, "pizzas");
+    const cJSON *totals = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    assert_int_equal(cJSON_GetArraySize(totals), 1);
+    const cJSON *t = cJSON_GetArrayItem(totals, 0);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "commands_per_cycle")->valueint, 4);
+    cJSON_Delete(root);
+}
+
+static void targets_lists_memory_and_null(const output *o)
+{
+    assert_true(strncmp(o->out, "memory ", 7) == 0);
+    assert_non_null(strstr(o->out, "\nnull "));
+}
+
+static void check_run_json(const char *text)
+{
+    cJSON *root = parse_json(text);
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
+    assert_int_equal(cJSON_GetArraySize(results), 2);
+    const char *labels[2] = {0};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *r = cJSON_GetArrayItem(results, i);
+        labels[i] = cJSON_GetObjectItemCaseSensitive(r, "label")->valuestring;
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "runs")), 2);
+    }
+    assert_true((!strcmp(labels[0], "memory") && !strcmp(labels[1], "null")) ||
+                (!strcmp(labels[0], "null") && !strcmp(labels[1], "memory")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "failed")), 0);
+    cJSON_Delete(root);
+}
+
+static void run_json_has_two_results(const output *o)
+{
+    check_run_json(o->out);
+}
+
+static void run_csv_has_a_header_and_two_rows(const output *o)
+{
+    assert_true(strncmp(o->out, "domain,target,label,", 20) == 0);
+    size_t lines = 0;
+    for (const char *p = o->out; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 3);
+}
+
+static void run_output_file_holds_the_report(const output *o)
+{
+    assert_int_equal(o->out_len, 0); /* the report went to the file */
+    char path[128];
+    snprintf(path, sizeof path, "%s/report.json", scratch);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char *text = calloc(1, 1 << 20);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    check_run_json(text);
+    free(text);
+}
+
+/* ---- the table ---- */
+
+#define ARGS(...)                                                                                  \
+    (const char *const[])                                                                          \
+    {                                                                                              \
+        __VA_ARGS__, NULL                                                                          \
+    }
+
+typedef struct cli_case {
+    const char *const *args;
+    int status;
+    const char *out; /* a substring of stdout, or NULL */
+    const char *err; /* a substring of stderr, or NULL */
+    bool out_empty;  /* stdout must be empty */
+    void (*check)(const output *o);
+} cli_case;
+
+static const cli_case cases[] = {
+    /* the top level */
+    {.args = ARGS("--help"), .status = 0, .out = "usage: bench [--version] [--help] COMMAND"},
+    {.args = ARGS("-h"), .status = 0, .out = "commands:"},
+    {.args = ARGS("--version"), .status = 0, .out = "bench " BENCH_VERSION " (commit "},
+    {.args = (const char *const[]){NULL}, .status = 2, .err = "usage: bench", .out_empty = true},
+    {.args = ARGS("lnt"),
+     .status = 2,
+     .err = "bench: 'lnt' is not a command; did you mean 'lint'?",
+     .out_empty = true},
+    {.args = ARGS("frobnicate"),
+     .status = 2,
+     .err = "'frobnicate' is not a command (see 'bench --help')",
+     .out_empty = true},
+    {.args = ARGS("help"), .status = 0, .out = "usage: bench"},
+    {.args = ARGS("help", "lint"),
+     .status = 0,
+     .out = "usage: bench lint [--format text|json|github] [--strict] FILE..."},
+    {.args = ARGS("help", "nosuch"), .status = 2, .err = "'nosuch' is not a command"},
+    /* lint */
+    {.args = ARGS("lint", "--help"),
+     .status = 0,
+     .out = "exit status: 0 clean, 1 a spec has errors, 2 usage or I/O error"},
+    {.args = ARGS("lint", "specs/pizzas.yaml", "specs/banking.yaml", "examples/library.yaml",
+                  "examples/inventory.yaml", "examples/tickets.yaml"),
+     .status = 0,
+     .out_empty = true},
+    {.args = ARGS("lint", "@/bad.yaml"),
+     .status = 1,
+     .out = "@/bad.yaml:11:7: error: unknown command 'Ticket.Prnt' (did you mean 'Ticket.Print'?)\n"
+            "      - Ticket.Prnt: {id: \"t-${n}\"}\n"
+            "        ^\n"},
+    {.args = ARGS("lint", "specs/pizzas.yaml", "@/bad.yaml"),
+     .status = 1,
+     .out = "@/bad.yaml:11:7: error:"},
+    {.args = ARGS("lint", "--format", "github", "@/bad.yaml"),
+     .status = 1,
+     .out = "::error file=@/bad.yaml,line=11,col=7::unknown command 'Ticket.Prnt' (did you mean "
+            "'Ticket.Print'?)\n"},
+    {.args = ARGS("lint", "--format", "json", "@/bad.yaml", "specs/pizzas.yaml"),
+     .status = 1,
+     .out = "\"diagnostics\"",
+     .check = lint_json_has_one_error},
+    {.args = ARGS("lint", "--format=json", "specs/pizzas.yaml"),
+     .status = 0,
+     .check = lint_json_is_clean},
+    {.args = ARGS("lint", "--format", "bogus", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench lint: unknown format 'bogus'; use text, json or github",
+     .out_empty = true},
+    {.args = ARGS("lint", "--bogus", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench lint: unknown option '--bogus'",
+     .out_empty = true},
+    {.args = ARGS("lint", "@/missing.yaml"),
+     .status = 2,
+     .out = "@/missing.yaml: error: cannot open"},
+    {.args = ARGS("lint", "@/bad.yaml", "@/missing.yaml"), .status = 2, .out = "cannot open"},
+    {.args = ARGS("lint"), .status = 2, .err = "bench lint: no spec given", .out_empty = true},
+    {.args = ARGS("lint", "@/warn.yaml"),
+     .status = 0,
+     .out = "@/warn.yaml:12:11: warning: no warmup"},
+    {.args = ARGS("lint", "--strict", "@/warn.yaml"), .status = 1, .out = "warning: no warmup"},
+    {.args = ARGS("lint", "@/warn.yaml", "--strict"), .status = 1, .out = "warning: no warmup"},
+    /* plan */
+    {.args = ARGS("plan", "--help"),
+     .status = 0,
+     .out = "usage: bench plan [--format text|json] SPEC"},
+    {.args = ARGS("plan", "specs/pizzas.yaml"), .status = 0, .out = "totals"},
+    {.args = ARGS("plan", "specs/banking.yaml"), .status = 0, .out = "Account.Debit"},
+    {.args = ARGS("plan", "--format", "json", "specs/pizzas.yaml"),
+     .status = 0,
+     .check = plan_json_has_totals},
+    {.args = ARGS("plan", "@/bad.yaml"),
+     .status = 1,
+     .err = "@/bad.yaml:11:7: error: unknown command",
+     .out_empty = true},
+    {.args = ARGS("plan", "specs/pizzas.yaml", "specs/banking.yaml"),
+     .status = 2,
+     .err = "bench plan: give exactly one spec",
+     .out_empty = true},
+    {.args = ARGS("plan"),
+     .status = 2,
+     .err = "bench plan: give exactly one spec",
+     .out_empty = true},
+    {.args = ARGS("plan", "--format", "github", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "unknown format 'github'; use text or json",
+     .out_empty = true},
+    {.args = ARGS("plan", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    /* targets */
+    {.args = ARGS("targets"), .status = 0, .check = targets_lists_memory_and_null},
+    {.args = ARGS("targets", "--help"), .status = 0, .out = "usage: bench targets"},
+    {.args = ARGS("targets", "extra"),
+     .status = 2,
+     .err = "bench targets: takes no arguments",
+     .out_empty = true},
+    /* run: usage and spec errors */
+    {.args = ARGS("run", "--help"), .status = 0, .out = "usage: bench run [options] SPEC..."},
+    {.args = ARGS("run"), .status = 2, .err = "bench run: no spec given", .out_empty = true},
+    {.args = ARGS("run", "--bogus", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "'--bogus'",
+     .out_empty = true},
+    {.args = ARGS("run", "--iterations", "0", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--iterations needs a whole number of at least 1, not '0'",
+     .out_empty = true},
+    {.args = ARGS("run", "--iterations", "ten", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--iterations needs a whole number of at least 1, not 'ten'",
+     .out_empty = true},
+    {.args = ARGS("run", "--runs", "0", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--runs needs a whole number",
+     .out_empty = true},
+    {.args = ARGS("run", "--warmup", "-1", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--warmup needs a whole number",
+     .out_empty = true},
+    {.args = ARGS("run", "--format", "xml", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "unknown format 'xml'; use markdown, json or csv",
+     .out_empty = true},
+    {.args = ARGS("run", "--targets", "nosuch", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--targets names 'nosuch'",
+     .out_empty = true},
+    {.args = ARGS("run", "@/bad.yaml"),
+     .status = 2,
+     .err = "@/bad.yaml:11:7: error: unknown command",
+     .out_empty = true},
+    {.args = ARGS("run", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    /* run: real runs on the in-process targets */
+    {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
+                  "--warmup", "5", "--runs", "2", "--format", "json"),
+     .status = 0,
+     .check = run_json_has_two_results},
+    {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
+                  "--warmup", "5", "--runs", "2", "--format", "csv", "--quiet"),
+     .status = 0,
+     .check = run_csv_has_a_header_and_two_rows},
+    {.args = ARGS("run", "--quiet", "--iterations", "20", "--warmup", "0", "--runs", "2",
+                  "--format", "json", "--output", "@/report.json", "@/warn.yaml"),
+     .status = 0,
+     .check = run_output_file_holds_the_report},
+    {.args = ARGS("run", "--quiet", "--targets", "memory", "--iterations", "20", "--runs", "1",
+                  "examples/tickets.yaml"),
+     .status = 0,
+     .out = "| tickets | memory |"},
+};
+
+/* Replaces every "@" in want by the scratch path; the caller frees. */
+static char *expand_all(const char *want)
+{
+    size_t cap = strlen(want) * (strlen(scratch) + 1) + 1;
+    char *r = malloc(cap), *w = r;
+    for (const char *p = want; *p; p++) {
+        if (*p == '@') {
+            strcpy(w, scratch);
+            w += strlen(scratch);
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    return r;
+}
+
+static void describe_args(const cli_case *c, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "bench");
+    for (size_t i = 0; c->args[i] && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, " %s", c->args[i]);
+}
+
+static char failure[32768]; /* the reason a row failed, written before cleaning up */
+
+/* Notes in failure when want (with "@" expanded) is not in haystack. */
+static bool has_substring(const char *what, const char *haystack, const char *want, const char *cmd)
+{
+    if (!want || failure[0])
+        return true;
+    char *w = expand_all(want);
+    bool found = strstr(haystack, w) != NULL;
+    if (!found)
+        snprintf(failure, sizeof failure, "%s: %s lacks:\n%s\n--- it was:\n%s", cmd, what, w,
+                 haystack);
+    free(w);
+    return found;
+}
+
+static void test_cli_case(void **state)
+{
+    const cli_case *c = *state;
+    char cmd[512];
+    describe_args(c, cmd, sizeof cmd);
+    output o = run_bench(c->args);
+    failure[0] = '\0';
+    if (strstr(o.err, "Sanitizer"))
+        snprintf(failure, sizeof failure, "%s: a sanitizer reported:\n%s", cmd, o.err);
+    else if (o.status != c->status)
+        snprintf(failure, sizeof failure,
+                 "%s: exit status %d, want %d\n--- stdout:\n%s\n--- stderr:\n%s", cmd, o.status,
+                 c->status, o.out, o.err);
+    has_substring("stdout", o.out, c->out, cmd);
+    has_substring("stderr", o.err, c->err, cmd);
+    if (!failure[0] && c->out_empty && o.out_len != 0)
+        snprintf(failure, sizeof failure, "%s: stdout should be empty, was:\n%s", cmd, o.out);
+    if (failure[0]) {
+        output_free(&o);
+        fail_msg("%s", failure);
+    }
+    if (c->check)
+        c->check(&o);
+    output_free(&o);
+}
+
+static void test_cli_table_has_enough_rows(void **state)
+{
+    assert_true(sizeof cases / sizeof *cases >= 25);
+}
+
+int main(void)
+{
+    enum { NCASES = sizeof cases / sizeof *cases };
+    static char names[NCASES][256];
+    struct CMUnitTest tests[NCASES + 1];
+    tests[0] = (struct CMUnitTest){"table has enough rows", test_cli_table_has_enough_rows, NULL,
+                                   NULL, NULL};
+    for (size_t i = 0; i < NCASES; i++) {
+        describe_args(&cases[i], names[i], sizeof names[i]);
+        tests[i + 1] = (struct CMUnitTest){names[i], test_cli_case, NULL, NULL, (void *)&cases[i]};
+    }
+    return _cmocka_run_group_tests("cli", tests, NCASES + 1, make_scratch, remove_scratch);
+}
