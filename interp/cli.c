@@ -23,6 +23,9 @@ static const char usage_top[] =
     "  plan     print the compiled plan of a spec for review\n"
     "  run      run specs against their targets and report the figures\n"
     "  targets  list the targets and whether each can run here\n"
+    "  compare  compare two result files metric by metric\n"
+    "  gate     fail when a metric got worse than a threshold against a baseline\n"
+    "  report   write a result file as an HTML page with charts\n"
     "  serve    serve a spec's domain as a JSON-lines runtime on stdin/stdout\n"
     "\n"
     "Run 'bench COMMAND --help' for a command's options.\n";
@@ -121,7 +124,7 @@ int cli_lint(int argc, char **argv)
     bool strict = false;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (parse_format("lint", optarg, true, &format))
@@ -129,6 +132,7 @@ int cli_lint(int argc, char **argv)
             break;
         case 's': strict = true; break;
         case 'h': fputs(usage_lint, stdout); return EXIT_CLEAN;
+        case ':': return cli_usage_error("lint", "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error("lint", "unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -169,13 +173,14 @@ int cli_plan(int argc, char **argv)
     int format = DIAG_FORMAT_TEXT, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (parse_format("plan", optarg, false, &format))
                 return EXIT_USAGE;
             break;
         case 'h': fputs(usage_plan, stdout); return EXIT_CLEAN;
+        case ':': return cli_usage_error("plan", "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -208,6 +213,9 @@ static const command_entry commands[] = {
     {"plan", cli_plan},
     {"run", cli_run},
     {"targets", cli_targets},
+    {"compare", cli_compare},
+    {"gate", cli_gate},
+    {"report", cli_report},
     {"serve", cli_serve},
 };
 

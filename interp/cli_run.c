@@ -133,7 +133,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     int64_t secs = 0;
     optind = 1;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_TARGETS:
             a->only_buf = strdup(optarg);
@@ -157,7 +157,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
         case 'h': fputs(usage_run, stdout); return -1;
-        default: rc = cli_usage_error("run", "unknown option or missing value: '%s'", argv[optind - 1]);
+        case ':': rc = cli_usage_error("run", "%s needs a value", argv[optind - 1]); break;
+        default: rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (rc)

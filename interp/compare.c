@@ -19,8 +19,8 @@
 extern const char result_schema_json[];
 extern const size_t result_schema_json_len;
 
-const char *const compare_fields[] = {"throughput_per_s", "p50_us", "p90_us", "p95_us", "p99_us",
-                                      "p999_us",          "mean_us", "max_us", "drift", NULL};
+const char *const compare_fields[] = {"throughput_per_s", "p50_us",  "p90_us", "p95_us", "p99_us",
+                                      "p999_us",          "mean_us", "max_us", "drift",  NULL};
 
 /* Result files bigger than this are refused: a year of histograms would not
  * reach it, and it keeps a wrong path (a disk image) from eating memory. */
@@ -79,7 +79,8 @@ static char *vformat(const char *fmt, va_list ap)
 }
 
 /* Appends a sentence to a string list; -1 when out of memory. */
-static int strings_add(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int strings_add(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int strings_add(char ***v, size_t *n, const char *fmt, ...)
 {
@@ -339,8 +340,7 @@ static int add_metric(result_file *f, size_t *cap, const cJSON *result, const ch
     if (isnan(value))
         return 0; /* a figure that does not exist: no metric */
     bool throughput = !strcmp(field, "throughput_per_s");
-    metric m = {.value = value,
-                .better = throughput ? METRIC_HIGHER_BETTER : METRIC_LOWER_BETTER};
+    metric m = {.value = value, .better = throughput ? METRIC_HIGHER_BETTER : METRIC_LOWER_BETTER};
     if (throughput) {
         const cJSON *range = get(result, "throughput_range");
         m.lo = number_or_nan(get(range, "min"));
@@ -503,10 +503,8 @@ static bool ranges_overlap(const metric *a, const metric *b)
 
 static comparison compare_one(const metric *base, const metric *cur)
 {
-    comparison c = {.name = base ? base->name : cur->name,
-                    .base = base,
-                    .cur = cur,
-                    .change_pct = NAN};
+    comparison c = {
+        .name = base ? base->name : cur->name, .base = base, .cur = cur, .change_pct = NAN};
     if (!base || !cur) {
         c.v = base ? VERDICT_ONLY_BASE : VERDICT_ONLY_CURRENT;
         return c;
@@ -603,12 +601,12 @@ static int spec_warnings(const result_file *base, const result_file *cur, char *
         if (find_spec(cur, "sha256", sha))
             continue;
         const cJSON *same = find_spec(cur, "path", path);
-        int rc = same ? strings_add(out, n,
-                                    "the spec %s differs between the files (SHA-256 %.12s in "
-                                    "base, %.12s in current): the workloads are not the same",
-                                    path, sha, cJSON_GetStringValue(get(same, "sha256")))
-                      : strings_add(out, n, "the spec %s (SHA-256 %.12s) is in base only", path,
-                                    sha);
+        int rc =
+            same ? strings_add(out, n,
+                               "the spec %s differs between the files (SHA-256 %.12s in "
+                               "base, %.12s in current): the workloads are not the same",
+                               path, sha, cJSON_GetStringValue(get(same, "sha256")))
+                 : strings_add(out, n, "the spec %s (SHA-256 %.12s) is in base only", path, sha);
         if (rc < 0)
             return -1;
     }
@@ -623,7 +621,8 @@ static int spec_warnings(const result_file *base, const result_file *cur, char *
     return 0;
 }
 
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void append(char *buf, size_t size, const char *fmt, ...)
 {

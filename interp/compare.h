@@ -29,12 +29,12 @@ typedef struct metric {
 } metric;
 
 typedef struct result_file {
-    char *path;       /* as given, owned */
-    cJSON *root;      /* the parsed, validated document, owned */
-    metric *metrics;  /* one per field of every result whose figure is not null */
+    char *path;      /* as given, owned */
+    cJSON *root;     /* the parsed, validated document, owned */
+    metric *metrics; /* one per field of every result whose figure is not null */
     size_t nmetrics;
-    char **notes;     /* sentences about the file itself (a failed target, a metric
-                       * named twice), owned */
+    char **notes; /* sentences about the file itself (a failed target, a metric
+                   * named twice), owned */
     size_t nnotes;
 } result_file;
 
@@ -67,14 +67,14 @@ typedef enum verdict {
 const char *verdict_name(verdict v);
 
 typedef struct comparison {
-    const char *name;          /* lent from a metric */
-    const metric *base, *cur;  /* lent; NULL where absent */
-    double change_pct;         /* (cur - base) / |base| * 100; NAN unless both exist
-                                * and base is not 0 */
-    double worse_pct;          /* how far in the bad direction, in percent: the change
-                                * for latencies, minus it for throughput; 0 when not
-                                * worse, INFINITY when base is 0 and cur is worse */
-    bool overlap;              /* both ranges known and overlapping */
+    const char *name;         /* lent from a metric */
+    const metric *base, *cur; /* lent; NULL where absent */
+    double change_pct;        /* (cur - base) / |base| * 100; NAN unless both exist
+                               * and base is not 0 */
+    double worse_pct;         /* how far in the bad direction, in percent: the change
+                               * for latencies, minus it for throughput; 0 when not
+                               * worse, INFINITY when base is 0 and cur is worse */
+    bool overlap;             /* both ranges known and overlapping */
     verdict v;
 } comparison;
 
@@ -83,8 +83,7 @@ typedef struct comparison {
  * when the ranges overlap or the values are equal, else better or worse by the
  * metric's direction. Returns 0 and *out[*n] (the caller frees *out; it lends
  * base and cur, which must outlive it), or -1 when out of memory. */
-int compare_results(const result_file *base, const result_file *cur, comparison **out,
-                     size_t *n);
+int compare_results(const result_file *base, const result_file *cur, comparison **out, size_t *n);
 
 /* Sentences that make a comparison suspect: the spec files differ (by
  * SHA-256), the machines differ (cpu_model, cores, memory_bytes), the builds

@@ -236,6 +236,7 @@ static const ty *resolve_type(cc *c, type_ctx *tc, const node *n)
             return NULL;
         *t = *base;
         t->name = NULL;
+        t->refines = base->name ? base->name : base->refines;
     } else if ((shape = node_get(n, "enum"))) {
         const ty *e = enum_type(c, shape);
         if (!e)

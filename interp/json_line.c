@@ -15,7 +15,7 @@ enum { JSON_MAX_DEPTH = 64 };
 
 /* ---- buffers ---- */
 
-void jbuf_reserve(jbuf *b, size_t more)
+void jline_reserve(jline *b, size_t more)
 {
     if (b->cap - b->len >= more)
         return;
@@ -31,38 +31,38 @@ void jbuf_reserve(jbuf *b, size_t more)
     b->cap = cap;
 }
 
-void jbuf_put(jbuf *b, const char *s, size_t n)
+void jline_put(jline *b, const char *s, size_t n)
 {
-    jbuf_reserve(b, n);
+    jline_reserve(b, n);
     if (n)
         memcpy(b->data + b->len, s, n);
     b->len += n;
 }
 
-void jbuf_puts(jbuf *b, const char *s)
+void jline_puts(jline *b, const char *s)
 {
-    jbuf_put(b, s, strlen(s));
+    jline_put(b, s, strlen(s));
 }
 
-void jbuf_free(jbuf *b)
+void jline_free(jline *b)
 {
     free(b->data);
-    *b = (jbuf){0};
+    *b = (jline){0};
 }
 
 /* ---- encoding ---- */
 
-void json_put_string(jbuf *b, const char *s, size_t n)
+void json_put_string(jline *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    jbuf_reserve(b, n + 2);
+    jline_reserve(b, n + 2);
     b->data[b->len++] = '"';
     size_t i = 0;
     while (i < n) {
         size_t run = i;
         while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
             run++;
-        jbuf_put(b, s + i, run - i);
+        jline_put(b, s + i, run - i);
         if (run == n)
             break;
         unsigned char ch = (unsigned char)s[run];
@@ -80,13 +80,13 @@ void json_put_string(jbuf *b, const char *s, size_t n)
             esc[5] = hex[ch & 15];
             len = 6;
         }
-        jbuf_put(b, esc, len);
+        jline_put(b, esc, len);
         i = run + 1;
     }
-    jbuf_putc(b, '"');
+    jline_putc(b, '"');
 }
 
-static void put_int(jbuf *b, int64_t v)
+static void put_int(jline *b, int64_t v)
 {
     char tmp[24];
     size_t n = 0;
@@ -97,15 +97,15 @@ static void put_int(jbuf *b, int64_t v)
     } while (u);
     if (v < 0)
         tmp[sizeof tmp - ++n] = '-';
-    jbuf_put(b, tmp + sizeof tmp - n, n);
+    jline_put(b, tmp + sizeof tmp - n, n);
 }
 
-void json_put_value(jbuf *b, const ty *t, const value *v)
+void json_put_value(jline *b, const ty *t, const value *v)
 {
     switch (v->kind) {
-    case VAL_NONE: jbuf_put(b, "null", 4); return;
+    case VAL_NONE: jline_put(b, "null", 4); return;
     case VAL_INT: put_int(b, v->u.i); return;
-    case VAL_BOOL: v->u.b ? jbuf_put(b, "true", 4) : jbuf_put(b, "false", 5); return;
+    case VAL_BOOL: v->u.b ? jline_put(b, "true", 4) : jline_put(b, "false", 5); return;
     case VAL_ENUM: {
         const char *name = t->values[v->u.e];
         json_put_string(b, name, strlen(name));
@@ -113,7 +113,7 @@ void json_put_value(jbuf *b, const ty *t, const value *v)
     }
     case VAL_STRING: json_put_string(b, v->u.s, v->len); return;
     case VAL_STRUCT: {
-        jbuf_putc(b, '{');
+        jline_putc(b, '{');
         bool first = true;
         for (uint32_t i = 0; i < v->len; i++) {
             if (v->u.items[i].kind == VAL_NONE)
@@ -121,7 +121,7 @@ void json_put_value(jbuf *b, const ty *t, const value *v)
             /* field names are identifiers: nothing to escape */
             const char *name = t->fields[i].name;
             size_t len = strlen(name);
-            jbuf_reserve(b, len + 4);
+            jline_reserve(b, len + 4);
             if (!first)
                 b->data[b->len++] = ',';
             b->data[b->len++] = '"';
@@ -132,22 +132,30 @@ void json_put_value(jbuf *b, const ty *t, const value *v)
             json_put_value(b, t->fields[i].type, &v->u.items[i]);
             first = false;
         }
-        jbuf_putc(b, '}');
+        jline_putc(b, '}');
         return;
     }
     case VAL_LIST:
-        jbuf_putc(b, '[');
+        jline_putc(b, '[');
         for (uint32_t i = 0; i < v->len; i++) {
             if (i)
-                jbuf_putc(b, ',');
+                jline_putc(b, ',');
             json_put_value(b, t->elem, &v->u.items[i]);
         }
-        jbuf_putc(b, ']');
+        jline_putc(b, ']');
         return;
     }
 }
 
 /* ---- decoding ---- */
+
+/* Where a value is, for messages: built on the stack as the decoder
+ * descends and formatted only when something fails. */
+typedef struct jpath {
+    const struct jpath *up; /* NULL at the root, whose name is what the caller gave */
+    const char *name;       /* a field, or NULL for a list item */
+    size_t len, index;
+} jpath;
 
 typedef struct jd {
     const char *p, *end;
@@ -156,16 +164,37 @@ typedef struct jd {
     size_t size;
 } jd;
 
-static int fail(jd *d, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(jd *d, const jpath *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static int fail(jd *d, const char *what, const char *fmt, ...)
+static size_t path_format(const jpath *p, char *out, size_t size)
 {
-    int n = *what ? snprintf(d->why, d->size, "%s: ", what) : 0;
-    if (n < 0 || (size_t)n >= d->size)
+    size_t n = p->up ? path_format(p->up, out, size) : 0;
+    int w;
+    if (!p->up)
+        w = snprintf(out, size, "%.*s", (int)p->len, p->name);
+    else if (p->name)
+        w = snprintf(out + n, size - n, "%s%.*s", n ? "." : "", (int)p->len, p->name);
+    else
+        w = snprintf(out + n, size - n, "[%zu]", p->index);
+    n += w > 0 ? (size_t)w : 0;
+    return n < size ? n : size - 1;
+}
+
+static bool path_empty(const jpath *p)
+{
+    return !p->up && p->len == 0;
+}
+
+static int fail(jd *d, const jpath *what, const char *fmt, ...)
+{
+    char path[256];
+    size_t n = path_format(what, path, sizeof path);
+    int k = n ? snprintf(d->why, d->size, "%s: ", path) : 0;
+    if (k < 0 || (size_t)k >= d->size)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->why + n, d->size - (size_t)n, fmt, ap);
+    vsnprintf(d->why + k, d->size - (size_t)k, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -246,7 +275,7 @@ static size_t put_utf8(char *o, uint32_t cp)
 
 /* A string at d->p ('"'). Without escapes *s points into the input;
  * otherwise into d->a (or nowhere when d->a is NULL: a check only). */
-static int string(jd *d, const char *what, const char **s, uint32_t *len)
+static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
 {
     const char *start = d->p + 1, *p = start;
     while (p < d->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
@@ -306,9 +335,9 @@ static int string(jd *d, const char *what, const char **s, uint32_t *len)
     return 0;
 }
 
-static int skip_value(jd *d, const char *what, int depth);
+static int skip_value(jd *d, const jpath *what, int depth);
 
-static int skip_number(jd *d, const char *what)
+static int skip_number(jd *d, const jpath *what)
 {
     const char *p = d->p;
     if (p < d->end && *p == '-')
@@ -343,7 +372,7 @@ static int skip_number(jd *d, const char *what)
  * positioned at the member's value, which member must consume. */
 typedef int (*member_fn)(jd *d, const char *key, uint32_t len, void *ctx);
 
-static int object(jd *d, const char *what, member_fn member, void *ctx)
+static int object(jd *d, const jpath *what, member_fn member, void *ctx)
 {
     d->p++; /* '{' */
     ws(d);
@@ -380,7 +409,7 @@ static int object(jd *d, const char *what, member_fn member, void *ctx)
 }
 
 typedef struct skip_ctx {
-    const char *what;
+    const jpath *what;
     int depth;
 } skip_ctx;
 
@@ -390,7 +419,7 @@ static int skip_member(jd *d, const char *key, uint32_t len, void *ctx)
     return skip_value(d, c->what, c->depth);
 }
 
-static int skip_value(jd *d, const char *what, int depth)
+static int skip_value(jd *d, const jpath *what, int depth)
 {
     if (depth > JSON_MAX_DEPTH)
         return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
@@ -442,9 +471,9 @@ static int skip_value(jd *d, const char *what, int depth)
     }
 }
 
-static int decode(jd *d, const ty *t, const char *what, value *out, int depth);
+static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth);
 
-static int integer(jd *d, const char *what, int64_t *out)
+static int integer(jd *d, const jpath *what, int64_t *out)
 {
     const char *p = d->p;
     bool neg = p < d->end && *p == '-';
@@ -477,19 +506,11 @@ static bool key_is(const char *key, uint32_t len, const char *name)
 
 typedef struct struct_ctx {
     const ty *t;
-    const char *what;
+    const jpath *what;
     value *items;
     bool *seen;
     int depth;
 } struct_ctx;
-
-static void sub_path(char *sub, size_t size, const char *what, const char *name, size_t len)
-{
-    if (*what)
-        snprintf(sub, size, "%s.%.*s", what, (int)len, name);
-    else
-        snprintf(sub, size, "%.*s", (int)len, name);
-}
 
 static int struct_member(jd *d, const char *key, uint32_t len, void *ctx)
 {
@@ -500,23 +521,22 @@ static int struct_member(jd *d, const char *key, uint32_t len, void *ctx)
         i++;
     if (i == t->nfields)
         return fail(d, c->what, "'%.*s' is not a field of %s", (int)(len > 100 ? 100 : len), key,
-                    *c->what ? "this object" : "the arguments");
+                    path_empty(c->what) ? "the arguments" : "this object");
     if (c->seen[i])
         return fail(d, c->what, "'%s' appears twice", t->fields[i].name);
     c->seen[i] = true;
-    char sub[256];
-    sub_path(sub, sizeof sub, c->what, key, len);
     const field *f = &t->fields[i];
+    jpath sub = {.up = c->what, .name = f->name, .len = len};
     if (d->p < d->end && *d->p == 'n' && f->optional) {
         if (!literal(d, "null", 4))
-            return fail(d, sub, "an invalid literal");
+            return fail(d, &sub, "an invalid literal");
         c->items[i] = (value){.kind = VAL_NONE};
         return 0;
     }
-    return decode(d, f->type, sub, &c->items[i], c->depth + 1);
+    return decode(d, f->type, &sub, &c->items[i], c->depth + 1);
 }
 
-static int decode_struct(jd *d, const ty *t, const char *what, value *out, int depth)
+static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int depth)
 {
     if (*d->p != '{')
         return fail(d, what, "expected an object, got %s", found(d));
@@ -540,7 +560,7 @@ static int decode_struct(jd *d, const ty *t, const char *what, value *out, int d
     return 0;
 }
 
-static int decode_list(jd *d, const ty *t, const char *what, value *out, int depth)
+static int decode_list(jd *d, const ty *t, const jpath *what, value *out, int depth)
 {
     if (*d->p != '[')
         return fail(d, what, "expected an array, got %s", found(d));
@@ -560,9 +580,8 @@ static int decode_list(jd *d, const ty *t, const char *what, value *out, int dep
             items = more;
             cap *= 2;
         }
-        char sub[256];
-        snprintf(sub, sizeof sub, "%s[%zu]", what, n);
-        if (decode(d, t->elem, sub, &items[n++], depth + 1) < 0)
+        jpath sub = {.up = what, .index = n};
+        if (decode(d, t->elem, &sub, &items[n++], depth + 1) < 0)
             return -1;
         ws(d);
         if (d->p < d->end && *d->p == ',') {
@@ -591,7 +610,7 @@ static void enum_names(const ty *t, char *buf, size_t size)
     }
 }
 
-static int decode(jd *d, const ty *t, const char *what, value *out, int depth)
+static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
 {
     if (depth > JSON_MAX_DEPTH)
         return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
@@ -643,15 +662,20 @@ int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a
                 char *why, size_t size)
 {
     jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
-    if (decode(&d, t, what, out, 0) < 0)
+    jpath root = {.name = what, .len = strlen(what)};
+    if (decode(&d, t, &root, out, 0) < 0)
         return -1;
     ws(&d);
     if (d.p != d.end)
-        return fail(&d, what, "unexpected text after the value");
+        return fail(&d, &root, "unexpected text after the value");
     return 0;
 }
 
 /* ---- requests ---- */
+
+static const jpath at_root = {.name = ""}, at_verb = {.name = "verb", .len = 4},
+                   at_args = {.name = "args", .len = 4}, at_count = {.name = "count", .len = 5},
+                   at_ok = {.name = "ok", .len = 2}, at_error = {.name = "error", .len = 5};
 
 typedef struct request_ctx {
     json_request *req;
@@ -665,8 +689,8 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
         const char *s;
         uint32_t n;
         if (d->p >= d->end || *d->p != '"')
-            return fail(d, "verb", "expected a string, got %s", found(d));
-        if (string(d, "verb", &s, &n) < 0)
+            return fail(d, &at_verb, "expected a string, got %s", found(d));
+        if (string(d, &at_verb, &s, &n) < 0)
             return -1;
         c->req->verb = arena_strndup(d->a, s, n);
         c->verb = true;
@@ -674,9 +698,9 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
     }
     if (key_is(key, len, "args")) {
         if (d->p >= d->end || *d->p != '{')
-            return fail(d, "args", "expected an object, got %s", found(d));
+            return fail(d, &at_args, "expected an object, got %s", found(d));
         const char *start = d->p;
-        if (skip_value(d, "args", 1) < 0)
+        if (skip_value(d, &at_args, 1) < 0)
             return -1;
         c->req->args = start;
         c->req->args_len = (size_t)(d->p - start);
@@ -685,11 +709,11 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
     }
     if (key_is(key, len, "count")) {
         if (!literal(d, "true", 4))
-            return fail(d, "count", "expected true, got %s", found(d));
+            return fail(d, &at_count, "expected true, got %s", found(d));
         c->count = true;
         return 0;
     }
-    return fail(d, "", "'%.*s' is not a member of a request; a request has verb and args, or count",
+    return fail(d, &at_root, "'%.*s' is not a member of a request; a request has verb and args, or count",
                 (int)(len > 100 ? 100 : len), key);
 }
 
@@ -700,21 +724,21 @@ int json_request_parse(const char *s, size_t n, arena *a, json_request *out, cha
     jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
     ws(&d);
     if (d.p >= d.end || *d.p != '{')
-        return fail(&d, "", "a request is a JSON object on one line, not %s", found(&d));
+        return fail(&d, &at_root, "a request is a JSON object on one line, not %s", found(&d));
     request_ctx c = {.req = out};
-    if (object(&d, "", request_member, &c) < 0)
+    if (object(&d, &at_root, request_member, &c) < 0)
         return -1;
     ws(&d);
     if (d.p != d.end)
-        return fail(&d, "", "unexpected text after the request");
+        return fail(&d, &at_root, "unexpected text after the request");
     if (c.count && (c.verb || c.args))
-        return fail(&d, "", "a count request has nothing but count");
+        return fail(&d, &at_root, "a count request has nothing but count");
     if (c.count)
         out->kind = JSON_REQUEST_COUNT;
     else if (c.verb)
         out->kind = JSON_REQUEST_COMMAND;
     else if (c.args)
-        return fail(&d, "", "a request with args needs a verb");
+        return fail(&d, &at_root, "a request with args needs a verb");
     return 0;
 }
 
@@ -735,19 +759,19 @@ static int answer_member(jd *d, const char *key, uint32_t len, void *ctx)
         else if (literal(d, "false", 5))
             c->ok = 0;
         else
-            return fail(d, "ok", "expected true or false, got %s", found(d));
+            return fail(d, &at_ok, "expected true or false, got %s", found(d));
         return 0;
     }
     if (key_is(key, len, "error") && d->p < d->end && *d->p == '"') {
         const char *s;
         uint32_t n;
-        if (string(d, "error", &s, &n) < 0)
+        if (string(d, &at_error, &s, &n) < 0)
             return -1;
         if (c->msize)
             snprintf(c->msg, c->msize, "%.*s", (int)n, s);
         return 0;
     }
-    return skip_value(d, "", 1);
+    return skip_value(d, &at_root, 1);
 }
 
 int json_answer_read(const char *s, size_t n, char *msg, size_t msize)
@@ -766,7 +790,7 @@ int json_answer_read(const char *s, size_t n, char *msg, size_t msize)
     if (msize)
         msg[0] = '\0';
     ws(&d);
-    int rc = d.p < d.end && *d.p == '{' && object(&d, "", answer_member, &c) == 0 ? 0 : -1;
+    int rc = d.p < d.end && *d.p == '{' && object(&d, &at_root, answer_member, &c) == 0 ? 0 : -1;
     ws(&d);
     arena_free(&a);
     if (rc < 0 || d.p != d.end || c.ok < 0)

@@ -12,31 +12,31 @@
 #include "arena.h"
 #include "types.h"
 
-/* A growable byte buffer; zero-initialise it, free with jbuf_free. Appends
+/* A growable byte buffer; zero-initialise it, free with jline_free. Appends
  * abort when the process is out of memory (as arena_alloc does). */
-typedef struct jbuf {
+typedef struct jline {
     char *data;
     size_t len, cap;
-} jbuf;
+} jline;
 
-void jbuf_reserve(jbuf *b, size_t more);
-void jbuf_put(jbuf *b, const char *s, size_t n);
-void jbuf_puts(jbuf *b, const char *s);
-void jbuf_free(jbuf *b);
+void jline_reserve(jline *b, size_t more);
+void jline_put(jline *b, const char *s, size_t n);
+void jline_puts(jline *b, const char *s);
+void jline_free(jline *b);
 
-static inline void jbuf_putc(jbuf *b, char c)
+static inline void jline_putc(jline *b, char c)
 {
     if (b->len == b->cap)
-        jbuf_reserve(b, 1);
+        jline_reserve(b, 1);
     b->data[b->len++] = c;
 }
 
 /* Appends s[0..n) as a JSON string, quotes included. */
-void json_put_string(jbuf *b, const char *s, size_t n);
+void json_put_string(jline *b, const char *s, size_t n);
 /* Appends v, of type t, as JSON: ints as integers, enums as their names,
  * structs as objects in declaration order with unset optional fields left
  * out, lists as arrays. */
-void json_put_value(jbuf *b, const ty *t, const value *v);
+void json_put_value(jline *b, const ty *t, const value *v);
 
 /* Decodes the JSON text s[0..n) as a value of type t into *out. Arrays and
  * unescaped strings live in a (the caller resets it); strings without

@@ -337,9 +337,18 @@ static void syntax_error(loader *L, const yaml_parser_t *p)
                  problem);
         return;
     }
-    if (p->context)
+    const char *src = L->dc->source;
+    size_t at = m.index < L->dc->len ? m.index : L->dc->len;
+    if (src[at] == '\t' && strstr(problem, "cannot start any token")) {
         diag_add(L->d, DIAG_ERROR, L->dc->path, (int)m.line + 1, (int)m.column + 1,
-                 "YAML syntax: %s %s", problem, p->context);
+                 "YAML syntax: a tab cannot indent YAML; use spaces");
+        return;
+    }
+    if (p->context && strcmp(p->context, "while scanning for the next token") != 0)
+        /* e.g. "while parsing a flow mapping", and where that began */
+        diag_add(L->d, DIAG_ERROR, L->dc->path, (int)m.line + 1, (int)m.column + 1,
+                 "YAML syntax: %s %s that starts at line %d, column %d", problem, p->context,
+                 (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
     else
         diag_add(L->d, DIAG_ERROR, L->dc->path, (int)m.line + 1, (int)m.column + 1,
                  "YAML syntax: %s", problem);

@@ -470,7 +470,8 @@ static cJSON *targets_json(const workload *w)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "target", t->name);
         cJSON_AddStringToObject(o, "label", t->label);
-        cJSON_AddStringToObject(o, "durability", durability_name(t->durability));
+        if (!strcmp(t->name, "sqlite") || !strcmp(t->name, "postgres"))
+            cJSON_AddStringToObject(o, "durability", durability_name(t->durability));
         if (t->fence)
             cJSON_AddStringToObject(o, "fence", t->fence);
         if (t->dsn)

@@ -570,14 +570,37 @@ static bool already_skipped(const report *r, const char *label)
     return false;
 }
 
+/* --process-cmd split on spaces into argv, in mem (words + 1 pointers, then
+ * the text). Returns the argv, or NULL when the command has no word. */
+static const char **split_command(const char *cmd, void *mem)
+{
+    const char **argv = mem;
+    size_t words = 0;
+    for (const char *s = cmd; *s; s++)
+        words += *s != ' ' && (s == cmd || s[-1] == ' ');
+    char *text = strcpy((char *)(argv + words + 1), cmd);
+    size_t k = 0;
+    for (char *tok = strtok(text, " "); tok; tok = strtok(NULL, " "))
+        argv[k++] = tok;
+    argv[k] = NULL;
+    return k ? argv : NULL;
+}
+
 /* --targets may name a driver the spec does not list: it runs with its
- * default options. Returns the targets to consider (the caller frees). */
+ * default options. --process-cmd replaces the command of every process
+ * target. Returns the targets to consider (the caller frees). */
 static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
 {
     const workload *w = &p->work;
-    target_spec *all = calloc(w->ntargets + o->nonly + 1, sizeof *all);
+    size_t cap = w->ntargets + o->nonly + 1;
+    size_t cmd_size = o->process_cmd ? (strlen(o->process_cmd) / 2 + 2) * sizeof(char *) +
+                                           strlen(o->process_cmd) + 1
+                                     : 0;
+    /* the --process-cmd argv lives in the same block, freed with it */
+    target_spec *all = calloc(1, cap * sizeof *all + cmd_size);
     if (!all)
         abort();
+    const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, all + cap) : NULL;
     memcpy(all, w->targets, w->ntargets * sizeof *all);
     *n = w->ntargets;
     for (size_t i = 0; i < o->nonly; i++) {
@@ -588,6 +611,9 @@ static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
         if (!listed && drv)
             all[(*n)++] = (target_spec){.name = drv->name, .label = drv->name};
     }
+    for (size_t i = 0; cmd_argv && i < *n; i++)
+        if (!strcmp(all[i].name, "process"))
+            all[i].command = cmd_argv;
     return all;
 }
 

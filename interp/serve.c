@@ -40,7 +40,7 @@ typedef struct tap_store {
     store base;
     store_ops ops;
     store *inner;
-    jbuf events; /* the open transaction's events, as comma-separated objects */
+    jline events; /* the open transaction's events, as comma-separated objects */
 } tap_store;
 
 static int tap_result(tap_store *t, int rc)
@@ -77,14 +77,14 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
     if (rc < 0)
         return tap_result(t, rc);
-    jbuf *b = &t->events;
+    jline *b = &t->events;
     if (b->len)
-        jbuf_putc(b, ',');
-    jbuf_puts(b, "{\"name\":");
+        jline_putc(b, ',');
+    jline_puts(b, "{\"name\":");
     json_put_string(b, ev->name, strlen(ev->name));
-    jbuf_puts(b, ",\"payload\":");
+    jline_puts(b, ",\"payload\":");
     json_put_value(b, ev->payload, payload);
-    jbuf_putc(b, '}');
+    jline_putc(b, '}');
     return rc;
 }
 
@@ -204,15 +204,15 @@ typedef struct server {
     tap_store tap;
     runtime *rt;
     arena scratch; /* per request */
-    jbuf out;
+    jline out;
     uint64_t *aggs, *events;
 } server;
 
 static void answer_error(server *sv, const char *msg)
 {
-    jbuf_puts(&sv->out, "{\"ok\":false,\"error\":");
+    jline_puts(&sv->out, "{\"ok\":false,\"error\":");
     json_put_string(&sv->out, msg, strlen(msg));
-    jbuf_put(&sv->out, "}\n", 2);
+    jline_put(&sv->out, "}\n", 2);
 }
 
 static void answer_count(server *sv)
@@ -224,24 +224,24 @@ static void answer_count(server *sv)
         return;
     }
     char num[32];
-    jbuf *b = &sv->out;
-    jbuf_puts(b, "{\"ok\":true,\"aggregates\":{");
+    jline *b = &sv->out;
+    jline_puts(b, "{\"ok\":true,\"aggregates\":{");
     for (size_t i = 0; i < p->naggs; i++) {
         if (i)
-            jbuf_putc(b, ',');
+            jline_putc(b, ',');
         json_put_string(b, p->aggs[i].name, strlen(p->aggs[i].name));
         snprintf(num, sizeof num, ":%" PRIu64, sv->aggs[i]);
-        jbuf_puts(b, num);
+        jline_puts(b, num);
     }
-    jbuf_puts(b, "},\"events\":{");
+    jline_puts(b, "},\"events\":{");
     for (size_t i = 0; i < p->nevents; i++) {
         if (i)
-            jbuf_putc(b, ',');
+            jline_putc(b, ',');
         json_put_string(b, p->events[i].name, strlen(p->events[i].name));
         snprintf(num, sizeof num, ":%" PRIu64, sv->events[i]);
-        jbuf_puts(b, num);
+        jline_puts(b, num);
     }
-    jbuf_put(b, "}}\n", 3);
+    jline_put(b, "}}\n", 3);
 }
 
 static void unknown_verb(server *sv, const char *verb)
@@ -277,10 +277,10 @@ static void answer_command(server *sv, const json_request *req)
         answer_error(sv, runtime_message(sv->rt));
         return;
     }
-    jbuf *b = &sv->out;
-    jbuf_puts(b, "{\"ok\":true,\"events\":[");
-    jbuf_put(b, sv->tap.events.data, sv->tap.events.len);
-    jbuf_put(b, "]}\n", 3);
+    jline *b = &sv->out;
+    jline_puts(b, "{\"ok\":true,\"events\":[");
+    jline_put(b, sv->tap.events.data, sv->tap.events.len);
+    jline_put(b, "]}\n", 3);
 }
 
 static bool is_empty_request(const char *line, size_t n)
@@ -301,7 +301,7 @@ static void answer(server *sv, const char *line, size_t n)
         return;
     }
     if (req.kind == JSON_REQUEST_EMPTY)
-        jbuf_puts(&sv->out, empty_answer);
+        jline_puts(&sv->out, empty_answer);
     else if (req.kind == JSON_REQUEST_COUNT)
         answer_count(sv);
     else
@@ -340,8 +340,8 @@ int serve_run(const plan *p, store *s, int in_fd, int out_fd)
     free(r.buf);
     free(sv.aggs);
     free(sv.events);
-    jbuf_free(&sv.out);
-    jbuf_free(&sv.tap.events);
+    jline_free(&sv.out);
+    jline_free(&sv.tap.events);
     arena_free(&sv.scratch);
     runtime_free(sv.rt);
     errno = saved;

@@ -36,6 +36,11 @@ spec_status spec_open(const char *path, diag_list *d, spec *out)
         return SPEC_IO;
     if (rc != LOAD_OK)
         return SPEC_INVALID;
+    if (out->dc->root->kind == NODE_NULL) {
+        diag_add(d, DIAG_ERROR, path, 1, 1,
+                 "the spec is empty; a spec is a mapping that starts with 'spec: 1'");
+        return SPEC_INVALID;
+    }
     const cJSON *schema = spec_schema();
     if (!schema) {
         diag_add(d, DIAG_ERROR, path, 0, 0, "the embedded schema is broken (a build error)");

@@ -46,8 +46,8 @@ const char *ty_describe(const ty *t, char *buf, size_t size)
         buf = sbuf;
         size = sizeof sbuf;
     }
-    if (t->name) {
-        snprintf(buf, size, "%s", t->name);
+    if (t->name || t->refines) {
+        snprintf(buf, size, "%s", t->name ? t->name : t->refines);
         return buf;
     }
     size_t n = 0;

@@ -58,6 +58,8 @@ typedef struct field {
 struct ty {
     ty_kind kind;
     const char *name; /* the named type ("Cents"), or NULL for an inline one */
+    const char *refines; /* for an inline refinement ({type: Standing, default: good}),
+                            the name of the type it refines; for display only */
     const node *at;   /* where it was declared, when it was */
     /* TY_INT */
     bool has_min, has_max;

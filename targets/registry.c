@@ -4,9 +4,8 @@
 
 #include "drivers.h"
 
-/* sqlite, postgres and process are registered as stubs (targets/pending.c)
- * until their drivers exist, so a spec naming them is skipped with a
- * sentence instead of failing. */
+/* A driver that cannot run here (postgres without a server or without
+ * libpq) says so in available(), so the runner skips it with a sentence. */
 static const target_driver *const drivers[] = {
     &memory_target_driver, &null_target_driver,    &sqlite_target_driver,
     &postgres_target_driver, &process_target_driver,

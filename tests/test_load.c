@@ -408,16 +408,20 @@ static void test_load_syntax_errors_have_a_position(void **state)
         int line, col;
         const char *msg;
     } cases[] = {
-        {"a:\n\tb: 1\n", 2, 1,
-         "YAML syntax: found character that cannot start any token while scanning for the next "
-         "token"},
+        {"a:\n\tb: 1\n", 2, 1, "YAML syntax: a tab cannot indent YAML; use spaces"},
         {"a: [1, 2\n", 2, 1,
-         "YAML syntax: did not find expected ',' or ']' while parsing a flow sequence"},
+         "YAML syntax: did not find expected ',' or ']' while parsing a flow sequence that starts "
+         "at line 1, column 4"},
         {"a: {b: 1\nc: 2\n", 2, 2,
-         "YAML syntax: did not find expected ',' or '}' while parsing a flow mapping"},
+         "YAML syntax: did not find expected ',' or '}' while parsing a flow mapping that starts "
+         "at line 1, column 4"},
         {"a: 1\n  b: 2\n", 2, 4, "YAML syntax: mapping values are not allowed in this context"},
         {"a: \"open\n", 2, 1,
-         "YAML syntax: found unexpected end of stream while scanning a quoted scalar"},
+         "YAML syntax: found unexpected end of stream while scanning a quoted scalar that starts "
+         "at line 1, column 4"},
+        {"a: 1\nb: [x, y\n", 3, 1,
+         "YAML syntax: did not find expected ',' or ']' while parsing a flow sequence that starts "
+         "at line 2, column 4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         loaded l = load(cases[i].text);

@@ -1,0 +1,805 @@
+/* report_html.c: the HTML page of a result file. Everything is drawn here as
+ * SVG with inline CSS, so the page opens anywhere without a network or a
+ * script. Each result is a series with one colour in every chart. */
+#include "report_html.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "stats.h"
+
+/* Okabe-Ito first (readable with colour-blindness), then more. */
+static const char *const palette[] = {"#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7",
+                                      "#56b4e9", "#8c6d31", "#000000", "#7f7f7f", "#bcbd22"};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+
+#define WIDTH 960.0 /* every chart's width in SVG units */
+
+typedef struct bucket {
+    double ns;    /* the bucket's value */
+    double cumul; /* commands up to and including it */
+} bucket;
+
+typedef struct series {
+    char name[512];   /* "pizzas · memory@1000 (normal)" */
+    char metric[512]; /* "pizzas.memory@1000", the metric names' prefix */
+    const char *color;
+    const cJSON *result;
+    double tput, lo, hi;    /* commands/s: median and range */
+    double p50, p99, drift; /* median figures, µs */
+    bucket *hist;           /* every run's histogram merged, by value */
+    size_t nhist;
+    double total;                                /* commands in hist */
+    double t50[STATS_TENTHS], t99[STATS_TENTHS]; /* µs, median across runs per tenth */
+} series;
+
+typedef struct page {
+    FILE *out;
+    const cJSON *root;
+    series *s;
+    size_t n;
+    bool oom;
+} page;
+
+/* ---- reading the document ------------------------------------------------ */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(get(o, key));
+    return s ? s : "";
+}
+
+static int cmp_bucket(const void *a, const void *b)
+{
+    double x = ((const bucket *)a)->ns, y = ((const bucket *)b)->ns;
+    return x < y ? -1 : x > y;
+}
+
+/* Merges the histograms of every run: the same bucketing in every run, so
+ * equal values are the same bucket. */
+static int merge_histograms(series *s)
+{
+    size_t cap = 0;
+    const cJSON *run, *pair;
+    cJSON_ArrayForEach(run, get(s->result, "runs")) cap +=
+        (size_t)cJSON_GetArraySize(get(run, "histogram"));
+    if (cap == 0)
+        return 0;
+    s->hist = malloc(cap * sizeof *s->hist);
+    if (!s->hist)
+        return -1;
+    cJSON_ArrayForEach(run, get(s->result, "runs"))
+    {
+        cJSON_ArrayForEach(pair, get(run, "histogram"))
+        {
+            const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+            if (cJSON_IsNumber(v) && cJSON_IsNumber(c))
+                s->hist[s->nhist++] = (bucket){v->valuedouble, c->valuedouble};
+        }
+    }
+    qsort(s->hist, s->nhist, sizeof *s->hist, cmp_bucket);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nhist; i++) {
+        if (k > 0 && s->hist[k - 1].ns == s->hist[i].ns)
+            s->hist[k - 1].cumul += s->hist[i].cumul;
+        else
+            s->hist[k++] = s->hist[i];
+    }
+    s->nhist = k;
+    for (size_t i = 1; i < k; i++)
+        s->hist[i].cumul += s->hist[i - 1].cumul;
+    s->total = k ? s->hist[k - 1].cumul : 0;
+    return 0;
+}
+
+/* The nearest-rank q-quantile of the merged histogram, in µs. */
+static double percentile_us(const series *s, double q)
+{
+    double rank = ceil(q * s->total - 1e-9);
+    if (rank < 1)
+        rank = 1;
+    size_t lo = 0, hi = s->nhist - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->hist[mid].cumul >= rank)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return s->hist[lo].ns / 1000.0;
+}
+
+static void tenths_median(series *s)
+{
+    const cJSON *runs = get(s->result, "runs");
+    size_t nruns = (size_t)cJSON_GetArraySize(runs);
+    double *a = calloc(nruns ? nruns : 1, sizeof *a), *b = calloc(nruns ? nruns : 1, sizeof *b);
+    for (int t = 0; t < STATS_TENTHS; t++) {
+        size_t k = 0;
+        const cJSON *run;
+        cJSON_ArrayForEach(run, runs)
+        {
+            const cJSON *tenth = cJSON_GetArrayItem(get(run, "tenths"), t);
+            if (a && b && k < nruns) {
+                a[k] = num(tenth, "p50_us");
+                b[k++] = num(tenth, "p99_us");
+            }
+        }
+        s->t50[t] = a ? stats_median(a, k) : NAN;
+        s->t99[t] = b ? stats_median(b, k) : NAN;
+    }
+    free(a);
+    free(b);
+}
+
+static int collect(page *pg)
+{
+    const cJSON *results = get(pg->root, "results"), *r;
+    size_t cap = (size_t)cJSON_GetArraySize(results);
+    pg->s = calloc(cap ? cap : 1, sizeof *pg->s);
+    if (!pg->s)
+        return -1;
+    cJSON_ArrayForEach(r, results)
+    {
+        const cJSON *median = get(r, "median");
+        if (cJSON_IsTrue(get(r, "failed")) || !isfinite(num(median, "throughput_per_s")))
+            continue;
+        series *s = &pg->s[pg->n];
+        s->result = r;
+        s->color = palette[pg->n % NPALETTE];
+        double prefill = num(r, "prefill");
+        char at[40] = "";
+        if (prefill > 0)
+            snprintf(at, sizeof at, "@%.0f", prefill);
+        const char *dur = cJSON_GetStringValue(get(r, "durability"));
+        snprintf(s->name, sizeof s->name, "%s · %s%s%s%s%s", str(r, "domain"), str(r, "label"), at,
+                 dur ? " (" : "", dur ? dur : "", dur ? ")" : "");
+        snprintf(s->metric, sizeof s->metric, "%s.%s%s", str(r, "domain"), str(r, "label"), at);
+        s->tput = num(median, "throughput_per_s");
+        s->lo = num(get(r, "throughput_range"), "min");
+        s->hi = num(get(r, "throughput_range"), "max");
+        s->p50 = num(median, "p50_us");
+        s->p99 = num(median, "p99_us");
+        s->drift = num(median, "drift");
+        if (merge_histograms(s) < 0)
+            return -1;
+        tenths_median(s);
+        pg->n++;
+    }
+    return 0;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void esc(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+/* 1234567 -> "1.23M", 56000 -> "56k", 0.5 -> "0.5". */
+static void fmt_si(double v, char *buf, size_t n)
+{
+    double a = fabs(v);
+    if (a >= 1e9)
+        snprintf(buf, n, "%.3gG", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, n, "%.3gM", v / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, n, "%.3gk", v / 1e3);
+    else
+        snprintf(buf, n, "%.3g", v);
+}
+
+/* A latency in µs for an axis: "0.1 µs", "250 µs", "1.5 ms", "2 s". */
+static void fmt_latency(double us, char *buf, size_t n)
+{
+    if (us >= 1e6)
+        snprintf(buf, n, "%.3g s", us / 1e6);
+    else if (us >= 1e3)
+        snprintf(buf, n, "%.3g ms", us / 1e3);
+    else
+        snprintf(buf, n, "%.3g µs", us);
+}
+
+/* A µs figure as the Markdown report prints it. */
+static void fmt_us(double us, char *buf, size_t n)
+{
+    report_fmt_us(isfinite(us) ? us * 1000.0 : NAN, buf, n);
+}
+
+/* The largest "nice" step (1, 2, 2.5 or 5 times a power of ten) that cuts
+ * [0, max] into at most `ticks` parts. */
+static double nice_step(double max, int ticks)
+{
+    double raw = max / ticks;
+    double p = pow(10, floor(log10(raw)));
+    static const double m[] = {1, 2, 2.5, 5, 10};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (m[i] * p >= raw)
+            return m[i] * p;
+    return 10 * p;
+}
+
+/* ---- SVG pieces ------------------------------------------------------------ */
+
+static void svg_open(page *pg, const char *id, double height, const char *title, const char *desc)
+{
+    FILE *o = pg->out;
+    fprintf(o,
+            "<svg id=\"%s\" class=\"chart\" role=\"img\" aria-labelledby=\"%s-title %s-desc\" "
+            "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+            "xmlns=\"http://www.w3.org/2000/svg\">\n<title id=\"%s-title\">",
+            id, id, id, WIDTH, height, WIDTH, height, id);
+    esc(o, title);
+    fprintf(o, "</title>\n<desc id=\"%s-desc\">", id);
+    esc(o, desc);
+    fputs("</desc>\n", o);
+}
+
+/* A legend row of series swatches from y, wrapping at the chart's width;
+ * returns the height it took. */
+static double legend_height(const page *pg)
+{
+    int per_row = 4;
+    return 22.0 * (double)((pg->n + (size_t)per_row - 1) / (size_t)per_row);
+}
+
+static void legend(page *pg, double x0, double y0, bool line)
+{
+    FILE *o = pg->out;
+    fputs("<g class=\"legend\">\n", o);
+    for (size_t i = 0; i < pg->n; i++) {
+        double x = x0 + (double)(i % 4) * 225.0, y = y0 + (double)(i / 4) * 22.0;
+        if (line)
+            fprintf(o,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-width=\"3\"/>",
+                    x, y + 7, x + 18, y + 7, pg->s[i].color);
+        else
+            fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\"/>", x, y,
+                    pg->s[i].color);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x + 24, y + 11);
+        esc(o, pg->s[i].name);
+        fputs("</text>\n", o);
+    }
+    fputs("</g>\n", o);
+}
+
+/* ---- chart 1: throughput ---------------------------------------------------- */
+
+static void chart_throughput(page *pg)
+{
+    FILE *o = pg->out;
+    const double left = 250, right = 110, top = 34, row = 30, bar = 18, bottom = 52;
+    double plot_w = WIDTH - left - right;
+    double height = top + row * (double)pg->n + bottom;
+    double max = 0;
+    for (size_t i = 0; i < pg->n; i++)
+        max = fmax(max, fmax(pg->s[i].tput, isfinite(pg->s[i].hi) ? pg->s[i].hi : 0));
+    if (!(max > 0))
+        max = 1;
+    double step = nice_step(max, 6);
+    double axis_max = ceil(max / step) * step;
+    svg_open(pg, "chart-throughput", height, "Throughput per target",
+             "Horizontal bars: the median commands per second across runs for each target; "
+             "the whisker spans the slowest to the fastest run. Higher is better.");
+    /* legend: what a bar and a whisker are */
+    fprintf(o,
+            "<g class=\"legend\"><rect x=\"%.1f\" y=\"8\" width=\"14\" height=\"14\" "
+            "fill=\"#999\"/><text x=\"%.1f\" y=\"19\">median across runs</text>"
+            "<line x1=\"%.1f\" y1=\"15\" x2=\"%.1f\" y2=\"15\" stroke=\"#222\" "
+            "stroke-width=\"2\"/><line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"20\" "
+            "stroke=\"#222\" stroke-width=\"2\"/><line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" "
+            "y2=\"20\" stroke=\"#222\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"19\">range "
+            "across runs (slowest to fastest)</text></g>\n",
+            left, left + 20, left + 190, left + 220, left + 190, left + 190, left + 220, left + 220,
+            left + 228);
+    /* grid and x axis */
+    double axis_y = top + row * (double)pg->n;
+    fputs("<g class=\"axis x\">\n", o);
+    for (double v = 0; v <= axis_max + step / 2; v += step) {
+        double x = left + plot_w * v / axis_max;
+        char label[32];
+        fmt_si(v, label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                x, top, x, axis_y, x, axis_y + 16, label);
+    }
+    fprintf(o,
+            "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
+            "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commands "
+            "per second (higher is better)</text>\n</g>\n",
+            left, axis_y, left + plot_w, axis_y, left + plot_w / 2, axis_y + 40);
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        double y = top + row * (double)i + (row - bar) / 2;
+        double w = plot_w * s->tput / axis_max;
+        char value[64];
+        report_fmt_throughput(s->tput, value, sizeof value);
+        fprintf(o, "<text class=\"row-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
+                y + bar / 2 + 4);
+        esc(o, s->name);
+        fprintf(o,
+                "</text>\n<rect class=\"bar\" data-metric=\"%s.throughput_per_s\" x=\"%.1f\" "
+                "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                s->metric, left, y, w, bar, s->color);
+        esc(o, s->name);
+        fprintf(o, ": %s commands/s", value);
+        if (isfinite(s->lo) && isfinite(s->hi)) {
+            char lo[64], hi[64];
+            report_fmt_throughput(s->lo, lo, sizeof lo);
+            report_fmt_throughput(s->hi, hi, sizeof hi);
+            fprintf(o, ", runs from %s to %s", lo, hi);
+            double x1 = left + plot_w * s->lo / axis_max, x2 = left + plot_w * s->hi / axis_max;
+            double cy = y + bar / 2;
+            fprintf(o,
+                    "</title></rect>\n<line class=\"range\" x1=\"%.1f\" y1=\"%.1f\" "
+                    "x2=\"%.1f\" y2=\"%.1f\"/><line class=\"range\" x1=\"%.1f\" y1=\"%.1f\" "
+                    "x2=\"%.1f\" y2=\"%.1f\"/><line class=\"range\" x1=\"%.1f\" y1=\"%.1f\" "
+                    "x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    x1, cy, x2, cy, x1, cy - 5, x1, cy + 5, x2, cy - 5, x2, cy + 5);
+            w = fmax(w, x2 - left);
+        } else {
+            fputs("</title></rect>\n", o);
+        }
+        fprintf(o, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + w + 6,
+                y + bar / 2 + 4, value);
+    }
+    fputs("</svg>\n", o);
+}
+
+/* ---- chart 2: latency distribution -------------------------------------------- */
+
+/* x is the "nines" of a percentile: -log10(1 - q), so 90% is 1, 99% is 2. */
+static void chart_latency(page *pg)
+{
+    FILE *o = pg->out;
+    double lh = legend_height(pg);
+    const double left = 80, right = 30, bottom = 56, plot_h = 340;
+    double top = 14 + lh + 14;
+    double plot_w = WIDTH - left - right;
+    double height = top + plot_h + bottom;
+    double max_total = 0, ymin = INFINITY, ymax = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        if (s->nhist == 0)
+            continue;
+        max_total = fmax(max_total, s->total);
+        ymin = fmin(ymin, s->hist[0].ns / 1000.0);
+        ymax = fmax(ymax, s->hist[s->nhist - 1].ns / 1000.0);
+    }
+    double xmax = max_total > 1 ? floor(log10(max_total)) : 2;
+    xmax = fmin(fmax(xmax, 2), 6);
+    if (!(ymin > 0) || !(ymax > 0)) {
+        ymin = 0.1;
+        ymax = 10;
+    }
+    double d0 = floor(log10(ymin)), d1 = ceil(log10(ymax));
+    if (d1 <= d0)
+        d1 = d0 + 1;
+    svg_open(pg, "chart-latency", height, "Latency percentile distribution per target",
+             "For each target, the latency (log scale) at every percentile of all timed "
+             "commands of all runs, from the fastest (0%) through 90%, 99% and 99.9% "
+             "towards the slowest; the horizontal axis is the number of nines. Lower is better.");
+    legend(pg, left, 14, true);
+#define LX(x) (left + plot_w * (x) / xmax)
+#define LY(us) (top + plot_h * (d1 - log10(us)) / (d1 - d0))
+    fputs("<g class=\"axis y\">\n", o);
+    for (double d = d0; d <= d1; d++) {
+        for (int m = 1; m < 10; m++) {
+            double v = m * pow(10, d);
+            if (d == d1 && m > 1)
+                break;
+            double y = LY(v);
+            if (m == 1) {
+                char label[32];
+                fmt_latency(v, label, sizeof label);
+                fprintf(o,
+                        "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                        left, y, left + plot_w, y, left - 6, y + 4, label);
+            } else {
+                fprintf(o,
+                        "<line class=\"grid minor\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\"/>\n",
+                        left, y, left + plot_w, y);
+            }
+        }
+    }
+    fprintf(o,
+            "<text class=\"axis-title\" transform=\"translate(16 %.1f) rotate(-90)\" "
+            "text-anchor=\"middle\">latency (log scale, lower is better)</text>\n</g>\n",
+            top + plot_h / 2);
+    static const char *const pct_label[] = {"0%",     "90%",     "99%",     "99.9%",
+                                            "99.99%", "99.999%", "99.9999%"};
+    fputs("<g class=\"axis x\">\n", o);
+    for (int k = 0; k <= (int)xmax; k++)
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                LX(k), top, LX(k), top + plot_h, LX(k), top + plot_h + 16, pct_label[k]);
+    double x50 = log10(2);
+    fprintf(o,
+            "<line class=\"grid minor\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">50%%</text>\n",
+            LX(x50), top, LX(x50), top + plot_h, LX(x50), top + plot_h + 16);
+    fprintf(o,
+            "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
+            "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">percentile "
+            "of timed commands (log scale of 1 / (1 − p))</text>\n</g>\n",
+            left, top + plot_h, left + plot_w, top + plot_h, left, top, left, top + plot_h,
+            left + plot_w / 2, top + plot_h + 42);
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        if (s->nhist == 0)
+            continue;
+        double xend = fmin(xmax, log10(s->total));
+        fprintf(o,
+                "<path class=\"series\" data-metric=\"%s\" fill=\"none\" stroke=\"%s\" "
+                "stroke-width=\"2\" d=\"",
+                s->metric, s->color);
+        const int steps = 240;
+        for (int k = 0; k <= steps; k++) {
+            double x = xend * k / steps;
+            double q = 1 - pow(10, -x);
+            double v = percentile_us(s, q);
+            fprintf(o, "%s%.1f %.1f", k ? " L" : "M", LX(x), LY(v));
+        }
+        fputs("\"><title>", o);
+        esc(o, s->name);
+        char p50[32], p99[32];
+        fmt_us(percentile_us(s, 0.5), p50, sizeof p50);
+        fmt_us(percentile_us(s, 0.99), p99, sizeof p99);
+        fprintf(o, ": p50 %s µs, p99 %s µs</title></path>\n", p50, p99);
+    }
+#undef LX
+#undef LY
+    fputs("</svg>\n", o);
+}
+
+/* ---- chart 3: drift ---------------------------------------------------------- */
+
+/* One figure (p50 or p99) per tenth in its own strip: a linear scale that
+ * spans at least a quarter either side of the figure's median, so that a
+ * real drift shows and run-to-run wobble stays small. */
+static void drift_strip(FILE *o, const char *cls, const double *v, double x0, double y0, double w,
+                        double h, const series *s)
+{
+    double xs[STATS_TENTHS], vmin = INFINITY, vmax = 0;
+    size_t k = 0;
+    for (int t = 0; t < STATS_TENTHS; t++)
+        if (v[t] > 0) {
+            xs[k++] = v[t];
+            vmin = fmin(vmin, v[t]);
+            vmax = fmax(vmax, v[t]);
+        }
+    fprintf(o, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", x0,
+            y0, w, h);
+    fprintf(o, "<text class=\"strip-label\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x0 + 6, y0 + 13,
+            cls);
+    if (k == 0)
+        return;
+    double med = stats_median(xs, k);
+    double lo = fmin(vmin, med / 1.25), hi = fmax(vmax, med * 1.25);
+    double step = nice_step(hi - lo, 2);
+    lo = floor(lo / step) * step;
+    hi = ceil(hi / step) * step;
+    /* room above for the strip's name, and between strips for the labels */
+    const double pad_top = 16, pad_bottom = 6;
+#define SY(u) (y0 + h - pad_bottom - (h - pad_top - pad_bottom) * ((u)-lo) / (hi - lo))
+    for (double u = lo; u <= hi + step / 2; u += step) {
+        char label[32];
+        fmt_latency(u, label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                x0, SY(u), x0 + w, SY(u), x0 - 5, SY(u) + 4, label);
+    }
+    fprintf(o, "<path class=\"line %s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", cls,
+            s->color, !strcmp(cls, "p99") ? " stroke-dasharray=\"6 4\"" : "");
+    bool pen = false;
+    for (int t = 0; t < STATS_TENTHS; t++) {
+        if (!(v[t] > 0)) {
+            pen = false;
+            continue;
+        }
+        fprintf(o, "%s%.1f %.1f", pen ? " L" : " M", x0 + w * (t + 0.5) / STATS_TENTHS, SY(v[t]));
+        pen = true;
+    }
+    fputs("\"/>\n", o);
+    for (int t = 0; t < STATS_TENTHS; t++) {
+        if (!(v[t] > 0))
+            continue;
+        char text[32];
+        fmt_us(v[t], text, sizeof text);
+        fprintf(o,
+                "<circle class=\"point %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
+                "<title>tenth %d, %s: %s µs</title></circle>\n",
+                cls, x0 + w * (t + 0.5) / STATS_TENTHS, SY(v[t]), s->color, t + 1, cls, text);
+    }
+#undef SY
+}
+
+static void drift_panel(page *pg, const series *s, double px, double py, double pw, double ph)
+{
+    FILE *o = pg->out;
+    const double left = 70, right = 12, top = 28, bottom = 26, gap = 10;
+    double x0 = px + left, w = pw - left - right;
+    double h = (ph - top - bottom - gap) / 2;
+    fprintf(o, "<g class=\"panel\" data-metric=\"%s\">\n", s->metric);
+    char drift[32];
+    report_fmt_drift(s->drift, drift, sizeof drift);
+    fprintf(o, "<text class=\"panel-title\" x=\"%.1f\" y=\"%.1f\">", x0, py + 18);
+    esc(o, s->name);
+    fprintf(o, " — drift %s</text>\n", drift);
+    if (!(s->t50[STATS_TENTHS - 1] > 0)) {
+        fprintf(o,
+                "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">fewer than ten timed "
+                "cycles: no tenths to draw</text>\n</g>\n",
+                x0, py + top, w, 2 * h + gap, x0 + w / 2, py + top + h);
+        return;
+    }
+    drift_strip(o, "p99", s->t99, x0, py + top, w, h, s);
+    drift_strip(o, "p50", s->t50, x0, py + top + h + gap, w, h, s);
+    for (int t = 0; t < STATS_TENTHS; t++)
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n",
+                x0 + w * (t + 0.5) / STATS_TENTHS, py + top + 2 * h + gap + 15, t + 1);
+    fputs("</g>\n", o);
+}
+
+static void chart_drift(page *pg)
+{
+    FILE *o = pg->out;
+    size_t cols = pg->n <= 1 ? 1 : pg->n <= 4 ? 2 : 3;
+    size_t rows = (pg->n + cols - 1) / cols;
+    const double gap = 16, ph = 280, top = 36, bottom = 30;
+    double pw = (WIDTH - gap * (double)(cols - 1)) / (double)cols;
+    double height = top + (double)rows * ph + bottom;
+    svg_open(pg, "chart-drift", height, "p50 and p99 per tenth of the timed pass",
+             "One panel per target: the median across runs of p99 (dashed, upper strip) and "
+             "p50 (solid, lower strip) latency in each tenth of the timed cycles, each strip "
+             "on its own scale spanning at least 25% either side of its median. A line that "
+             "climbs from left to right means commands got slower as the store grew.");
+    fprintf(o, "<g class=\"legend\"><line x1=\"64\" y1=\"15\" x2=\"94\" y2=\"15\" stroke=\"#222\" "
+               "stroke-width=\"2\"/><text x=\"100\" y=\"19\">p50</text><line x1=\"150\" y1=\"15\" "
+               "x2=\"180\" y2=\"15\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>"
+               "<text x=\"186\" y=\"19\">p99</text><text x=\"240\" y=\"19\">(median across runs; "
+               "each strip on its own scale; colour: the target, as above)</text></g>\n");
+    for (size_t i = 0; i < pg->n; i++)
+        drift_panel(pg, &pg->s[i], (double)(i % cols) * (pw + gap), top + (double)(i / cols) * ph,
+                    pw, ph);
+    fprintf(o,
+            "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">tenth of "
+            "the timed pass (1: the first cycles, 10: the last)</text>\n</svg>\n",
+            WIDTH / 2, height - 8);
+}
+
+/* ---- the page ------------------------------------------------------------------- */
+
+static const char css[] =
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+    "color:#1b1b1b;background:#fff;margin:0 auto;max-width:1000px;padding:16px 20px 40px}\n"
+    "h1{font-size:1.6em;margin:.4em 0 .1em}h2{font-size:1.2em;margin:1.6em 0 .3em;"
+    "border-bottom:1px solid #ddd;padding-bottom:.2em}\n"
+    "p.sub{color:#555;margin:.2em 0 1em}\n"
+    "table{border-collapse:collapse;font-size:.92em;margin:.4em 0}"
+    "th,td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+    ".swatch{display:inline-block;width:11px;height:11px;margin-right:6px;vertical-align:-1px}\n"
+    "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0}\n"
+    "svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#222}\n"
+    "svg .axis-title{font-size:12.5px;fill:#444}svg .panel-title{font-weight:600}\n"
+    "svg .grid{stroke:#e2e2e2;stroke-width:1}svg .grid.minor{stroke:#f0f0f0}\n"
+    "svg .axis-line{stroke:#777;stroke-width:1}svg .range{stroke:#222;stroke-width:2}\n"
+    "svg .frame{fill:none;stroke:#ccc}svg .strip-label{fill:#777;font-size:11px}svg "
+    ".value{fill:#333}\n"
+    "dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px;font-size:.92em}"
+    "dt{color:#555}dd{margin:0}\n"
+    "ul.notes{font-size:.92em}footer{margin-top:2em;color:#777;font-size:.85em}\n";
+
+static void put_table(page *pg)
+{
+    FILE *o = pg->out;
+    fputs("<table>\n<thead><tr><th>domain · target</th><th>commands/s</th><th>range across "
+          "runs</th><th>p50 (µs)</th><th>p99 (µs)</th><th>drift</th><th>verify</th></tr>"
+          "</thead>\n<tbody>\n",
+          o);
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        char t[64], lo[64], hi[64], p50[64], p99[64], drift[64];
+        report_fmt_throughput(s->tput, t, sizeof t);
+        report_fmt_throughput(s->lo, lo, sizeof lo);
+        report_fmt_throughput(s->hi, hi, sizeof hi);
+        fmt_us(s->p50, p50, sizeof p50);
+        fmt_us(s->p99, p99, sizeof p99);
+        report_fmt_drift(s->drift, drift, sizeof drift);
+        fprintf(o, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>", s->color);
+        esc(o, s->name);
+        fprintf(o,
+                "</td><td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%s</td>"
+                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+                t, lo, hi, p50, p99, drift);
+        esc(o, str(s->result, "verify"));
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</tbody>\n</table>\n", o);
+}
+
+/* Results not drawn, targets skipped or failed, an interruption. */
+static void put_notes(page *pg)
+{
+    FILE *o = pg->out;
+    bool any = false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(pg->root, "results"))
+    {
+        if (!cJSON_IsTrue(get(r, "failed")) && isfinite(num(get(r, "median"), "throughput_per_s")))
+            continue;
+        fputs(any ? "" : "<ul class=\"notes\">\n", o);
+        any = true;
+        fputs("<li>", o);
+        esc(o, str(r, "domain"));
+        fputs(" · ", o);
+        esc(o, str(r, "label"));
+        fputs(": not drawn, ", o);
+        esc(o, *str(r, "reason") ? str(r, "reason") : "no run finished");
+        fputs("</li>\n", o);
+    }
+    static const char *const lists[] = {"skipped", "failed"};
+    for (size_t k = 0; k < 2; k++) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, get(pg->root, lists[k]))
+        {
+            fputs(any ? "" : "<ul class=\"notes\">\n", o);
+            any = true;
+            fprintf(o, "<li>%s ", lists[k]);
+            esc(o, str(e, "label"));
+            fputs(": ", o);
+            esc(o, str(e, "reason"));
+            fputs("</li>\n", o);
+        }
+    }
+    if (cJSON_IsTrue(get(pg->root, "interrupted"))) {
+        fputs(any ? "" : "<ul class=\"notes\">\n", o);
+        any = true;
+        fputs("<li>The run was interrupted: only the runs that finished are shown.</li>\n", o);
+    }
+    if (any)
+        fputs("</ul>\n", o);
+}
+
+static void dl_item(FILE *o, const char *name, const char *value)
+{
+    fprintf(o, "<dt>%s</dt><dd>", name);
+    esc(o, value && *value ? value : "unknown");
+    fputs("</dd>\n", o);
+}
+
+static void put_environment(page *pg)
+{
+    FILE *o = pg->out;
+    const cJSON *e = get(pg->root, "environment"), *c = get(pg->root, "config");
+    char buf[512];
+    fputs("<dl>\n", o);
+    dl_item(o, "CPU", str(e, "cpu_model"));
+    snprintf(buf, sizeof buf, "%.0f", num(e, "cores"));
+    dl_item(o, "Cores", buf);
+    snprintf(buf, sizeof buf, "%.1f GiB", num(e, "memory_bytes") / (1024.0 * 1024 * 1024));
+    dl_item(o, "Memory", buf);
+    dl_item(o, "OS", str(e, "os"));
+    dl_item(o, "Kernel", str(e, "kernel"));
+    dl_item(o, "Clock source", str(e, "clock_source"));
+    dl_item(o, "CPU affinity", str(e, "cpu_affinity"));
+    dl_item(o, "Compiler", str(e, "compiler"));
+    snprintf(buf, sizeof buf, "%s (%s)", str(e, "build_type"), str(e, "build_flags"));
+    dl_item(o, "Build", buf);
+    dl_item(o, "Libraries", str(e, "libraries"));
+    if (*str(e, "postgres"))
+        dl_item(o, "PostgreSQL", str(e, "postgres"));
+    snprintf(buf, sizeof buf, "%s, commit %s", str(e, "bench_version"), str(e, "commit"));
+    dl_item(o, "bench", buf);
+    if (*str(e, "label"))
+        dl_item(o, "Label", str(e, "label"));
+    dl_item(o, "Date", str(e, "date"));
+    const cJSON *spec;
+    cJSON_ArrayForEach(spec, get(c, "specs"))
+    {
+        snprintf(buf, sizeof buf, "%s (SHA-256 %.12s…)", str(spec, "path"), str(spec, "sha256"));
+        dl_item(o, "Spec", buf);
+    }
+    int len = snprintf(buf, sizeof buf, "warmup %.0f, %.0f timed cycles, %.0f runs, prefill",
+                       num(c, "warmup"), num(c, "iterations"), num(c, "runs"));
+    const cJSON *p;
+    bool first = true;
+    cJSON_ArrayForEach(p, get(c, "prefill"))
+    {
+        if (len > 0 && (size_t)len < sizeof buf)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s %.0f", first ? "" : ",",
+                            p->valuedouble);
+        first = false;
+    }
+    if (first && len > 0 && (size_t)len < sizeof buf)
+        snprintf(buf + len, sizeof buf - (size_t)len, " 0");
+    dl_item(o, "Settings", buf);
+    char floor[64];
+    fmt_us(num(pg->root, "harness_floor_p50_us"), floor, sizeof floor);
+    snprintf(buf, sizeof buf, "%s µs (p50 of the null target)", floor);
+    dl_item(o, "Harness floor", buf);
+    fputs("</dl>\n", o);
+}
+
+static void put_page(page *pg, const char *source)
+{
+    FILE *o = pg->out;
+    const cJSON *e = get(pg->root, "environment");
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>bench report: ",
+          o);
+    esc(o, source);
+    fprintf(o,
+            "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>bench report</h1>\n"
+            "<p class=\"sub\">",
+            css);
+    esc(o, source);
+    fputs(" · ", o);
+    esc(o, str(e, "date"));
+    fputs(" · ", o);
+    esc(o, str(e, "cpu_model"));
+    fprintf(o, ", %.0f cores</p>\n</header>\n", num(e, "cores"));
+    fputs("<section id=\"results\">\n<h2>Results</h2>\n<p>Medians across runs; latencies are "
+          "nearest-rank percentiles of every timed command, in microseconds.</p>\n",
+          o);
+    put_table(pg);
+    put_notes(pg);
+    fputs("</section>\n<section id=\"throughput\">\n<h2>Throughput per target</h2>\n", o);
+    chart_throughput(pg);
+    fputs("</section>\n<section id=\"latency\">\n<h2>Latency percentiles</h2>\n", o);
+    chart_latency(pg);
+    fputs("</section>\n<section id=\"drift\">\n<h2>Drift across the timed pass</h2>\n", o);
+    chart_drift(pg);
+    fputs("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n", o);
+    put_environment(pg);
+    fputs("</section>\n<footer>Written by <code>bench report --html</code> from ", o);
+    esc(o, source);
+    fputs("; self-contained: no script, nothing fetched.</footer>\n</body>\n</html>\n", o);
+}
+
+int report_html(const cJSON *root, const char *source, FILE *out)
+{
+    page pg = {.out = out, .root = root};
+    int rc = collect(&pg);
+    if (rc == 0)
+        put_page(&pg, source ? source : "result.json");
+    for (size_t i = 0; i < pg.n; i++)
+        free(pg.s[i].hist);
+    free(pg.s);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,1170 @@
+/* postgres.c: the postgres target: the C runtime on PostgreSQL through
+ * libpq (loaded when first needed, see pq_dl.h).
+ *
+ * Each run connects to the database `bench` (created if missing, left in
+ * place) with libpq's environment or the dsn option, creates a schema
+ * bench_<pid>_<random> with the tables from sqlgen, prepares every
+ * statement, and drops the schema when it closes, whatever happened before
+ * (the runner closes a target after a failure and after Ctrl-C too).
+ *
+ * A command is one transaction whose statements go in libpq pipeline mode,
+ * so that it costs as few round trips as its data flow allows:
+ *   - the store answers loads from a per-transaction cache of the records
+ *     it has read or written, and sends nothing for a write until commit;
+ *   - the runtime hints (prefetch) every record it will load before the
+ *     guards: the command's own and each read whose key comes from the
+ *     arguments. The first load sends BEGIN and all hinted SELECTs with one
+ *     sync: round trip one. Commit sends every INSERT and UPDATE, the event
+ *     rows and COMMIT with one sync: round trip two;
+ *   - a dispatched creates command is not loaded first (checks_creates):
+ *     its INSERT is refused by the primary key when the identity exists.
+ *     A command that loads nothing sends its writes with one sync and no
+ *     BEGIN or COMMIT: in the extended protocol, the statements before a
+ *     sync are one implicit transaction, committed or rolled back at the
+ *     sync. One round trip.
+ * A policy command that loads a record not yet read in the transaction
+ * costs one more round trip per such load (its key comes from the event).
+ * The target counts its syncs in target.round_trips.
+ *
+ * Option fence: rls runs the commands as the role bench_fenced (created if
+ * missing, left in place) with row-level security enabled and forced on
+ * every table, a read policy and write policies that check the role. */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "drivers.h"
+#include "pq_dl.h"
+#include "runtime.h"
+#include "sqlgen.h"
+#include "valjson.h"
+
+enum {
+    PG_ERROR_MAX = 512,
+    PG_SCHEMA_MAX = 64,
+};
+
+static const pq_api *pq;
+
+/* ---- what the report's environment says ---- */
+
+static char env_server[256];
+static char env_libpq[64];
+
+int postgres_environment(char *server, size_t server_size, char *libpq, size_t libpq_size)
+{
+    snprintf(server, server_size, "%s", env_server);
+    snprintf(libpq, libpq_size, "%s", env_libpq);
+    return env_server[0] ? 0 : -1;
+}
+
+/* ---- connections ---- */
+
+/* libpq's message on one line: white space runs become one space. */
+static void one_line(const char *msg, char *out, size_t size)
+{
+    size_t n = 0;
+    bool space = false;
+    for (const char *c = msg ? msg : ""; *c && n + 1 < size; c++) {
+        if (*c == '\n' || *c == '\r' || *c == '\t' || *c == ' ') {
+            space = n > 0;
+            continue;
+        }
+        if (space && n + 2 < size)
+            out[n++] = ' ';
+        space = false;
+        out[n++] = *c;
+    }
+    out[n] = '\0';
+}
+
+typedef struct conn_params {
+    const char *kw[6];
+    const char *val[6];
+} conn_params;
+
+/* The dsn (or libpq's environment when NULL), with dbname overriding the
+ * database when not NULL, a 2-second connect timeout and our name. */
+static void params_for(conn_params *cp, const char *dsn, const char *dbname)
+{
+    size_t n = 0;
+    if (dsn && *dsn) {
+        cp->kw[n] = "dbname"; /* the first dbname is expanded as a connection string */
+        cp->val[n++] = dsn;
+    }
+    if (dbname) {
+        cp->kw[n] = "dbname";
+        cp->val[n++] = dbname;
+    }
+    cp->kw[n] = "connect_timeout";
+    cp->val[n++] = "2";
+    cp->kw[n] = "application_name";
+    cp->val[n++] = "bench";
+    cp->kw[n] = NULL;
+    cp->val[n] = NULL;
+}
+
+static void quiet_notices(void *arg, const char *message) {}
+
+/* A connection, or NULL with libpq's message (one line) in err. */
+static PGconn *connect_to(const char *dsn, const char *dbname, char *err, size_t size)
+{
+    conn_params cp;
+    params_for(&cp, dsn, dbname);
+    PGconn *c = pq->connectdbParams(cp.kw, cp.val, 1);
+    if (c && pq->status(c) == CONNECTION_OK) {
+        pq->setNoticeProcessor(c, quiet_notices, NULL);
+        return c;
+    }
+    one_line(c ? pq->errorMessage(c) : "out of memory", err, size);
+    if (c)
+        pq->finish(c);
+    return NULL;
+}
+
+/* A connection to the user's own database, or to postgres, or template1:
+ * somewhere to create the database bench from. */
+static PGconn *connect_maintenance(const char *dsn, char *err, size_t size)
+{
+    static const char *const dbs[] = {NULL, "postgres", "template1"};
+    char ignored[PG_ERROR_MAX];
+    for (size_t i = 0; i < sizeof dbs / sizeof *dbs; i++) {
+        PGconn *c = connect_to(dsn, dbs[i], i ? ignored : err, i ? sizeof ignored : size);
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
+/* Runs sql (one or more statements) outside pipeline mode. Returns 0, or -1
+ * with the server's message in err. */
+static int exec_sql(PGconn *c, const char *sql, char *err, size_t size)
+{
+    PGresult *r = pq->exec(c, sql);
+    ExecStatusType st = r ? pq->resultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+        pq->clear(r);
+        return 0;
+    }
+    one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+    if (r)
+        pq->clear(r);
+    return -1;
+}
+
+/* The SQLSTATE of a failed result, or "". */
+static const char *sqlstate(const PGresult *r)
+{
+    const char *s = r ? pq->resultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    return s ? s : "";
+}
+
+/* Creates the database bench when it is missing. Another bench creating it
+ * at the same moment is not an error. */
+static int ensure_database(const char *dsn, char *err, size_t size)
+{
+    PGconn *c = connect_maintenance(dsn, err, size);
+    if (!c)
+        return -1;
+    PGresult *r = pq->exec(c, "SELECT 1 FROM pg_database WHERE datname = 'bench'");
+    bool exists = r && pq->resultStatus(r) == PGRES_TUPLES_OK && pq->ntuples(r) == 1;
+    if (r)
+        pq->clear(r);
+    int rc = 0;
+    if (!exists) {
+        r = pq->exec(c, "CREATE DATABASE bench");
+        const char *state = sqlstate(r);
+        if (!r || (pq->resultStatus(r) != PGRES_COMMAND_OK && strcmp(state, "42P04") != 0 &&
+                   strcmp(state, "23505") != 0)) {
+            char msg[PG_ERROR_MAX];
+            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
+            snprintf(err, size, "cannot create the database bench (%s)", msg);
+            rc = -1;
+        }
+        if (r)
+            pq->clear(r);
+    }
+    pq->finish(c);
+    return rc;
+}
+
+/* A connection to the database bench, creating it when missing. */
+static PGconn *connect_bench(const char *dsn, char *err, size_t size)
+{
+    PGconn *c = connect_to(dsn, "bench", err, size);
+    if (c)
+        return c;
+    char why[PG_ERROR_MAX];
+    if (ensure_database(dsn, why, sizeof why) < 0)
+        return NULL; /* err keeps the first message, the one about bench */
+    return connect_to(dsn, "bench", err, size);
+}
+
+static void version_text(int v, char *out, size_t size)
+{
+    if (v >= 100000)
+        snprintf(out, size, "%d.%d", v / 10000, v % 10000);
+    else
+        snprintf(out, size, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+}
+
+/* The first connection records what the report's environment says. */
+static void note_environment(PGconn *c)
+{
+    if (env_server[0])
+        return;
+    char lib[32];
+    version_text(pq->libVersion(), lib, sizeof lib);
+    snprintf(env_libpq, sizeof env_libpq, "libpq %s", lib);
+    PGresult *r = pq->exec(c, "SELECT current_setting('server_version'), current_setting('fsync'), "
+                              "current_setting('synchronous_commit'), "
+                              "current_setting('shared_buffers')");
+    if (r && pq->resultStatus(r) == PGRES_TUPLES_OK && pq->ntuples(r) == 1)
+        snprintf(env_server, sizeof env_server,
+                 "PostgreSQL %.40s (fsync %.10s, synchronous_commit %.20s, shared_buffers %.20s)",
+                 pq->getvalue(r, 0, 0), pq->getvalue(r, 0, 1), pq->getvalue(r, 0, 2),
+                 pq->getvalue(r, 0, 3));
+    if (r)
+        pq->clear(r);
+}
+
+/* ---- availability ---- */
+
+typedef struct avail_entry {
+    char dsn[256];
+    int rc;
+    char why[PG_ERROR_MAX + 256];
+} avail_entry;
+
+/* Asking costs a connection (up to 2 s with no server), and the runner asks
+ * once per spec and target entry: the answer per dsn is kept. */
+static avail_entry avail_cache[8];
+static size_t navail;
+
+static void unreachable(const char *msg, char *why, size_t size)
+{
+    snprintf(why, size,
+             "no PostgreSQL server is reachable (%s); start one, or point PGHOST, PGPORT and PGUSER "
+             "at one (or give the target a dsn)",
+             msg);
+}
+
+static int check_server(const char *dsn, char *why, size_t size)
+{
+    char msg[PG_ERROR_MAX];
+    PGconn *c = connect_to(dsn, "bench", msg, sizeof msg);
+    if (c) {
+        pq->finish(c);
+        return 0;
+    }
+    conn_params cp;
+    params_for(&cp, dsn, "bench");
+    if (pq->pingParams(cp.kw, cp.val, 1) != PQPING_OK) {
+        unreachable(msg, why, size);
+        return -1;
+    }
+    /* a server answers: bench may just not exist yet */
+    char msg2[PG_ERROR_MAX];
+    c = connect_maintenance(dsn, msg2, sizeof msg2);
+    if (c) {
+        pq->finish(c);
+        return 0;
+    }
+    snprintf(why, size,
+             "the PostgreSQL server refused the connection (%s); point PGUSER and PGPASSWORD (or "
+             "the target's dsn) at a role that may connect and create the database bench",
+             msg);
+    return -1;
+}
+
+static int postgres_available(const target_spec *spec, char *why, size_t size)
+{
+    if (!pq && !(pq = pq_load(why, size)))
+        return -1;
+    if (spec->fence && strcmp(spec->fence, "rls") != 0) {
+        snprintf(why, size, "fence '%s' is not known; the postgres target has fence: rls",
+                 spec->fence);
+        return -1;
+    }
+    const char *dsn = spec->dsn ? spec->dsn : "";
+    for (size_t i = 0; i < navail; i++)
+        if (!strcmp(avail_cache[i].dsn, dsn)) {
+            snprintf(why, size, "%s", avail_cache[i].why);
+            return avail_cache[i].rc;
+        }
+    char reason[sizeof avail_cache[0].why] = "";
+    int rc = check_server(spec->dsn, reason, sizeof reason);
+    if (navail < sizeof avail_cache / sizeof *avail_cache && strlen(dsn) < sizeof avail_cache[0].dsn) {
+        avail_entry *e = &avail_cache[navail++];
+        snprintf(e->dsn, sizeof e->dsn, "%s", dsn);
+        e->rc = rc;
+        snprintf(e->why, sizeof e->why, "%s", reason);
+    }
+    snprintf(why, size, "%s", reason);
+    return rc;
+}
+
+/* ---- the store ---- */
+
+typedef enum op_kind {
+    OP_SELECT,
+    OP_INSERT,
+    OP_UPDATE,
+    OP_EVENT,
+} op_kind;
+
+/* A statement waiting for the next sync. */
+typedef struct pg_op {
+    op_kind kind;
+    int table; /* aggregate index (not OP_EVENT) */
+    int rec;   /* OP_SELECT: the cache entry it fills */
+    int nparams;
+    const char **params; /* text, in the transaction's arena; NULL is SQL NULL */
+} pg_op;
+
+typedef enum rec_state {
+    REC_PENDING, /* its SELECT is queued */
+    REC_ABSENT,
+    REC_PRESENT,
+} rec_state;
+
+/* A record the transaction has read or written. */
+typedef struct pg_rec {
+    int table;
+    value key; /* in the arena */
+    rec_state state;
+    value val; /* REC_PRESENT: in the arena */
+} pg_rec;
+
+typedef struct stmt_names {
+    char select[32], insert[32], update[32];
+} stmt_names;
+
+typedef struct pg_store {
+    store base;
+    const plan *p;
+    sql_schema *sql;
+    PGconn *conn;
+    uint64_t *round_trips;
+    stmt_names *names; /* per table */
+    arena mem;         /* per transaction: parameters, cached records */
+    jbuf json;
+    pg_op *reads, *writes; /* queued SELECTs; queued INSERTs, UPDATEs and events */
+    size_t nreads, nwrites, reads_cap, writes_cap;
+    pg_rec *recs;
+    size_t nrecs, recs_cap;
+    bool in_txn;
+    bool begun; /* BEGIN has been sent in this transaction */
+    bool pipeline;
+} pg_store;
+
+static int store_error(pg_store *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int store_error(pg_store *g, const char *fmt, ...)
+{
+    int n = snprintf(g->base.error, sizeof g->base.error, "postgres: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->base.error + n, sizeof g->base.error - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int oom(pg_store *g)
+{
+    return store_error(g, "out of memory");
+}
+
+static int grow(void **items, size_t *cap, size_t count, size_t elem)
+{
+    if (count < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *more = realloc(*items, ncap * elem);
+    if (!more)
+        return -1;
+    *items = more;
+    *cap = ncap;
+    return 0;
+}
+
+static value copy_value(arena *a, const value *v)
+{
+    value c = *v;
+    if (v->kind == VAL_STRING) {
+        c.u.s = arena_strndup(a, v->len ? v->u.s : "", v->len);
+    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
+        c.u.items = arena_alloc(a, (v->len + 1) * sizeof *c.u.items);
+        for (uint32_t i = 0; i < v->len; i++)
+            c.u.items[i] = copy_value(a, &v->u.items[i]);
+    }
+    return c;
+}
+
+static bool same_key(const value *a, const value *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == VAL_INT)
+        return a->u.i == b->u.i;
+    return a->len == b->len && (a->len == 0 || !memcmp(a->u.s, b->u.s, a->len));
+}
+
+static int find_rec(const pg_store *g, int table, const value *key)
+{
+    for (size_t i = 0; i < g->nrecs; i++)
+        if (g->recs[i].table == table && same_key(&g->recs[i].key, key))
+            return (int)i;
+    return -1;
+}
+
+static int add_rec(pg_store *g, int table, const value *key, rec_state state)
+{
+    if (grow((void **)&g->recs, &g->recs_cap, g->nrecs, sizeof *g->recs) < 0)
+        return oom(g);
+    g->recs[g->nrecs] = (pg_rec){.table = table, .key = copy_value(&g->mem, key), .state = state};
+    return (int)g->nrecs++;
+}
+
+/* ---- parameters ---- */
+
+/* v as a text parameter in the arena (NULL for an unset optional). */
+static int param_text(pg_store *g, const ty *t, const value *v, const char **out)
+{
+    char num[24];
+    switch (v->kind) {
+    case VAL_NONE: *out = NULL; return 0;
+    case VAL_INT:
+        snprintf(num, sizeof num, "%" PRId64, v->u.i);
+        *out = arena_strdup(&g->mem, num);
+        return 0;
+    case VAL_BOOL: *out = v->u.b ? "true" : "false"; return 0;
+    case VAL_ENUM: *out = t->values[v->u.e]; return 0;
+    case VAL_STRING:
+        if (v->len && memchr(v->u.s, '\0', v->len))
+            return store_error(g, "a string with a NUL byte cannot be stored in PostgreSQL text");
+        *out = arena_strndup(&g->mem, v->len ? v->u.s : "", v->len);
+        return 0;
+    case VAL_STRUCT:
+    case VAL_LIST: break;
+    }
+    g->json.len = 0;
+    if (valjson_write(&g->json, t, v) < 0)
+        return oom(g);
+    *out = arena_strndup(&g->mem, g->json.data, g->json.len);
+    return 0;
+}
+
+static pg_op *queue(pg_store *g, bool write, op_kind kind, int table, int nparams)
+{
+    pg_op **list = write ? &g->writes : &g->reads;
+    size_t *n = write ? &g->nwrites : &g->nreads, *cap = write ? &g->writes_cap : &g->reads_cap;
+    if (grow((void **)list, cap, *n, sizeof **list) < 0)
+        return NULL;
+    pg_op *op = &(*list)[(*n)++];
+    *op = (pg_op){.kind = kind, .table = table, .nparams = nparams};
+    op->params = arena_alloc(&g->mem, ((size_t)nparams + 1) * sizeof *op->params);
+    return op;
+}
+
+/* ---- one sync: sending and reading back ---- */
+
+static const char *stmt_of(const pg_store *g, const pg_op *op)
+{
+    switch (op->kind) {
+    case OP_SELECT: return g->names[op->table].select;
+    case OP_INSERT: return g->names[op->table].insert;
+    case OP_UPDATE: return g->names[op->table].update;
+    case OP_EVENT: break;
+    }
+    return "event";
+}
+
+/* Queues one statement in libpq's buffer; a failure leaves the pipeline in
+ * an unknown state, so the connection is given up (close drops the schema
+ * on a new one). */
+static int send_stmt(pg_store *g, const char *name, int nparams, const char *const *params)
+{
+    if (pq->sendQueryPrepared(g->conn, name, nparams, params, NULL, NULL, 0))
+        return 0;
+    char msg[PG_ERROR_MAX];
+    one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+    g->pipeline = false;
+    return store_error(g, "sending %s: %s", name, msg);
+}
+
+/* What reading a sync's results found. */
+typedef struct outcome {
+    int status;          /* 0, STORE_CONFLICT or -1 */
+    bool lost;           /* the connection stopped answering */
+    char first[PG_ERROR_MAX];
+} outcome;
+
+/* A SELECT's row as the cached record. */
+static int take_row(pg_store *g, const pg_op *op, PGresult *r)
+{
+    pg_rec *rec = &g->recs[op->rec];
+    if (pq->ntuples(r) == 0) {
+        rec->state = REC_ABSENT;
+        return 0;
+    }
+    const aggregate *agg = &g->p->aggs[op->table];
+    const ty *t = agg->state;
+    value *items = arena_alloc(&g->mem, (t->nfields + 1) * sizeof *items);
+    int col = 0;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const field *f = &t->fields[i];
+        if ((int)i == agg->identity) {
+            items[i] = rec->key;
+            continue;
+        }
+        int c = col++;
+        if (pq->getisnull(r, 0, c))
+            continue; /* zeroed: VAL_NONE */
+        const char *text = pq->getvalue(r, 0, c);
+        size_t len = (size_t)pq->getlength(r, 0, c);
+        value *v = &items[i];
+        bool ok = true;
+        switch (f->type->kind) {
+        case TY_INT: {
+            char *end;
+            *v = (value){.kind = VAL_INT, .u.i = strtoll(text, &end, 10)};
+            ok = *end == '\0';
+            break;
+        }
+        case TY_BOOL: *v = (value){.kind = VAL_BOOL, .u.b = text[0] == 't'}; break;
+        case TY_STRING:
+            *v = (value){.kind = VAL_STRING, .len = (uint32_t)len,
+                         .u.s = arena_strndup(&g->mem, text, len)};
+            break;
+        case TY_ENUM:
+            *v = (value){.kind = VAL_ENUM, .u.e = ty_enum_index(f->type, text, len)};
+            ok = v->u.e >= 0;
+            break;
+        case TY_STRUCT:
+        case TY_LIST: ok = valjson_read(&g->mem, f->type, text, len, v) == 0; break;
+        }
+        if (!ok)
+            return store_error(g, "the column of field %s holds '%.100s', which is not a value of "
+                                  "its type",
+                               f->name, text);
+    }
+    rec->state = REC_PRESENT;
+    rec->val = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return 0;
+}
+
+/* Reads the results of one statement (op NULL: BEGIN, COMMIT, ROLLBACK). */
+static void take(pg_store *g, const pg_op *op, outcome *o)
+{
+    if (o->lost)
+        return;
+    PGresult *r = pq->getResult(g->conn);
+    if (!r) {
+        o->lost = true;
+        o->status = -1;
+        one_line(pq->errorMessage(g->conn), o->first, sizeof o->first);
+        if (!o->first[0])
+            snprintf(o->first, sizeof o->first, "the server stopped answering");
+        return;
+    }
+    ExecStatusType st = pq->resultStatus(r);
+    if (st == PGRES_FATAL_ERROR) {
+        if (o->status == 0) {
+            bool dup = !strcmp(sqlstate(r), "23505") && op && op->kind == OP_INSERT;
+            o->status = dup ? STORE_CONFLICT : -1;
+            one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
+        }
+    } else if (st == PGRES_TUPLES_OK && op && op->kind == OP_SELECT) {
+        if (o->status == 0 && take_row(g, op, r) < 0) {
+            o->status = -1;
+            snprintf(o->first, sizeof o->first, "%s", g->base.error + strlen("postgres: "));
+        }
+    } else if (st == PGRES_COMMAND_OK && op && op->kind == OP_UPDATE) {
+        if (o->status == 0 && strcmp(pq->cmdTuples(r), "1") != 0) {
+            o->status = -1;
+            snprintf(o->first, sizeof o->first, "the %s record to update is not there",
+                     g->p->aggs[op->table].name);
+        }
+    } else if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_PIPELINE_ABORTED) {
+        if (o->status == 0) {
+            o->status = -1;
+            snprintf(o->first, sizeof o->first, "unexpected result %d", (int)st);
+        }
+    }
+    pq->clear(r);
+    r = pq->getResult(g->conn); /* the NULL that ends a statement's results */
+    if (r) {
+        pq->clear(r);
+        o->lost = true;
+        o->status = -1;
+        snprintf(o->first, sizeof o->first, "more results than statements");
+    }
+}
+
+/* Waits for the sync's own result. */
+static void take_sync(pg_store *g, outcome *o)
+{
+    if (o->lost)
+        return;
+    PGresult *r = pq->getResult(g->conn);
+    if (r && pq->resultStatus(r) == PGRES_PIPELINE_SYNC) {
+        pq->clear(r);
+        return;
+    }
+    if (r)
+        pq->clear(r);
+    o->lost = true;
+    o->status = -1;
+    snprintf(o->first, sizeof o->first, "the pipeline lost its sync");
+}
+
+static int sync_failed(pg_store *g, outcome *o, const char *what)
+{
+    if (o->lost)
+        g->pipeline = false; /* close reconnects to drop the schema */
+    if (o->status == STORE_CONFLICT)
+        return STORE_CONFLICT;
+    store_error(g, "%s: %s", what, o->first);
+    return -1;
+}
+
+/* Sends what is queued and reads it back: one round trip. A final flush
+ * ends the transaction: with COMMIT when BEGIN was sent before, otherwise
+ * as the implicit transaction of this one sync. A flush that is not final
+ * sends the queued SELECTs only (after BEGIN when not sent yet): writes wait
+ * for commit, which is safe because a SELECT is only queued for a record the
+ * transaction has not written. Returns 0, STORE_CONFLICT or -1. */
+static int flush(pg_store *g, bool final)
+{
+    bool begin = !final && !g->begun;
+    bool commit = final && g->begun;
+    size_t nwrites = final ? g->nwrites : 0;
+    if (begin && send_stmt(g, "begin", 0, NULL) < 0)
+        return -1;
+    for (size_t i = 0; i < g->nreads; i++)
+        if (send_stmt(g, stmt_of(g, &g->reads[i]), g->reads[i].nparams, g->reads[i].params) < 0)
+            return -1;
+    for (size_t i = 0; i < nwrites; i++)
+        if (send_stmt(g, stmt_of(g, &g->writes[i]), g->writes[i].nparams, g->writes[i].params) < 0)
+            return -1;
+    if (commit && send_stmt(g, "commit", 0, NULL) < 0)
+        return -1;
+    if (!pq->pipelineSync(g->conn)) {
+        char msg[PG_ERROR_MAX];
+        one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+        g->pipeline = false;
+        return store_error(g, "sending a sync: %s", msg);
+    }
+    (*g->round_trips)++;
+    g->begun |= begin;
+    outcome o = {0};
+    if (begin)
+        take(g, NULL, &o);
+    for (size_t i = 0; i < g->nreads; i++)
+        take(g, &g->reads[i], &o);
+    for (size_t i = 0; i < nwrites; i++)
+        take(g, &g->writes[i], &o);
+    if (commit)
+        take(g, NULL, &o);
+    take_sync(g, &o);
+    g->nreads = 0;
+    if (final)
+        g->nwrites = 0;
+    return o.status == 0 ? 0 : sync_failed(g, &o, final ? "committing" : "loading");
+}
+
+/* ---- store ops ---- */
+
+static int pg_begin(store *s)
+{
+    pg_store *g = (pg_store *)s;
+    arena_reset(&g->mem);
+    g->nreads = g->nwrites = g->nrecs = 0;
+    g->in_txn = true;
+    g->begun = false;
+    return 0;
+}
+
+static int pg_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    pg_store *g = (pg_store *)s;
+    if (find_rec(g, (int)agg->index, key) >= 0)
+        return 0;
+    int rec = add_rec(g, (int)agg->index, key, REC_PENDING);
+    if (rec < 0)
+        return -1;
+    pg_op *op = queue(g, false, OP_SELECT, (int)agg->index, 1);
+    if (!op)
+        return oom(g);
+    op->rec = rec;
+    return param_text(g, agg->state->fields[agg->identity].type, key, &op->params[0]);
+}
+
+static int pg_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    pg_store *g = (pg_store *)s;
+    if (!g->pipeline)
+        return store_error(g, "the connection is no longer usable");
+    bool outside = !g->in_txn;
+    if (outside) /* a read of what is committed: one implicit transaction */
+        g->nrecs = g->nreads = g->nwrites = 0;
+    int i = find_rec(g, (int)agg->index, key);
+    if (i < 0) {
+        if (pg_prefetch(s, agg, key) < 0)
+            return -1;
+        i = (int)g->nrecs - 1;
+    }
+    if (g->recs[i].state == REC_PENDING && flush(g, outside) != 0)
+        return -1;
+    if (g->recs[i].state == REC_PENDING)
+        return store_error(g, "a load found no answer");
+    if (g->recs[i].state == REC_ABSENT)
+        return 0;
+    *out = g->recs[i].val;
+    return 1;
+}
+
+static int pg_save(store *s, const aggregate *agg, const value *key, const value *state,
+                   bool created)
+{
+    pg_store *g = (pg_store *)s;
+    const ty *t = agg->state;
+    pg_op *op = queue(g, true, created ? OP_INSERT : OP_UPDATE, (int)agg->index, (int)t->nfields);
+    if (!op)
+        return oom(g);
+    for (size_t i = 0; i < t->nfields; i++)
+        if (param_text(g, t->fields[i].type, &state->u.items[i], &op->params[i]) < 0)
+            return -1;
+    int i = find_rec(g, (int)agg->index, key);
+    if (i < 0 && (i = add_rec(g, (int)agg->index, key, REC_PRESENT)) < 0)
+        return -1;
+    g->recs[i].state = REC_PRESENT;
+    g->recs[i].val = copy_value(&g->mem, state);
+    return 0;
+}
+
+static int pg_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                           const value *payload)
+{
+    pg_store *g = (pg_store *)s;
+    pg_op *op = queue(g, true, OP_EVENT, -1, 4);
+    if (!op)
+        return oom(g);
+    op->params[0] = agg->name;
+    op->params[2] = ev->name;
+    return param_text(g, agg->state->fields[agg->identity].type, key, &op->params[1]) < 0 ||
+                   param_text(g, ev->payload, payload, &op->params[3]) < 0
+               ? -1
+               : 0;
+}
+
+static int pg_commit(store *s)
+{
+    pg_store *g = (pg_store *)s;
+    if (!g->pipeline)
+        return store_error(g, "the connection is no longer usable");
+    int rc = flush(g, true);
+    if (rc == 0) {
+        g->in_txn = false;
+        g->begun = false;
+    }
+    return rc;
+}
+
+static int pg_rollback(store *s)
+{
+    pg_store *g = (pg_store *)s;
+    g->nreads = g->nwrites = g->nrecs = 0;
+    g->in_txn = false;
+    g->begun = false;
+    if (!g->pipeline)
+        return 0; /* close gives up on this connection */
+    PGTransactionStatusType ts = pq->transactionStatus(g->conn);
+    if (ts != PQTRANS_INTRANS && ts != PQTRANS_INERROR)
+        return 0; /* nothing was sent, or the sync's implicit transaction already ended */
+    outcome o = {0};
+    if (send_stmt(g, "rollback", 0, NULL) < 0)
+        return -1;
+    if (!pq->pipelineSync(g->conn)) {
+        g->pipeline = false;
+        return store_error(g, "sending ROLLBACK failed");
+    }
+    (*g->round_trips)++;
+    take(g, NULL, &o);
+    take_sync(g, &o);
+    return o.status == 0 ? 0 : sync_failed(g, &o, "rolling back");
+}
+
+static int set_pipeline(pg_store *g, bool on)
+{
+    if (g->pipeline == on)
+        return 0;
+    if (on ? !pq->enterPipelineMode(g->conn) : !pq->exitPipelineMode(g->conn)) {
+        char msg[PG_ERROR_MAX];
+        one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+        return store_error(g, "%s pipeline mode: %s", on ? "entering" : "leaving", msg);
+    }
+    g->pipeline = on;
+    return 0;
+}
+
+static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    pg_store *g = (pg_store *)s;
+    if (set_pipeline(g, false) < 0)
+        return -1;
+    char err[PG_ERROR_MAX];
+    for (size_t i = 0; i < g->p->naggs; i++) {
+        PGresult *r = pq->exec(g->conn, g->sql->tables[i].count);
+        bool ok = r && pq->resultStatus(r) == PGRES_TUPLES_OK && pq->ntuples(r) == 1;
+        if (ok)
+            aggs[i] = strtoull(pq->getvalue(r, 0, 0), NULL, 10);
+        else
+            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+        if (r)
+            pq->clear(r);
+        if (!ok)
+            return store_error(g, "counting records: %s", err);
+    }
+    for (size_t i = 0; i < g->p->nevents; i++)
+        events[i] = 0;
+    PGresult *r = pq->exec(g->conn, g->sql->count_events);
+    if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
+        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+        if (r)
+            pq->clear(r);
+        return store_error(g, "counting events: %s", err);
+    }
+    int rc = 0;
+    for (int row = 0; row < pq->ntuples(r) && rc == 0; row++) {
+        const char *name = pq->getvalue(r, row, 0);
+        size_t i = 0;
+        while (i < g->p->nevents && strcmp(g->p->events[i].name, name) != 0)
+            i++;
+        if (i == g->p->nevents)
+            rc = store_error(g, "the events table holds an event '%.100s' that the plan does not "
+                                "have",
+                             name);
+        else
+            events[i] = strtoull(pq->getvalue(r, row, 1), NULL, 10);
+    }
+    pq->clear(r);
+    return rc < 0 ? rc : set_pipeline(g, true);
+}
+
+static const store_ops postgres_store_ops = {
+    .begin = pg_begin,
+    .load = pg_load,
+    .save = pg_save,
+    .append_event = pg_append_event,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .count = pg_count,
+    .prefetch = pg_prefetch,
+    .checks_creates = true,
+};
+
+/* ---- the driver ---- */
+
+typedef struct postgres_target {
+    target base;
+    pg_store store;
+    runtime *rt;
+    char schema[PG_SCHEMA_MAX]; /* "" until it exists */
+    bool fenced;
+} postgres_target;
+
+store *postgres_target_store(target *t)
+{
+    return &((postgres_target *)t)->store.base;
+}
+
+const char *postgres_target_schema(target *t)
+{
+    return ((postgres_target *)t)->schema;
+}
+
+/* A growable SQL script for the set-up statements. */
+typedef struct script {
+    char *buf;
+    size_t len, cap;
+} script;
+
+static void add(script *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(script *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        abort();
+    if (s->len + (size_t)n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 1024;
+        while (cap < s->len + (size_t)n + 1)
+            cap *= 2;
+        char *more = realloc(s->buf, cap);
+        if (!more) {
+            fputs("bench: out of memory\n", stderr);
+            abort();
+        }
+        s->buf = more;
+        s->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+    va_end(ap);
+    s->len += (size_t)n;
+}
+
+static int random_suffix(char *out, size_t size)
+{
+    uint32_t r;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+        return -1;
+    snprintf(out, size, "%08x", r);
+    return 0;
+}
+
+/* The fence: the role, its grants, row-level security and the policies,
+ * then the session becomes the role. */
+static void fence_script(const pg_store *g, const char *schema, script *sc)
+{
+    add(sc, "GRANT USAGE ON SCHEMA \"%s\" TO bench_fenced;\n", schema);
+    add(sc, "GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA \"%s\" TO bench_fenced;\n",
+        schema);
+    add(sc, "GRANT USAGE ON ALL SEQUENCES IN SCHEMA \"%s\" TO bench_fenced;\n", schema);
+    for (size_t i = 0; i <= g->sql->ntables; i++) {
+        const char *t = i < g->sql->ntables ? g->sql->tables[i].name : g->sql->events;
+        add(sc, "ALTER TABLE \"%s\".\"%s\" ENABLE ROW LEVEL SECURITY;\n", schema, t);
+        add(sc, "ALTER TABLE \"%s\".\"%s\" FORCE ROW LEVEL SECURITY;\n", schema, t);
+        add(sc, "CREATE POLICY bench_read ON \"%s\".\"%s\" FOR SELECT TO bench_fenced "
+                "USING (true);\n", schema, t);
+        add(sc, "CREATE POLICY bench_insert ON \"%s\".\"%s\" FOR INSERT TO bench_fenced "
+                "WITH CHECK (current_user = 'bench_fenced');\n", schema, t);
+        add(sc, "CREATE POLICY bench_update ON \"%s\".\"%s\" FOR UPDATE TO bench_fenced "
+                "USING (true) WITH CHECK (current_user = 'bench_fenced');\n", schema, t);
+    }
+    add(sc, "SET ROLE bench_fenced;\n");
+}
+
+/* bench_fenced exists and this session may become it. Two benches creating
+ * it at once are not an error. */
+static const char create_role[] =
+    "DO $$BEGIN\n"
+    "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'bench_fenced') THEN\n"
+    "    CREATE ROLE bench_fenced NOLOGIN;\n"
+    "  END IF;\n"
+    "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;\n"
+    "END$$;\n"
+    "DO $$BEGIN\n"
+    "  IF NOT pg_has_role('bench_fenced', 'MEMBER') THEN\n"
+    "    EXECUTE format('GRANT bench_fenced TO %I', current_user);\n"
+    "  END IF;\n"
+    "END$$;";
+
+/* The schema, its tables and (with the fence) its policies. */
+static int create_schema(postgres_target *pt, char *err, size_t size)
+{
+    pg_store *g = &pt->store;
+    char rnd[16];
+    if (random_suffix(rnd, sizeof rnd) < 0) {
+        snprintf(err, size, "postgres: no random bytes for the schema's name");
+        return -1;
+    }
+    char name[PG_SCHEMA_MAX];
+    snprintf(name, sizeof name, "bench_%ld_%s", (long)getpid(), rnd);
+    char why[PG_ERROR_MAX];
+    if (sqlgen_schema(g->p, SQL_POSTGRES, name, &g->sql, why, sizeof why) < 0) {
+        snprintf(err, size, "postgres: %s", why);
+        return -1;
+    }
+    if (pt->fenced && exec_sql(g->conn, create_role, why, sizeof why) < 0) {
+        snprintf(err, size, "postgres: cannot set up the role bench_fenced: %s", why);
+        return -1;
+    }
+    script sc = {0};
+    add(&sc, "SET synchronous_commit TO %s;\n",
+        pt->base.spec->durability == DURABILITY_FULL ? "on" : "off");
+    add(&sc, "CREATE SCHEMA \"%s\";\n", name);
+    for (size_t i = 0; i < g->sql->ntables; i++)
+        add(&sc, "%s;\n", g->sql->tables[i].create);
+    add(&sc, "%s;\n", g->sql->create_events);
+    if (pt->fenced)
+        fence_script(g, name, &sc);
+    /* one simple query: one implicit transaction, so a failure leaves nothing */
+    int rc = exec_sql(g->conn, sc.buf, why, sizeof why);
+    free(sc.buf);
+    if (rc < 0) {
+        snprintf(err, size, "postgres: cannot create the schema %s: %s", name, why);
+        return -1;
+    }
+    snprintf(pt->schema, sizeof pt->schema, "%s", name);
+    return 0;
+}
+
+static int prepare_one(pg_store *g, const char *name, const char *sql, char *err, size_t size)
+{
+    PGresult *r = pq->prepare(g->conn, name, sql, 0, NULL);
+    bool ok = r && pq->resultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) {
+        char msg[PG_ERROR_MAX];
+        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), msg, sizeof msg);
+        snprintf(err, size, "postgres: preparing %.200s: %s", sql, msg);
+    }
+    if (r)
+        pq->clear(r);
+    return ok ? 0 : -1;
+}
+
+static int prepare_all(pg_store *g, char *err, size_t size)
+{
+    g->names = calloc(g->p->naggs + 1, sizeof *g->names);
+    if (!g->names) {
+        snprintf(err, size, "postgres: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < g->p->naggs; i++) {
+        stmt_names *n = &g->names[i];
+        const sql_table *tb = &g->sql->tables[i];
+        snprintf(n->select, sizeof n->select, "select_%zu", i);
+        snprintf(n->insert, sizeof n->insert, "insert_%zu", i);
+        snprintf(n->update, sizeof n->update, "update_%zu", i);
+        if (prepare_one(g, n->select, tb->select, err, size) < 0 ||
+            prepare_one(g, n->insert, tb->insert, err, size) < 0 ||
+            prepare_one(g, n->update, tb->update, err, size) < 0)
+            return -1;
+    }
+    if (prepare_one(g, "event", g->sql->insert_event, err, size) < 0 ||
+        prepare_one(g, "begin", "BEGIN", err, size) < 0 ||
+        prepare_one(g, "commit", "COMMIT", err, size) < 0 ||
+        prepare_one(g, "rollback", "ROLLBACK", err, size) < 0)
+        return -1;
+    return 0;
+}
+
+/* Drops the run's schema, on this connection when it is still usable,
+ * otherwise on a new one. */
+static void drop_schema(postgres_target *pt)
+{
+    pg_store *g = &pt->store;
+    if (!pt->schema[0])
+        return;
+    if (pt->base.spec->keep) {
+        fprintf(stderr, "%s: kept the schema %s in the database bench\n", pt->base.spec->label,
+                pt->schema);
+        return;
+    }
+    char sql[160], why[PG_ERROR_MAX] = "";
+    snprintf(sql, sizeof sql, "RESET ROLE; DROP SCHEMA \"%s\" CASCADE", pt->schema);
+    bool usable = g->conn && pq->status(g->conn) == CONNECTION_OK &&
+                  (!g->pipeline || set_pipeline(g, false) == 0) &&
+                  pq->transactionStatus(g->conn) == PQTRANS_IDLE;
+    if (usable && exec_sql(g->conn, sql, why, sizeof why) == 0)
+        return;
+    if (g->conn)
+        pq->finish(g->conn);
+    g->conn = connect_bench(pt->base.spec->dsn, why, sizeof why);
+    if (g->conn && exec_sql(g->conn, sql, why, sizeof why) == 0)
+        return;
+    fprintf(stderr, "%s: could not drop the schema %s in the database bench: %s\n",
+            pt->base.spec->label, pt->schema, why);
+}
+
+static void postgres_close(target *t)
+{
+    postgres_target *pt = (postgres_target *)t;
+    pg_store *g = &pt->store;
+    runtime_free(pt->rt);
+    drop_schema(pt);
+    if (g->conn)
+        pq->finish(g->conn);
+    sqlgen_free(g->sql);
+    arena_free(&g->mem);
+    jbuf_free(&g->json);
+    free(g->names);
+    free(g->reads);
+    free(g->writes);
+    free(g->recs);
+    free(pt);
+}
+
+static int postgres_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+                         size_t size)
+{
+    *out = NULL;
+    if (!pq && !(pq = pq_load(err, size)))
+        return TARGET_ERROR;
+    postgres_target *pt = calloc(1, sizeof *pt);
+    if (!pt) {
+        snprintf(err, size, "postgres: out of memory");
+        return TARGET_ERROR;
+    }
+    pt->base.driver = &postgres_target_driver;
+    pt->base.spec = spec;
+    pt->fenced = spec->fence != NULL;
+    pg_store *g = &pt->store;
+    g->base.ops = &postgres_store_ops;
+    g->p = p;
+    g->round_trips = &pt->base.round_trips;
+    char why[PG_ERROR_MAX];
+    g->conn = connect_bench(spec->dsn, why, sizeof why);
+    if (!g->conn) {
+        unreachable(why, err, size);
+        postgres_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    note_environment(g->conn);
+    int rc = create_schema(pt, err, size);
+    if (rc == 0)
+        rc = prepare_all(g, err, size);
+    if (rc == 0 && (rc = set_pipeline(g, true)) < 0)
+        snprintf(err, size, "%s", g->base.error);
+    if (rc == 0 && (rc = runtime_new(p, &g->base, &pt->rt)) < 0)
+        snprintf(err, size, "postgres: out of memory");
+    if (rc < 0) {
+        postgres_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    *out = &pt->base;
+    return TARGET_OK;
+}
+
+static int postgres_dispatch(target *t, const command *cmd, const value *args)
+{
+    postgres_target *pt = (postgres_target *)t;
+    runtime_status rs = runtime_dispatch(pt->rt, cmd, args);
+    if (rs == RUNTIME_OK)
+        return TARGET_OK;
+    return target_fail(t, rs == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
+                       runtime_message(pt->rt));
+}
+
+static int postgres_count(target *t, uint64_t *aggs, uint64_t *events)
+{
+    store *s = postgres_target_store(t);
+    if (s->ops->count(s, aggs, events) < 0)
+        return target_fail(t, TARGET_ERROR, "%s", s->error);
+    return TARGET_OK;
+}
+
+const target_driver postgres_target_driver = {
+    .version = TARGET_DRIVER_VERSION,
+    .name = "postgres",
+    .about = "the C runtime on PostgreSQL through libpq: a schema per run in the database bench, "
+             "one pipelined transaction per command",
+    .available = postgres_available,
+    .open = postgres_open,
+    .dispatch = postgres_dispatch,
+    .count = postgres_count,
+    .close = postgres_close,
+};

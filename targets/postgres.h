@@ -1,0 +1,25 @@
+/* postgres.h: the store behind the postgres target, for the driver in
+ * postgres.c, for the report's environment and for tests that look inside
+ * an open target. */
+#ifndef BENCH_POSTGRES_TARGET_H
+#define BENCH_POSTGRES_TARGET_H
+
+#include <stddef.h>
+
+#include "store.h"
+#include "target.h"
+
+/* The store of an open postgres target (lent; freed by target_close). Its
+ * load also works outside a transaction, reading what is committed. */
+store *postgres_target_store(target *t);
+/* The schema of an open postgres target's run: bench_<pid>_<random>. */
+const char *postgres_target_schema(target *t);
+
+/* What the first postgres target that connected in this process saw: the
+ * server's version and its fsync, synchronous_commit and shared_buffers
+ * settings (as the server has them, before a durability option changes
+ * the session), and libpq's version. Returns 0, or -1 (both "") when no
+ * postgres target has connected. */
+int postgres_environment(char *server, size_t server_size, char *libpq, size_t libpq_size);
+
+#endif

@@ -1,0 +1,714 @@
+/* process.c: the process target: any runtime that speaks schema/protocol.md
+ * on its stdin and stdout, one JSON object per line, started fresh for
+ * every run (default: `bench serve SPEC`, this very binary).
+ *
+ * The child runs in its own process group (so a Ctrl-C at the terminal
+ * reaches bench, which then closes the child in order, and so that close
+ * can signal anything the child started), dies with bench (PR_SET_PDEATHSIG),
+ * and is always reaped by close. Its stderr goes to a pipe whose tail is
+ * kept for failure reasons. Every read of an answer waits in poll(2) with
+ * the per-command timeout, so a child that hangs fails the run instead of
+ * hanging bench.
+ *
+ * Timing: prepare (before the first clock read) encodes the request line;
+ * dispatch writes it, waits for the answer line and reads its ok. */
+#define _GNU_SOURCE /* pipe2, prctl */
+#include "process.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drivers.h"
+#include "json_line.h"
+
+enum {
+    PROCESS_TIMEOUT_MS = 5000, /* per command, unless the spec says timeout_ms */
+    PROCESS_GRACE_MS = 2000,   /* after closing stdin, before SIGTERM */
+    PROCESS_TERM_MS = 1000,    /* after SIGTERM, before SIGKILL */
+    PROCESS_EXIT_MS = 1000,    /* a child that closed its stdout: time to see it exit */
+    PROCESS_TAIL = 4096,       /* bytes of stderr kept */
+    PROCESS_LINE_MAX = 64 << 20, /* an answer line longer than this is garbage */
+};
+
+static const char *self_override;
+
+void process_target_set_self(const char *path)
+{
+    self_override = path;
+}
+
+typedef struct process_target {
+    target base;
+    const plan *p;
+    char name[128]; /* the program, for messages: "python3", "bench serve" */
+    pid_t pid;
+    bool reaped, exited, broken;
+    int status;     /* as waitpid reports it, once exited */
+    int in_fd;      /* the child's stdin (our write end), or -1 */
+    int out_fd;     /* the child's stdout (our read end) */
+    int err_fd;     /* the child's stderr (our read end), or -1 at its end */
+    int timeout_ms;
+    jline req;       /* the request line prepare encoded */
+    jline prefixes;  /* per command: {"verb":"...","args": */
+    size_t *prefix_at, *prefix_len;
+    char *rbuf;     /* answer bytes read and not yet consumed */
+    size_t rcap, rstart, rend;
+    char tail[PROCESS_TAIL]; /* the last bytes the child wrote on stderr */
+    size_t tail_len;
+} process_target;
+
+pid_t process_target_pid(const target *t)
+{
+    return ((const process_target *)t)->pid;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- finding the program ---- */
+
+static int self_path(char *out, size_t size)
+{
+    if (self_override) {
+        snprintf(out, size, "%s", self_override);
+        return 0;
+    }
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/* Whether argv0 names an executable: as a path when it has a slash,
+ * otherwise on PATH (as execvp searches). */
+static bool executable(const char *argv0)
+{
+    if (strchr(argv0, '/'))
+        return access(argv0, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char buf[PATH_MAX];
+    for (const char *p = path;; p++) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        int n = len ? snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, argv0)
+                    : snprintf(buf, sizeof buf, "./%s", argv0);
+        if (n > 0 && (size_t)n < sizeof buf && access(buf, X_OK) == 0)
+            return true;
+        if (!colon)
+            return false;
+        p = colon;
+    }
+}
+
+static int process_available(const target_spec *spec, char *why, size_t size)
+{
+    if (!spec->command || !spec->command[0]) {
+        char self[PATH_MAX];
+        if (self_path(self, sizeof self) == 0 && access(self, X_OK) == 0)
+            return 0;
+        snprintf(why, size,
+                 "bench cannot find its own executable to run `bench serve`; set the process "
+                 "target's command");
+        return -1;
+    }
+    const char *prog = spec->command[0];
+    if (executable(prog))
+        return 0;
+    if (strchr(prog, '/'))
+        snprintf(why, size,
+                 "%s does not exist or is not executable here; fix the process target's command",
+                 prog);
+    else
+        snprintf(why, size,
+                 "%s is not installed here (not on PATH); install it or set the process target's "
+                 "command",
+                 prog);
+    return -1;
+}
+
+/* ---- the child's stderr ---- */
+
+static void tail_add(process_target *pt, const char *s, size_t n)
+{
+    if (n >= PROCESS_TAIL) {
+        memcpy(pt->tail, s + n - PROCESS_TAIL, PROCESS_TAIL);
+        pt->tail_len = PROCESS_TAIL;
+        return;
+    }
+    if (pt->tail_len + n > PROCESS_TAIL) {
+        size_t drop = pt->tail_len + n - PROCESS_TAIL;
+        memmove(pt->tail, pt->tail + drop, pt->tail_len - drop);
+        pt->tail_len -= drop;
+    }
+    memcpy(pt->tail + pt->tail_len, s, n);
+    pt->tail_len += n;
+}
+
+/* Reads what stderr holds now; closes it at its end. */
+static void drain_stderr(process_target *pt)
+{
+    char buf[4096];
+    while (pt->err_fd >= 0) {
+        ssize_t n = read(pt->err_fd, buf, sizeof buf);
+        if (n > 0) {
+            tail_add(pt, buf, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || errno != EAGAIN) {
+            close(pt->err_fd);
+            pt->err_fd = -1;
+        }
+        return;
+    }
+}
+
+/* Waits up to ms for stderr to reach its end (a child that exited). */
+static void drain_stderr_until_end(process_target *pt, int ms)
+{
+    int64_t until = now_ms() + ms;
+    drain_stderr(pt);
+    while (pt->err_fd >= 0) {
+        int64_t left = until - now_ms();
+        if (left <= 0)
+            return;
+        struct pollfd pf = {.fd = pt->err_fd, .events = POLLIN};
+        if (poll(&pf, 1, (int)left) == 0)
+            return;
+        drain_stderr(pt);
+    }
+}
+
+/* Appends "; its stderr ended with: ..." (the last three lines) to msg. */
+static void append_tail(process_target *pt, char *msg, size_t size)
+{
+    size_t used = strlen(msg);
+    if (used >= size - 1)
+        return;
+    const char *lines[3];
+    size_t lens[3], n = 0;
+    size_t end = pt->tail_len;
+    while (n < 3 && end > 0) {
+        while (end > 0 && (pt->tail[end - 1] == '\n' || pt->tail[end - 1] == '\r'))
+            end--;
+        if (end == 0)
+            break;
+        size_t start = end;
+        while (start > 0 && pt->tail[start - 1] != '\n')
+            start--;
+        lines[n] = pt->tail + start;
+        lens[n++] = end - start;
+        end = start;
+    }
+    if (n == 0) {
+        snprintf(msg + used, size - used, "; it wrote nothing on stderr");
+        return;
+    }
+    int w = snprintf(msg + used, size - used, "; its stderr ended with: ");
+    for (size_t i = n; i-- > 0 && w > 0 && used + (size_t)w < size;) {
+        used += (size_t)w;
+        size_t len = lens[i] > 200 ? 200 : lens[i];
+        w = snprintf(msg + used, size - used, "%.*s%s", (int)len, lines[i], i ? " | " : "");
+    }
+    for (char *c = msg; *c; c++) /* one line */
+        if ((unsigned char)*c < 0x20)
+            *c = ' ';
+}
+
+/* ---- the child's life ---- */
+
+/* Waits up to ms for the child to exit, without reaping it (so that its
+ * process group can still be signalled). True when it has exited. */
+static bool exited_within(process_target *pt, int ms)
+{
+    if (pt->exited || pt->reaped)
+        return true;
+    int64_t until = now_ms() + ms;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        int rc = waitid(P_PID, (id_t)pt->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if (rc == 0 && si.si_pid == pt->pid) {
+            pt->exited = true;
+            pt->status = si.si_code == CLD_EXITED ? si.si_status << 8 : si.si_status & 0x7f;
+            return true;
+        }
+        if (rc < 0 && errno != EINTR) { /* not our child any more: nothing to wait for */
+            pt->exited = pt->reaped = true;
+            return true;
+        }
+        if (now_ms() >= until)
+            return false;
+        sleep_ms(1);
+    }
+}
+
+/* Kills whatever is left in the child's process group, then reaps the child. */
+static void reap(process_target *pt)
+{
+    if (pt->reaped)
+        return;
+    kill(-pt->pid, SIGKILL);
+    int st;
+    while (waitpid(pt->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    pt->status = st;
+    pt->exited = pt->reaped = true;
+}
+
+static void describe_exit(process_target *pt, char *out, size_t size)
+{
+    int st = pt->status;
+    if (WIFEXITED(st))
+        snprintf(out, size, "exited with status %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(out, size, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(out, size, "ended");
+}
+
+/* Fails the run: the reason, the child's exit when known, its stderr. */
+static int broken(process_target *pt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int broken(process_target *pt, const char *fmt, ...)
+{
+    char msg[TARGET_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pt->broken = true;
+    append_tail(pt, msg, sizeof msg);
+    return target_fail(&pt->base, TARGET_ERROR, "%s", msg);
+}
+
+/* The child closed its end: say how it ended. */
+static int child_gone(process_target *pt, const char *doing)
+{
+    char how[160] = "closed its stdout and is still running";
+    if (exited_within(pt, PROCESS_EXIT_MS))
+        describe_exit(pt, how, sizeof how);
+    drain_stderr_until_end(pt, 200);
+    return broken(pt, "%s %s %s", pt->name, how, doing);
+}
+
+/* ---- lines ---- */
+
+static int send_line(process_target *pt, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(pt->in_fd, s, n);
+        if (w > 0) {
+            s += w;
+            n -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) { /* the pipe is full: the child is not reading */
+            struct pollfd pf = {.fd = pt->in_fd, .events = POLLOUT};
+            int rc = poll(&pf, 1, pt->timeout_ms);
+            if (rc == 0)
+                return broken(pt, "%s did not read its input within %d ms", pt->name,
+                              pt->timeout_ms);
+            continue;
+        }
+        if (w < 0 && errno == EPIPE)
+            return child_gone(pt, "before reading the request");
+        return broken(pt, "writing to %s failed: %s", pt->name, strerror(errno));
+    }
+    return TARGET_OK;
+}
+
+/* Waits for one answer line; *line points into rbuf until the next call. */
+static int recv_line(process_target *pt, const char **line, size_t *len)
+{
+    size_t scanned = pt->rstart;
+    int64_t start = -1;
+    for (;;) {
+        char *nl = memchr(pt->rbuf + scanned, '\n', pt->rend - scanned);
+        if (nl) {
+            *line = pt->rbuf + pt->rstart;
+            *len = (size_t)(nl - *line);
+            pt->rstart = (size_t)(nl - pt->rbuf) + 1;
+            if (pt->rstart == pt->rend)
+                pt->rstart = pt->rend = 0;
+            return TARGET_OK;
+        }
+        scanned = pt->rend;
+        if (pt->rend == pt->rcap) {
+            if (pt->rstart > 0) {
+                memmove(pt->rbuf, pt->rbuf + pt->rstart, pt->rend - pt->rstart);
+                pt->rend -= pt->rstart;
+                scanned -= pt->rstart;
+                pt->rstart = 0;
+            }
+            if (pt->rend == pt->rcap) {
+                if (pt->rcap >= PROCESS_LINE_MAX)
+                    return broken(pt, "%s wrote an answer line longer than %d MiB", pt->name,
+                                  PROCESS_LINE_MAX >> 20);
+                char *more = realloc(pt->rbuf, pt->rcap * 2);
+                if (!more)
+                    return broken(pt, "out of memory reading from %s", pt->name);
+                pt->rbuf = more;
+                pt->rcap *= 2;
+            }
+        }
+        int wait_ms = pt->timeout_ms;
+        if (start < 0) {
+            start = now_ms();
+        } else {
+            wait_ms = (int)(pt->timeout_ms - (now_ms() - start));
+            if (wait_ms < 0)
+                wait_ms = 0;
+        }
+        struct pollfd pf[2] = {{.fd = pt->out_fd, .events = POLLIN},
+                               {.fd = pt->err_fd, .events = POLLIN}};
+        int rc = poll(pf, pt->err_fd >= 0 ? 2 : 1, wait_ms);
+        if (rc < 0 && errno != EINTR)
+            return broken(pt, "waiting for %s failed: %s", pt->name, strerror(errno));
+        if (rc == 0) {
+            drain_stderr(pt);
+            return broken(pt, "%s did not answer within %d ms", pt->name, pt->timeout_ms);
+        }
+        if (rc < 0)
+            continue;
+        if (pt->err_fd >= 0 && pf[1].revents)
+            drain_stderr(pt);
+        if (!pf[0].revents)
+            continue;
+        ssize_t n = read(pt->out_fd, pt->rbuf + pt->rend, pt->rcap - pt->rend);
+        if (n > 0)
+            pt->rend += (size_t)n;
+        else if (n == 0)
+            return child_gone(pt, pt->rend > pt->rstart ? "in the middle of an answer line"
+                                                        : "without answering");
+        else if (errno != EINTR && errno != EAGAIN)
+            return broken(pt, "reading from %s failed: %s", pt->name, strerror(errno));
+    }
+}
+
+/* A short, printable excerpt of a line for messages. */
+static void excerpt(const char *s, size_t n, char *out, size_t size)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 4 < size && i < 120; i++)
+        out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+    if (n > 120 && k + 4 < size) {
+        memcpy(out + k, "...", 3);
+        k += 3;
+    }
+    out[k] = '\0';
+}
+
+/* One round trip: the line out, an answer line back, its ok read. */
+static int round_trip(process_target *pt, const char *req, size_t n, const char **line,
+                      size_t *len)
+{
+    int rc = send_line(pt, req, n);
+    if (rc == TARGET_OK)
+        rc = recv_line(pt, line, len);
+    if (rc != TARGET_OK)
+        return rc;
+    if (pt->rend > pt->rstart) {
+        char ex[160];
+        excerpt(pt->rbuf + pt->rstart, pt->rend - pt->rstart, ex, sizeof ex);
+        return broken(pt, "%s wrote more than one line for one request: '%s'", pt->name, ex);
+    }
+    int ok = json_answer_read(*line, *len, pt->base.message, sizeof pt->base.message);
+    if (ok == 1)
+        return TARGET_OK;
+    if (ok == 0)
+        return TARGET_REFUSED;
+    char ex[160];
+    excerpt(*line, *len, ex, sizeof ex);
+    drain_stderr(pt);
+    return broken(pt, "%s answered something that is not a protocol line: '%s'", pt->name, ex);
+}
+
+/* ---- the driver ---- */
+
+static void process_close(target *t)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->in_fd >= 0)
+        close(pt->in_fd); /* end of input: a well-behaved runtime exits now */
+    if (pt->pid > 0 && !pt->reaped) {
+        if (!exited_within(pt, pt->broken ? 0 : PROCESS_GRACE_MS)) {
+            kill(-pt->pid, SIGTERM);
+            exited_within(pt, PROCESS_TERM_MS);
+        }
+        reap(pt);
+    }
+    if (pt->out_fd >= 0)
+        close(pt->out_fd);
+    if (pt->err_fd >= 0)
+        close(pt->err_fd);
+    jline_free(&pt->req);
+    jline_free(&pt->prefixes);
+    free(pt->prefix_at);
+    free(pt->prefix_len);
+    free(pt->rbuf);
+    free(pt);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void start_child(char *const *argv, int in, int out, int err, int status, pid_t parent)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* bench died before prctl took effect */
+        _exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL); /* bench ignores it; an ignored signal survives exec */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    /* move the pipe ends clear of 0..2 first, so no dup2 clobbers another */
+    in = fcntl(in, F_DUPFD_CLOEXEC, 10);
+    out = fcntl(out, F_DUPFD_CLOEXEC, 10);
+    err = fcntl(err, F_DUPFD_CLOEXEC, 10);
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) {
+        int e = errno;
+        (void)!write(status, &e, sizeof e);
+        _exit(127);
+    }
+    execvp(argv[0], argv);
+    int e = errno;
+    (void)!write(status, &e, sizeof e);
+    _exit(127);
+}
+
+static void close_pair(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* The request prefix of every command, with the spec's verb renames. */
+static void build_prefixes(process_target *pt, const target_spec *spec)
+{
+    const plan *p = pt->p;
+    pt->prefix_at = calloc(p->ncommands + 1, sizeof *pt->prefix_at);
+    pt->prefix_len = calloc(p->ncommands + 1, sizeof *pt->prefix_len);
+    if (!pt->prefix_at || !pt->prefix_len)
+        abort();
+    for (size_t i = 0; i < p->ncommands; i++) {
+        const char *verb = p->commands[i]->verb;
+        for (size_t k = 0; k < spec->nverbs; k++)
+            if (!strcmp(spec->verb_from[k], verb))
+                verb = spec->verb_to[k];
+        pt->prefix_at[i] = pt->prefixes.len;
+        jline_puts(&pt->prefixes, "{\"verb\":");
+        json_put_string(&pt->prefixes, verb, strlen(verb));
+        jline_puts(&pt->prefixes, ",\"args\":");
+        pt->prefix_len[i] = pt->prefixes.len - pt->prefix_at[i];
+    }
+}
+
+static void program_name(process_target *pt, const char *argv0, bool is_default)
+{
+    const char *slash = strrchr(argv0, '/');
+    snprintf(pt->name, sizeof pt->name, "%s%s", slash ? slash + 1 : argv0,
+             is_default ? " serve" : "");
+}
+
+static int process_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+                        size_t size)
+{
+    *out = NULL;
+    static bool sigpipe_ignored;
+    if (!sigpipe_ignored) { /* a child that exits must not kill bench with SIGPIPE */
+        signal(SIGPIPE, SIG_IGN);
+        sigpipe_ignored = true;
+    }
+    process_target *pt = calloc(1, sizeof *pt);
+    if (!pt) {
+        snprintf(err, size, "process: out of memory");
+        return TARGET_ERROR;
+    }
+    pt->base.driver = &process_target_driver;
+    pt->base.spec = spec;
+    pt->p = p;
+    pt->in_fd = pt->out_fd = pt->err_fd = -1;
+    pt->timeout_ms = spec->timeout_ms > 0 && spec->timeout_ms < INT_MAX ? (int)spec->timeout_ms
+                                                                         : PROCESS_TIMEOUT_MS;
+    pt->rcap = 64 * 1024;
+    pt->rbuf = malloc(pt->rcap);
+    if (!pt->rbuf)
+        abort();
+    jline_reserve(&pt->req, 4096);
+    build_prefixes(pt, spec);
+
+    char self[PATH_MAX];
+    const char *def[4] = {self, "serve", p->path, NULL};
+    const char *const *argv = spec->command && spec->command[0] ? spec->command : def;
+    if (argv == def && self_path(self, sizeof self) < 0) {
+        snprintf(err, size, "bench cannot find its own executable to run `bench serve`");
+        process_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    program_name(pt, argv[0], argv == def);
+
+    int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, st[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+        pipe2(st, O_CLOEXEC) < 0) {
+        snprintf(err, size, "cannot make pipes for %s: %s", pt->name, strerror(errno));
+        close_pair(in), close_pair(outp), close_pair(errp), close_pair(st);
+        process_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    fflush(NULL); /* nothing buffered may be written twice */
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        start_child((char *const *)argv, in[0], outp[1], errp[1], st[1], parent);
+    int fork_errno = errno;
+    close(in[0]), close(outp[1]), close(errp[1]), close(st[1]);
+    pt->in_fd = in[1], pt->out_fd = outp[0], pt->err_fd = errp[0];
+    if (pid < 0) {
+        close(st[0]);
+        snprintf(err, size, "cannot start %s: %s", pt->name, strerror(fork_errno));
+        process_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    pt->pid = pid;
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    int exec_errno = 0;
+    ssize_t n;
+    while ((n = read(st[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(st[0]);
+    if (n > 0) {
+        snprintf(err, size, "cannot start %s: %s", argv[0], strerror(exec_errno));
+        pt->broken = true;
+        process_close(&pt->base);
+        return TARGET_ERROR;
+    }
+    fcntl(pt->in_fd, F_SETFL, O_NONBLOCK);
+    fcntl(pt->out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(pt->err_fd, F_SETFL, O_NONBLOCK);
+    *out = &pt->base;
+    return TARGET_OK;
+}
+
+static int process_prepare(target *t, const command *cmd, const value *args)
+{
+    process_target *pt = (process_target *)t;
+    jline *b = &pt->req;
+    b->len = 0;
+    jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
+    json_put_value(b, cmd->params, args);
+    jline_put(b, "}\n", 2);
+    return TARGET_OK;
+}
+
+static int process_dispatch(target *t, const command *cmd, const value *args)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->broken)
+        return TARGET_ERROR;
+    const char *line;
+    size_t len;
+    return round_trip(pt, pt->req.data, pt->req.len, &line, &len);
+}
+
+static int process_probe(target *t)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->broken)
+        return TARGET_ERROR;
+    const char *line;
+    size_t len;
+    return round_trip(pt, "{}\n", 3, &line, &len);
+}
+
+/* The count of name in obj: 0 when absent; -1 when not a whole number. */
+static int count_of(const cJSON *obj, const char *name, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    *out = 0;
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9e15 ||
+        v->valuedouble != (double)(uint64_t)v->valuedouble)
+        return -1;
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
+static int process_count(target *t, uint64_t *aggs, uint64_t *events)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->broken)
+        return TARGET_ERROR;
+    static const char req[] = "{\"count\":true}\n";
+    const char *line;
+    size_t len;
+    int rc = round_trip(pt, req, sizeof req - 1, &line, &len);
+    if (rc == TARGET_REFUSED)
+        return target_fail(t, TARGET_UNSUPPORTED, "%s does not answer the count request: %.800s",
+                           pt->name, t->message);
+    if (rc != TARGET_OK)
+        return rc;
+    cJSON *root = cJSON_ParseWithLength(line, len);
+    const cJSON *ag = cJSON_GetObjectItemCaseSensitive(root, "aggregates");
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "events");
+    const plan *p = pt->p;
+    bool bad = !cJSON_IsObject(ag) || !cJSON_IsObject(ev);
+    for (size_t i = 0; !bad && i < p->naggs; i++)
+        bad = count_of(ag, p->aggs[i].name, &aggs[i]) < 0;
+    for (size_t i = 0; !bad && i < p->nevents; i++)
+        bad = count_of(ev, p->events[i].name, &events[i]) < 0;
+    cJSON_Delete(root);
+    if (bad) {
+        char ex[160];
+        excerpt(line, len, ex, sizeof ex);
+        return broken(pt,
+                      "%s answered the count request without aggregates and events as objects of "
+                      "counts: '%s'",
+                      pt->name, ex);
+    }
+    return TARGET_OK;
+}
+
+const target_driver process_target_driver = {
+    .version = TARGET_DRIVER_VERSION,
+    .name = "process",
+    .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
+    .available = process_available,
+    .open = process_open,
+    .prepare = process_prepare,
+    .dispatch = process_dispatch,
+    .count = process_count,
+    .probe = process_probe,
+    .close = process_close,
+};

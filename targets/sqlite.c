@@ -1,0 +1,528 @@
+/* sqlite.c: the sqlite target: the C runtime on SQLite.
+ *
+ * Each run gets a scratch database file in a new temporary directory
+ * (removed by close unless the target's keep option is set), in WAL mode,
+ * with `synchronous` set from the durability option (DESIGN section 5). The
+ * tables come from sqlgen; every statement is prepared once when the run
+ * opens. A command is one transaction (BEGIN ... COMMIT, policies inside
+ * it); its statements run as the runtime calls the store, and a refusal
+ * rolls the transaction back. A create is checked by its INSERT: the
+ * primary key refuses an identity that exists (checks_creates). */
+#include "sqlite.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "drivers.h"
+#include "runtime.h"
+#include "sqlgen.h"
+#include "valjson.h"
+
+typedef struct sq_table {
+    sqlite3_stmt *select, *insert, *update;
+} sq_table;
+
+typedef struct sqlite_store {
+    store base;
+    const plan *p;
+    sql_schema *sql;
+    sqlite3 *db;
+    sq_table *tables;
+    sqlite3_stmt *begin, *commit, *rollback, *event;
+    arena mem;      /* values handed back by load; reset at begin */
+    jbuf json;      /* JSON text of the statement being bound */
+    size_t *at;     /* per field: where its JSON starts in json */
+    size_t max_fields;
+    bool in_txn;
+} sqlite_store;
+
+static int fail(sqlite_store *q, const char *what)
+{
+    snprintf(q->base.error, sizeof q->base.error, "sqlite: %s: %s", what, sqlite3_errmsg(q->db));
+    return -1;
+}
+
+static int oom(sqlite_store *q)
+{
+    snprintf(q->base.error, sizeof q->base.error, "sqlite: out of memory");
+    return -1;
+}
+
+/* Runs a prepared statement that returns no rows. */
+static int run(sqlite_store *q, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(q, what);
+}
+
+static int bind_key(sqlite3_stmt *st, int idx, const value *key)
+{
+    if (key->kind == VAL_INT)
+        return sqlite3_bind_int64(st, idx, key->u.i);
+    return sqlite3_bind_text(st, idx, key->len ? key->u.s : "", (int)key->len, SQLITE_STATIC);
+}
+
+/* ---- values in and out of columns ---- */
+
+/* Binds field value v of type t as parameter idx; a struct or list binds the
+ * JSON text at json + at, already written. */
+static int bind_value(sqlite_store *q, sqlite3_stmt *st, int idx, const ty *t, const value *v,
+                      size_t at, size_t end)
+{
+    switch (v->kind) {
+    case VAL_NONE: return sqlite3_bind_null(st, idx);
+    case VAL_INT: return sqlite3_bind_int64(st, idx, v->u.i);
+    case VAL_BOOL: return sqlite3_bind_int(st, idx, v->u.b);
+    case VAL_STRING: return sqlite3_bind_text(st, idx, v->len ? v->u.s : "", (int)v->len, SQLITE_STATIC);
+    case VAL_ENUM: return sqlite3_bind_text(st, idx, t->values[v->u.e], -1, SQLITE_STATIC);
+    case VAL_STRUCT:
+    case VAL_LIST: break;
+    }
+    return sqlite3_bind_text(st, idx, q->json.data + at, (int)(end - at), SQLITE_STATIC);
+}
+
+/* Binds a record's fields as parameters 1..n (insert and update). */
+static int bind_state(sqlite_store *q, sqlite3_stmt *st, const ty *t, const value *state)
+{
+    q->json.len = 0;
+    for (size_t i = 0; i < t->nfields; i++) {
+        q->at[i] = q->json.len;
+        const value *v = &state->u.items[i];
+        if ((v->kind == VAL_STRUCT || v->kind == VAL_LIST) &&
+            valjson_write(&q->json, t->fields[i].type, v) < 0)
+            return oom(q);
+    }
+    q->at[t->nfields] = q->json.len;
+    for (size_t i = 0; i < t->nfields; i++)
+        if (bind_value(q, st, (int)i + 1, t->fields[i].type, &state->u.items[i], q->at[i],
+                       q->at[i + 1]) != SQLITE_OK)
+            return fail(q, "binding a value");
+    return 0;
+}
+
+/* Column col of the current row as a value of field f, into the arena. */
+static int column_value(sqlite_store *q, sqlite3_stmt *st, int col, const field *f, value *out)
+{
+    const ty *t = f->type;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+        *out = (value){.kind = VAL_NONE};
+        return 0;
+    }
+    if (t->kind == TY_INT) {
+        *out = (value){.kind = VAL_INT, .u.i = sqlite3_column_int64(st, col)};
+        return 0;
+    }
+    if (t->kind == TY_BOOL) {
+        *out = (value){.kind = VAL_BOOL, .u.b = sqlite3_column_int(st, col) != 0};
+        return 0;
+    }
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    size_t len = (size_t)sqlite3_column_bytes(st, col);
+    if (!text)
+        return oom(q);
+    if (t->kind == TY_STRING) {
+        *out = (value){.kind = VAL_STRING, .len = (uint32_t)len,
+                       .u.s = arena_strndup(&q->mem, text, len)};
+        return 0;
+    }
+    if (t->kind == TY_ENUM) {
+        int e = ty_enum_index(t, text, len);
+        *out = (value){.kind = VAL_ENUM, .u.e = e};
+        if (e >= 0)
+            return 0;
+    } else if (valjson_read(&q->mem, t, text, len, out) == 0) {
+        return 0;
+    }
+    snprintf(q->base.error, sizeof q->base.error,
+             "sqlite: the column of field %s holds '%.100s', which is not a value of its type",
+             f->name, text);
+    return -1;
+}
+
+/* ---- store ops ---- */
+
+static int sq_begin(store *s)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    arena_reset(&q->mem);
+    if (run(q, q->begin, "BEGIN") < 0)
+        return -1;
+    q->in_txn = true;
+    return 0;
+}
+
+static int sq_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    sqlite3_stmt *st = q->tables[agg->index].select;
+    if (bind_key(st, 1, key) != SQLITE_OK)
+        return fail(q, "binding a key");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return 0;
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return fail(q, "loading a record");
+    }
+    const ty *t = agg->state;
+    value *items = arena_alloc(&q->mem, (t->nfields + 1) * sizeof *items);
+    int col = 0;
+    for (size_t i = 0; i < t->nfields; i++) {
+        if ((int)i == agg->identity) {
+            items[i] = *key;
+            if (key->kind == VAL_STRING)
+                items[i].u.s = arena_strndup(&q->mem, key->u.s, key->len);
+            continue;
+        }
+        if (column_value(q, st, col++, &t->fields[i], &items[i]) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return 1;
+}
+
+static int sq_save(store *s, const aggregate *agg, const value *key, const value *state,
+                   bool created)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    sqlite3_stmt *st = created ? q->tables[agg->index].insert : q->tables[agg->index].update;
+    if (bind_state(q, st, agg->state, state) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && created)
+        return STORE_CONFLICT;
+    if (rc != SQLITE_DONE)
+        return fail(q, created ? "inserting a record" : "updating a record");
+    if (!created && sqlite3_changes(q->db) != 1) {
+        snprintf(s->error, sizeof s->error, "sqlite: the %s record to update is not there",
+                 agg->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int sq_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                           const value *payload)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    sqlite3_stmt *st = q->event;
+    q->json.len = 0;
+    if (valjson_write(&q->json, ev->payload, payload) < 0)
+        return oom(q);
+    char id[24];
+    int rc = sqlite3_bind_text(st, 1, agg->name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && key->kind == VAL_INT) {
+        snprintf(id, sizeof id, "%" PRId64, key->u.i);
+        rc = sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_bind_text(st, 2, key->len ? key->u.s : "", (int)key->len, SQLITE_STATIC);
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 3, ev->name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 4, q->json.data, (int)q->json.len, SQLITE_STATIC);
+    if (rc != SQLITE_OK)
+        return fail(q, "binding an event");
+    return run(q, st, "appending an event");
+}
+
+static int sq_commit(store *s)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    if (run(q, q->commit, "COMMIT") < 0)
+        return -1;
+    q->in_txn = false;
+    return 0;
+}
+
+static int sq_rollback(store *s)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    if (!q->in_txn)
+        return 0;
+    q->in_txn = false;
+    if (sqlite3_get_autocommit(q->db)) /* SQLite already rolled it back */
+        return 0;
+    return run(q, q->rollback, "ROLLBACK");
+}
+
+static int sq_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    for (size_t i = 0; i < q->p->naggs; i++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(q->db, q->sql->tables[i].count, -1, &st, NULL) != SQLITE_OK)
+            return fail(q, "counting records");
+        int rc = sqlite3_step(st);
+        aggs[i] = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+            return fail(q, "counting records");
+    }
+    for (size_t i = 0; i < q->p->nevents; i++)
+        events[i] = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(q->db, q->sql->count_events, -1, &st, NULL) != SQLITE_OK)
+        return fail(q, "counting events");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        size_t i = 0;
+        while (name && i < q->p->nevents && strcmp(q->p->events[i].name, name) != 0)
+            i++;
+        if (!name || i == q->p->nevents) {
+            snprintf(s->error, sizeof s->error, "sqlite: the events table holds an event '%.100s' "
+                     "that the plan does not have", name ? name : "");
+            sqlite3_finalize(st);
+            return -1;
+        }
+        events[i] = (uint64_t)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : fail(q, "counting events");
+}
+
+static const store_ops sqlite_store_ops = {
+    .begin = sq_begin,
+    .load = sq_load,
+    .save = sq_save,
+    .append_event = sq_append_event,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .count = sq_count,
+    .checks_creates = true,
+};
+
+/* ---- opening and closing ---- */
+
+static void store_close(sqlite_store *q)
+{
+    for (size_t i = 0; q->tables && i < q->p->naggs; i++) {
+        sqlite3_finalize(q->tables[i].select);
+        sqlite3_finalize(q->tables[i].insert);
+        sqlite3_finalize(q->tables[i].update);
+    }
+    sqlite3_finalize(q->begin);
+    sqlite3_finalize(q->commit);
+    sqlite3_finalize(q->rollback);
+    sqlite3_finalize(q->event);
+    sqlite3_close_v2(q->db);
+    sqlgen_free(q->sql);
+    arena_free(&q->mem);
+    jbuf_free(&q->json);
+    free(q->tables);
+    free(q->at);
+}
+
+static int prepare(sqlite_store *q, const char *sql, sqlite3_stmt **out)
+{
+    if (sqlite3_prepare_v3(q->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
+        return fail(q, "preparing a statement");
+    return 0;
+}
+
+static int exec(sqlite_store *q, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    snprintf(q->base.error, sizeof q->base.error, "sqlite: %.200s: %s", sql,
+             msg ? msg : sqlite3_errmsg(q->db));
+    sqlite3_free(msg);
+    return -1;
+}
+
+static const char *synchronous_of(durability d)
+{
+    switch (d) {
+    case DURABILITY_FULL: return "PRAGMA synchronous = FULL";
+    case DURABILITY_NORMAL: return "PRAGMA synchronous = NORMAL";
+    case DURABILITY_OFF: break;
+    }
+    return "PRAGMA synchronous = OFF";
+}
+
+/* Opens the database at path and builds the schema and statements. */
+static int store_open(sqlite_store *q, const char *path, durability d)
+{
+    q->base.ops = &sqlite_store_ops;
+    char err[256];
+    if (sqlgen_schema(q->p, SQL_SQLITE, NULL, &q->sql, err, sizeof err) < 0) {
+        snprintf(q->base.error, sizeof q->base.error, "sqlite: %s", err);
+        return -1;
+    }
+    if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK)
+        return fail(q, "opening the database");
+    sqlite3_extended_result_codes(q->db, 1);
+    if (exec(q, "PRAGMA journal_mode = WAL") < 0 || exec(q, synchronous_of(d)) < 0 ||
+        exec(q, "BEGIN") < 0)
+        return -1;
+    for (size_t i = 0; i < q->p->naggs; i++)
+        if (exec(q, q->sql->tables[i].create) < 0)
+            return -1;
+    if (exec(q, q->sql->create_events) < 0 || exec(q, "COMMIT") < 0)
+        return -1;
+    q->tables = calloc(q->p->naggs + 1, sizeof *q->tables);
+    for (size_t i = 0; i < q->p->naggs; i++)
+        if (q->p->aggs[i].state->nfields > q->max_fields)
+            q->max_fields = q->p->aggs[i].state->nfields;
+    q->at = calloc(q->max_fields + 1, sizeof *q->at);
+    if (!q->tables || !q->at)
+        return oom(q);
+    for (size_t i = 0; i < q->p->naggs; i++) {
+        const sql_table *tb = &q->sql->tables[i];
+        if (prepare(q, tb->select, &q->tables[i].select) < 0 ||
+            prepare(q, tb->insert, &q->tables[i].insert) < 0 ||
+            prepare(q, tb->update, &q->tables[i].update) < 0)
+            return -1;
+    }
+    if (prepare(q, "BEGIN", &q->begin) < 0 || prepare(q, "COMMIT", &q->commit) < 0 ||
+        prepare(q, "ROLLBACK", &q->rollback) < 0 || prepare(q, q->sql->insert_event, &q->event) < 0)
+        return -1;
+    return 0;
+}
+
+/* ---- the driver ---- */
+
+typedef struct sqlite_target {
+    target base;
+    sqlite_store store;
+    runtime *rt;
+    char dir[512];  /* the temporary directory, or "" */
+    char path[600]; /* the database file in it */
+} sqlite_target;
+
+store *sqlite_target_store(target *t)
+{
+    return &((sqlite_target *)t)->store.base;
+}
+
+const char *sqlite_target_path(target *t)
+{
+    return ((sqlite_target *)t)->path;
+}
+
+static int sqlite_available(const target_spec *spec, char *why, size_t size)
+{
+    return 0;
+}
+
+/* Removes the database, its WAL and shared-memory files and the directory. */
+static void remove_scratch(sqlite_target *st)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        char file[640];
+        snprintf(file, sizeof file, "%s%s", st->path, suffixes[i]);
+        unlink(file);
+    }
+    rmdir(st->dir);
+}
+
+static void sqlite_close(target *t)
+{
+    sqlite_target *st = (sqlite_target *)t;
+    runtime_free(st->rt);
+    store_close(&st->store);
+    if (st->dir[0]) {
+        if (t->spec && t->spec->keep)
+            fprintf(stderr, "%s: kept the scratch database %s\n", t->spec->label, st->path);
+        else
+            remove_scratch(st);
+    }
+    free(st);
+}
+
+/* A file name from the domain: letters, digits, - and _ kept. */
+static void file_name(const char *domain, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = domain; *c && n + 4 < size && n < 64; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
+        out[n++] = ok ? *c : '_';
+    }
+    snprintf(out + n, size - n, ".db");
+}
+
+static int sqlite_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+                       size_t size)
+{
+    *out = NULL;
+    sqlite_target *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, size, "sqlite: out of memory");
+        return TARGET_ERROR;
+    }
+    st->base.driver = &sqlite_target_driver;
+    st->base.spec = spec;
+    st->store.p = p;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(st->dir, sizeof st->dir, "%s/bench-sqlite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(st->dir)) {
+        snprintf(err, size, "sqlite: cannot create a scratch directory %s: %s", st->dir,
+                 strerror(errno));
+        st->dir[0] = '\0';
+        sqlite_close(&st->base);
+        return TARGET_ERROR;
+    }
+    char name[80];
+    file_name(p->domain, name, sizeof name);
+    snprintf(st->path, sizeof st->path, "%s/%s", st->dir, name);
+    if (store_open(&st->store, st->path, spec->durability) < 0) {
+        snprintf(err, size, "%s", st->store.base.error);
+        sqlite_close(&st->base);
+        return TARGET_ERROR;
+    }
+    if (runtime_new(p, &st->store.base, &st->rt) < 0) {
+        snprintf(err, size, "sqlite: out of memory");
+        sqlite_close(&st->base);
+        return TARGET_ERROR;
+    }
+    *out = &st->base;
+    return TARGET_OK;
+}
+
+static int sqlite_dispatch(target *t, const command *cmd, const value *args)
+{
+    sqlite_target *st = (sqlite_target *)t;
+    runtime_status rs = runtime_dispatch(st->rt, cmd, args);
+    if (rs == RUNTIME_OK)
+        return TARGET_OK;
+    return target_fail(t, rs == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
+                       runtime_message(st->rt));
+}
+
+static int sqlite_count(target *t, uint64_t *aggs, uint64_t *events)
+{
+    store *s = sqlite_target_store(t);
+    if (s->ops->count(s, aggs, events) < 0)
+        return target_fail(t, TARGET_ERROR, "%s", s->error);
+    return TARGET_OK;
+}
+
+const target_driver sqlite_target_driver = {
+    .version = TARGET_DRIVER_VERSION,
+    .name = "sqlite",
+    .about = "the C runtime on SQLite: a table per aggregate, WAL, one transaction per command, "
+             "a scratch file removed after the run",
+    .available = sqlite_available,
+    .open = sqlite_open,
+    .dispatch = sqlite_dispatch,
+    .count = sqlite_count,
+    .close = sqlite_close,
+};

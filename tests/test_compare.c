@@ -1,0 +1,522 @@
+/* test_compare.c: result files as metrics (names, ranges, what loading
+ * refuses and why), verdicts with their direction and noise, the gate's
+ * rule, globs, and the warnings about specs, machines and builds. Reports
+ * are built by hand and put through report_to_cjson, so the names are those
+ * `bench run --format json` writes. Runs from the repository root. */
+/* cmocka.h needs these first, in this order. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "report.h"
+#include "results.h"
+#include "runner.h"
+#include "stats.h"
+
+#define FIXTURES "tests/fixtures/results/"
+
+/* ---- a report built by hand --------------------------------------------- */
+
+/* One run whose latencies are base_ns and a few multiples, over `cycles`
+ * cycles of one command each. */
+static void make_run(run_result *run, int number, uint64_t base_ns, uint64_t cycles)
+{
+    hist tenths[STATS_TENTHS];
+    assert_int_equal(hist_init(&run->all), 0);
+    for (int i = 0; i < STATS_TENTHS; i++)
+        assert_int_equal(hist_init(&tenths[i]), 0);
+    double total = 0;
+    for (uint64_t k = 0; k < cycles; k++) {
+        uint64_t ns = base_ns + (k % 7) * base_ns / 10 + (uint64_t)number * 3;
+        hist_record(&run->all, ns);
+        hist_record(&tenths[stats_tenth_of(k, cycles)], ns);
+        total += (double)ns;
+    }
+    run->run = number;
+    stats_figures_from(&run->all, tenths, cycles, total / 1e9, &run->fig);
+    run->roundtrip_floor_p50_ns = NAN;
+    run->round_trips_per_command = NAN;
+    for (int i = 0; i < STATS_TENTHS; i++)
+        hist_free(&tenths[i]);
+}
+
+static void make_result(target_result *t, const char *domain, const char *label, int64_t prefill,
+                        uint64_t base_ns, uint64_t cycles)
+{
+    *t = (target_result){.domain = domain,
+                         .target = label,
+                         .label = label,
+                         .prefill = prefill,
+                         .nruns = 3,
+                         .verify = VERIFY_PASS};
+    t->runs = calloc(3, sizeof *t->runs);
+    assert_non_null(t->runs);
+    run_figures figs[3];
+    for (int i = 0; i < 3; i++) {
+        make_run(&t->runs[i], i + 1, base_ns, cycles);
+        figs[i] = t->runs[i].fig;
+    }
+    stats_figures_median(figs, 3, &t->median);
+    stats_throughput_range(figs, 3, &t->throughput_lo, &t->throughput_hi);
+}
+
+static spec_config specs_cfg[] = {{.path = "specs/pizzas.yaml"}, {.path = "specs/banking.yaml"}};
+static int64_t prefills[] = {0, 1000};
+static const char *targets_cfg[] = {"memory"};
+
+/* pizzas.memory, banking.memory and banking.memory@1000 (too few cycles
+ * for drift in the last, so it has no drift metric). */
+static cJSON *sample_json(void)
+{
+    report r = {0};
+    snprintf(r.env.cpu_model, sizeof r.env.cpu_model, "Test CPU");
+    r.env.cores = 2;
+    r.env.memory_bytes = UINT64_C(8) << 30;
+    for (int i = 0; i < 3; i++)
+        r.env.load_before[i] = r.env.load_after[i] = 0.5;
+    memset(specs_cfg[0].sha256, 'a', 64);
+    memset(specs_cfg[1].sha256, 'b', 64);
+    r.config = (run_config){.specs = specs_cfg,
+                            .nspecs = 2,
+                            .warmup = 10,
+                            .iterations = 100,
+                            .runs = 3,
+                            .prefill = prefills,
+                            .nprefill = 2,
+                            .targets = targets_cfg,
+                            .ntargets = 1};
+    r.harness_floor_p50_ns = 50;
+    r.nresults = 3;
+    r.results = calloc(3, sizeof *r.results);
+    assert_non_null(r.results);
+    make_result(&r.results[0], "pizzas", "memory", 0, 1000, 100);
+    make_result(&r.results[1], "banking", "memory", 0, 2000, 100);
+    make_result(&r.results[2], "banking", "memory", 1000, 3000, 5);
+    cJSON *json = report_to_cjson(&r);
+    assert_non_null(json);
+    report_free(&r);
+    return json;
+}
+
+static result_file *load_json(const cJSON *json)
+{
+    result_file *f = NULL;
+    char err[1024] = "";
+    if (result_file_from_json("sample.json", json, &f, err, sizeof err) != 0)
+        fail_msg("load failed: %s", err);
+    return f;
+}
+
+static result_file *load_fixture(const char *name)
+{
+    char path[256], err[1024] = "";
+    snprintf(path, sizeof path, FIXTURES "%s", name);
+    result_file *f = NULL;
+    if (result_file_load(path, &f, err, sizeof err) != 0)
+        fail_msg("cannot load %s: %s", path, err);
+    return f;
+}
+
+/* The message result_file_load gives for a file holding text. */
+static void load_error(const char *text, size_t len, char *err, size_t size)
+{
+    char path[] = "/tmp/bench-compare-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    result_file *f = (result_file *)1;
+    assert_int_equal(result_file_load(path, &f, err, size), -1);
+    assert_null(f);
+    unlink(path);
+}
+
+/* ---- metric names -------------------------------------------------------- */
+
+static void test_metric_names_follow_design_section_6(void **state)
+{
+    (void)state;
+    cJSON *json = sample_json();
+    result_file *f = load_json(json);
+    /* 9 fields for each of the first two, 8 for the last (no drift) */
+    assert_int_equal(f->nmetrics, 9 + 9 + 8);
+    assert_string_equal(f->metrics[0].name, "pizzas.memory.throughput_per_s");
+    assert_string_equal(f->metrics[8].name, "pizzas.memory.drift");
+    assert_non_null(result_file_metric(f, "banking.memory.p999_us"));
+    assert_non_null(result_file_metric(f, "banking.memory@1000.p99_us"));
+    assert_null(result_file_metric(f, "banking.memory@1000.drift"));
+    assert_null(result_file_metric(f, "banking.memory@0.p99_us"));
+    for (size_t i = 0; compare_fields[i]; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "pizzas.memory.%s", compare_fields[i]);
+        const metric *m = result_file_metric(f, name);
+        assert_non_null(m);
+        assert_string_equal(m->field, compare_fields[i]);
+        assert_int_equal(m->better, i == 0 ? METRIC_HIGHER_BETTER : METRIC_LOWER_BETTER);
+    }
+    result_file_free(f);
+    cJSON_Delete(json);
+}
+
+static void test_metric_values_and_ranges_come_from_the_json(void **state)
+{
+    (void)state;
+    cJSON *json = sample_json();
+    result_file *f = load_json(json);
+    const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 0);
+    const cJSON *median = cJSON_GetObjectItem(r0, "median");
+    const cJSON *range = cJSON_GetObjectItem(r0, "throughput_range");
+    const metric *t = result_file_metric(f, "pizzas.memory.throughput_per_s");
+    assert_true(t->value == cJSON_GetObjectItem(median, "throughput_per_s")->valuedouble);
+    assert_true(t->lo == cJSON_GetObjectItem(range, "min")->valuedouble);
+    assert_true(t->hi == cJSON_GetObjectItem(range, "max")->valuedouble);
+    /* a latency's range: the lowest and highest of that figure across runs[] */
+    const metric *p = result_file_metric(f, "pizzas.memory.p50_us");
+    double lo = INFINITY, hi = -INFINITY;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(r0, "runs"))
+    {
+        double v = cJSON_GetObjectItem(run, "p50_us")->valuedouble;
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+    }
+    assert_true(p->lo == lo && p->hi == hi);
+    assert_true(p->value >= lo && p->value <= hi);
+    assert_true(p->value == cJSON_GetObjectItem(median, "p50_us")->valuedouble);
+    result_file_free(f);
+    cJSON_Delete(json);
+}
+
+static void test_failed_results_have_no_metrics_and_a_note(void **state)
+{
+    (void)state;
+    cJSON *json = sample_json();
+    cJSON *r1 = cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 1);
+    cJSON_ReplaceItemInObject(r1, "failed", cJSON_CreateTrue());
+    cJSON_ReplaceItemInObject(r1, "reason", cJSON_CreateString("run 2: verify failed"));
+    result_file *f = load_json(json);
+    assert_null(result_file_metric(f, "banking.memory.p50_us"));
+    assert_non_null(result_file_metric(f, "banking.memory@1000.p50_us"));
+    assert_int_equal(f->nnotes, 1);
+    assert_non_null(strstr(f->notes[0], "banking.memory failed"));
+    assert_non_null(strstr(f->notes[0], "verify failed"));
+    result_file_free(f);
+    cJSON_Delete(json);
+}
+
+static void test_a_name_twice_keeps_the_first_and_says_so(void **state)
+{
+    (void)state;
+    cJSON *json = sample_json();
+    cJSON *results = cJSON_GetObjectItem(json, "results");
+    cJSON_AddItemToArray(results, cJSON_Duplicate(cJSON_GetArrayItem(results, 0), true));
+    result_file *f = load_json(json);
+    assert_int_equal(f->nmetrics, 26);
+    assert_true(f->nnotes >= 1);
+    assert_non_null(strstr(f->notes[0], "pizzas.memory.throughput_per_s twice"));
+    result_file_free(f);
+    cJSON_Delete(json);
+}
+
+/* ---- loading refuses, with a sentence ----------------------------------------- */
+
+static void test_a_truncated_file_is_refused_with_a_sentence(void **state)
+{
+    (void)state;
+    char err[1024];
+    result_file *f = NULL;
+    assert_int_equal(result_file_load(FIXTURES "truncated.json", &f, err, sizeof err), -1);
+    assert_null(f);
+    assert_non_null(strstr(err, "truncated.json is not valid JSON"));
+    assert_non_null(strstr(err, "truncated"));
+    load_error("", 0, err, sizeof err);
+    assert_non_null(strstr(err, "is empty"));
+    load_error("{\"a\": 1} trailing", 17, err, sizeof err);
+    assert_non_null(strstr(err, "line 1, column 10"));
+    load_error("[1, 2]", 6, err, sizeof err);
+    assert_non_null(strstr(err, "not an object"));
+    load_error("{\"a\":\0}", 7, err, sizeof err);
+    assert_non_null(strstr(err, "NUL byte"));
+    assert_int_equal(result_file_load("tests/fixtures/results/nope.json", &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot read tests/fixtures/results/nope.json"));
+}
+
+static void test_schema_violations_name_the_json_path(void **state)
+{
+    (void)state;
+    char err[1024];
+    result_file *f = NULL;
+    cJSON *json = sample_json();
+    cJSON *env = cJSON_GetObjectItem(json, "environment");
+    cJSON_ReplaceItemInObject(env, "cores", cJSON_CreateString("two"));
+    assert_int_equal(result_file_from_json("x.json", json, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "x.json is not a valid bench result file: at environment.cores"));
+    cJSON_Delete(json);
+
+    json = sample_json();
+    cJSON *run = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 1), "runs"),
+        2);
+    cJSON_ReplaceItemInObject(run, "p99_us", cJSON_CreateString("fast"));
+    assert_int_equal(result_file_from_json("x.json", json, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "at results[1].runs[2].p99_us"));
+    cJSON_Delete(json);
+
+    json = sample_json();
+    cJSON_ReplaceItemInObject(json, "schema_version", cJSON_CreateNumber(2));
+    assert_int_equal(result_file_from_json("x.json", json, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "schema_version 2"));
+    cJSON_Delete(json);
+}
+
+/* ---- verdicts ---------------------------------------------------------------- */
+
+static metric m_of(const char *name, metric_better better, double v, double lo, double hi)
+{
+    return (metric){
+        .name = (char *)name, .field = name, .value = v, .lo = lo, .hi = hi, .better = better};
+}
+
+/* Two one-metric files, compared. */
+static comparison compare_pair(metric b, metric c)
+{
+    result_file fb = {.path = "b", .metrics = &b, .nmetrics = 1};
+    result_file fc = {.path = "c", .metrics = &c, .nmetrics = 1};
+    comparison *v;
+    size_t n;
+    assert_int_equal(compare_results(&fb, &fc, &v, &n), 0);
+    assert_int_equal(n, 1);
+    comparison out = *v;
+    out.base = out.cur = NULL; /* the metrics were on this stack */
+    free(v);
+    return out;
+}
+
+static void test_verdicts_know_the_direction(void **state)
+{
+    (void)state;
+    const metric_better H = METRIC_HIGHER_BETTER, L = METRIC_LOWER_BETTER;
+    /* throughput up: better; down 30%: worse by 30 */
+    comparison c = compare_pair(m_of("t", H, 1000, 990, 1010), m_of("t", H, 1200, 1190, 1210));
+    assert_int_equal(c.v, VERDICT_BETTER);
+    assert_true(fabs(c.change_pct - 20) < 1e-9);
+    assert_true(c.worse_pct == 0);
+    c = compare_pair(m_of("t", H, 1000, 990, 1010), m_of("t", H, 700, 690, 710));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    assert_true(fabs(c.change_pct + 30) < 1e-9);
+    assert_true(fabs(c.worse_pct - 30) < 1e-9);
+    /* latency and drift up: worse; down: better */
+    c = compare_pair(m_of("p", L, 10, 9.9, 10.1), m_of("p", L, 13, 12.9, 13.1));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    assert_true(fabs(c.worse_pct - 30) < 1e-9);
+    c = compare_pair(m_of("d", L, 1.0, 1.0, 1.0), m_of("d", L, 0.9, 0.9, 0.9));
+    assert_int_equal(c.v, VERDICT_BETTER);
+    assert_true(c.worse_pct == 0);
+}
+
+static void test_overlapping_ranges_are_within_noise(void **state)
+{
+    (void)state;
+    const metric_better H = METRIC_HIGHER_BETTER, L = METRIC_LOWER_BETTER;
+    comparison c = compare_pair(m_of("t", H, 1000, 900, 1100), m_of("t", H, 950, 800, 905));
+    assert_int_equal(c.v, VERDICT_NOISE);
+    assert_true(c.overlap);
+    assert_true(fabs(c.worse_pct - 5) < 1e-9);
+    /* touching ends overlap; a gap does not */
+    c = compare_pair(m_of("p", L, 10, 9, 11), m_of("p", L, 12, 11, 13));
+    assert_int_equal(c.v, VERDICT_NOISE);
+    c = compare_pair(m_of("p", L, 10, 9, 11), m_of("p", L, 12, 11.001, 13));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    /* unknown ranges: the direction decides, equal values are noise */
+    c = compare_pair(m_of("p", L, 10, NAN, NAN), m_of("p", L, 10.1, NAN, NAN));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    assert_false(c.overlap);
+    c = compare_pair(m_of("p", L, 10, NAN, NAN), m_of("p", L, 10, NAN, NAN));
+    assert_int_equal(c.v, VERDICT_NOISE);
+}
+
+static void test_a_zero_base_has_no_percentage(void **state)
+{
+    (void)state;
+    comparison c = compare_pair(m_of("p", METRIC_LOWER_BETTER, 0, 0, 0),
+                                m_of("p", METRIC_LOWER_BETTER, 1, 1, 1));
+    assert_true(isnan(c.change_pct));
+    assert_true(isinf(c.worse_pct));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    c = compare_pair(m_of("t", METRIC_HIGHER_BETTER, 0, 0, 0),
+                     m_of("t", METRIC_HIGHER_BETTER, 5, 5, 5));
+    assert_int_equal(c.v, VERDICT_BETTER);
+    assert_true(c.worse_pct == 0);
+}
+
+static void test_metrics_in_one_file_only_are_listed_as_such(void **state)
+{
+    (void)state;
+    result_file *base = load_fixture("base.json"), *cur = load_fixture("missing.json");
+    comparison *v;
+    size_t n;
+    assert_int_equal(compare_results(base, cur, &v, &n), 0);
+    assert_int_equal(n, base->nmetrics);
+    size_t only_base = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].v == VERDICT_ONLY_BASE) {
+            only_base++;
+            assert_non_null(strstr(v[i].name, "pizzas.sqlite."));
+            assert_null(v[i].cur);
+            assert_true(gate_fails(&v[i], 1000));
+        }
+    assert_int_equal(only_base, 9);
+    free(v);
+    /* the other way round: only in current, listed after base's metrics */
+    assert_int_equal(compare_results(cur, base, &v, &n), 0);
+    assert_int_equal(n, base->nmetrics);
+    assert_int_equal(v[n - 1].v, VERDICT_ONLY_CURRENT);
+    assert_string_equal(v[n - 9].name, "pizzas.sqlite.throughput_per_s");
+    free(v);
+    result_file_free(base);
+    result_file_free(cur);
+}
+
+/* ---- the gate ---------------------------------------------------------------- */
+
+static void test_gate_fails_beyond_the_threshold_in_the_bad_direction(void **state)
+{
+    (void)state;
+    result_file *base = load_fixture("base.json"), *cur = load_fixture("worse30.json");
+    comparison *v;
+    size_t n;
+    assert_int_equal(compare_results(base, cur, &v, &n), 0);
+    size_t fails10 = 0, fails40 = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (gate_fails(&v[i], 10)) {
+            fails10++;
+            assert_string_equal(v[i].name, "pizzas.memory.throughput_per_s");
+            assert_int_equal(v[i].v, VERDICT_WORSE);
+        }
+        fails40 += gate_fails(&v[i], 40);
+    }
+    assert_int_equal(fails10, 1);
+    assert_int_equal(fails40, 0);
+    free(v);
+    /* better by 30% never fails */
+    assert_int_equal(compare_results(cur, base, &v, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_false(gate_fails(&v[i], 0));
+    free(v);
+    result_file_free(base);
+    result_file_free(cur);
+}
+
+static void test_gate_fails_within_noise_beyond_the_threshold(void **state)
+{
+    (void)state;
+    comparison c = compare_pair(m_of("p", METRIC_LOWER_BETTER, 10, 5, 20),
+                                m_of("p", METRIC_LOWER_BETTER, 16, 8, 25));
+    assert_int_equal(c.v, VERDICT_NOISE);
+    assert_true(c.overlap);
+    c.base = c.cur = (const metric *)&c; /* present */
+    assert_true(gate_fails(&c, 50));
+    assert_false(gate_fails(&c, 60));
+}
+
+static void test_metric_globs(void **state)
+{
+    (void)state;
+    assert_true(metric_matches("pizzas.memory.p50_us", "pizzas.memory.p50_us"));
+    assert_false(metric_matches("pizzas.memory.p50_us", "pizzas.memory.p50_us2"));
+    assert_true(metric_matches("*.throughput_per_s", "banking.memory@1000.throughput_per_s"));
+    assert_true(metric_matches("pizzas.*.p50_us", "pizzas.sqlite.p50_us"));
+    assert_false(metric_matches("pizzas.*.p50_us", "banking.sqlite.p50_us"));
+    assert_true(metric_matches("*.p9?_us", "a.b.p95_us"));
+    assert_false(metric_matches("*.p9?_us", "a.b.p999_us"));
+}
+
+static void test_metric_format_rounds_as_the_reports_do(void **state)
+{
+    (void)state;
+    char buf[64];
+    metric t = m_of("x.y.throughput_per_s", METRIC_HIGHER_BETTER, 1462458.6, NAN, NAN);
+    metric_format(&t, buf, sizeof buf);
+    assert_string_equal(buf, "1,462,459");
+    metric p = m_of("p50_us", METRIC_LOWER_BETTER, 1476.95, NAN, NAN);
+    metric_format(&p, buf, sizeof buf);
+    assert_string_equal(buf, "1,477.0");
+    p.value = 0.45;
+    metric_format(&p, buf, sizeof buf);
+    assert_string_equal(buf, "0.450");
+    metric d = m_of("drift", METRIC_LOWER_BETTER, 1.1071, NAN, NAN);
+    metric_format(&d, buf, sizeof buf);
+    assert_string_equal(buf, "1.11");
+    metric_format(NULL, buf, sizeof buf);
+    assert_string_equal(buf, "missing");
+}
+
+/* ---- warnings ---------------------------------------------------------------- */
+
+static void test_warnings_name_what_differs(void **state)
+{
+    (void)state;
+    result_file *base = load_fixture("base.json"), *other = load_fixture("othermachine.json");
+    char **w;
+    assert_int_equal(compare_warnings(base, base, &w), 0);
+    assert_null(w);
+    int n = compare_warnings(base, other, &w);
+    assert_int_equal(n, 2);
+    assert_non_null(strstr(w[0], "the spec specs/pizzas.yaml differs"));
+    assert_non_null(strstr(w[1], "the machines differ"));
+    assert_non_null(strstr(w[1], "cores 2 in base, 8 in current"));
+    assert_non_null(strstr(w[1], "Other CPU"));
+    for (int i = 0; i < n; i++)
+        free(w[i]);
+    free(w);
+    result_file_free(other);
+
+    /* memory within 1% is the same machine; another build is not */
+    cJSON *json = cJSON_Duplicate(base->root, true);
+    cJSON *env = cJSON_GetObjectItem(json, "environment");
+    double mem = cJSON_GetObjectItem(env, "memory_bytes")->valuedouble;
+    cJSON_ReplaceItemInObject(env, "memory_bytes", cJSON_CreateNumber(floor(mem * 0.995)));
+    cJSON_ReplaceItemInObject(env, "build_type", cJSON_CreateString("Debug"));
+    other = load_json(json);
+    n = compare_warnings(base, other, &w);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(w[0], "the builds differ: build_type Release in base, Debug"));
+    free(w[0]);
+    free(w);
+    result_file_free(other);
+    cJSON_Delete(json);
+    result_file_free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metric_names_follow_design_section_6),
+        cmocka_unit_test(test_metric_values_and_ranges_come_from_the_json),
+        cmocka_unit_test(test_failed_results_have_no_metrics_and_a_note),
+        cmocka_unit_test(test_a_name_twice_keeps_the_first_and_says_so),
+        cmocka_unit_test(test_a_truncated_file_is_refused_with_a_sentence),
+        cmocka_unit_test(test_schema_violations_name_the_json_path),
+        cmocka_unit_test(test_verdicts_know_the_direction),
+        cmocka_unit_test(test_overlapping_ranges_are_within_noise),
+        cmocka_unit_test(test_a_zero_base_has_no_percentage),
+        cmocka_unit_test(test_metrics_in_one_file_only_are_listed_as_such),
+        cmocka_unit_test(test_gate_fails_beyond_the_threshold_in_the_bad_direction),
+        cmocka_unit_test(test_gate_fails_within_noise_beyond_the_threshold),
+        cmocka_unit_test(test_metric_globs),
+        cmocka_unit_test(test_metric_format_rounds_as_the_reports_do),
+        cmocka_unit_test(test_warnings_name_what_differs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,437 @@
+/* test_gate_cli.c: `bench compare`, `bench gate` and `bench report` as users
+ * see them: a table of (arguments, exit status, what stdout and stderr must
+ * contain, what stdout must not) against the real binary, with the crafted
+ * result files of tests/fixtures/results/ and a scratch directory ("@" at the
+ * start of an argument) made with mkdtemp. Then prefill sweeps end to end:
+ * `bench run --prefill` and a spec's `prefill: [..]` give one row per size,
+ * named @N in Markdown, in JSON and in metric names. Runs from the
+ * repository root. */
+/* cmocka.h needs these first, in this order. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench_spawn.h"
+
+#define F "tests/fixtures/results/"
+
+static char scratch[64];
+
+/* "@/x" becomes "<scratch>/x"; the caller frees. */
+static char *expand(const char *s)
+{
+    size_t n = strlen(scratch) + strlen(s) + 1;
+    char *r = malloc(n);
+    assert_non_null(r);
+    snprintf(r, n, "%s%s", s[0] == '@' ? scratch : "", s[0] == '@' ? s + 1 : s);
+    return r;
+}
+
+/* Runs bench with args (NULL-terminated, "@" expanded). */
+static spawn_output bench(const char *const *args)
+{
+    size_t n = 0;
+    while (args[n])
+        n++;
+    char **argv = calloc(n + 2, sizeof *argv);
+    assert_non_null(argv);
+    argv[0] = expand(spawn_bench_path());
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = expand(args[i]);
+    spawn_output o = spawn_run(argv);
+    for (size_t i = 0; i <= n; i++)
+        free(argv[i]);
+    free(argv);
+    return o;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char *text = NULL;
+    size_t len = 0;
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        spawn_append(&text, &len, buf, got);
+    fclose(f);
+    return text ? text : calloc(1, 1);
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char *path = expand(name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    free(path);
+}
+
+/* ---- the table ---------------------------------------------------------------- */
+
+#define MAXA 16
+typedef struct row {
+    const char *name;
+    const char *args[MAXA];
+    int status;
+    const char *out_has[6];
+    const char *err_has[4];
+    const char *out_lacks[3];
+} row;
+
+static const row rows[] = {
+    /* the issue's "done when": 30% worse fails at 10 and names the metric ... */
+    {.name = "gate: one metric 30% worse fails at 10% and is named",
+     .args = {"gate", "--threshold", "10", F "base.json", F "worse30.json", NULL},
+     .status = 1,
+     .out_has = {"FAIL  worse            pizzas.memory.throughput_per_s", "1,000,000 -> 700,000",
+                 "-30.0%  worse beyond 10%", "gate: FAIL: 1 of 27 metrics"},
+     .out_lacks = {"FAIL  within"}},
+    /* ... passes at 40 ... */
+    {.name = "gate: the same pair passes at 40%",
+     .args = {"gate", "--threshold", "40", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has = {"ok    worse            pizzas.memory.throughput_per_s", "within 40%",
+                 "gate: ok: 27 metrics, none worse beyond 40%"},
+     .out_lacks = {"FAIL"}},
+    {.name = "gate: 30% worse passes at 30.5 and a % sign is allowed",
+     .args = {"gate", "--threshold", "30.5%", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has = {"gate: ok"}},
+    /* ... a missing metric fails ... */
+    {.name = "gate: metrics missing from the current file fail",
+     .args = {"gate", F "base.json", F "missing.json", NULL},
+     .status = 1,
+     .out_has = {"FAIL  only in base     pizzas.sqlite.p50_us", "missing from the current file",
+                 "note: " F "missing.json: sqlite was skipped: no SQLite here", "9 of 27 metrics"}},
+    {.name = "gate: a named metric missing from one file fails",
+     .args = {"gate", "--metric", "pizzas.sqlite.p99_us", F "base.json", F "missing.json", NULL},
+     .status = 1,
+     .out_has = {"FAIL  only in base     pizzas.sqlite.p99_us", "gate: FAIL: 1 of 1 metrics"}},
+    {.name = "gate: a named metric in neither file fails",
+     .args = {"gate", "--metric", "pizzas.nope.p50_us", F "base.json", F "base.json", NULL},
+     .status = 1,
+     .out_has = {"FAIL  missing          pizzas.nope.p50_us", "in neither file"}},
+    {.name = "gate: a glob that matches nothing fails",
+     .args = {"gate", "--metric", "*.nope", F "base.json", F "base.json", NULL},
+     .status = 1,
+     .out_has = {"matches no metric of the base file"}},
+    /* ... and a truncated file gives exit 2 and a sentence */
+    {.name = "gate: a truncated file is exit 2 with a sentence",
+     .args = {"gate", F "base.json", F "truncated.json", NULL},
+     .status = 2,
+     .err_has = {"bench gate: " F "truncated.json is not valid JSON: it ends at line",
+                 "(a truncated file?)"},
+     .out_lacks = {"FAIL"}},
+    {.name = "gate: --metric chooses what is gated",
+     .args = {"gate", "--threshold", "10", "--metric", "pizzas.memory.p50_us", "--metric",
+              "banking.memory@1000.throughput_per_s", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has = {"pizzas.memory.p50_us", "banking.memory@1000.throughput_per_s",
+                 "gate: ok: 2 metrics"},
+     .out_lacks = {"pizzas.memory.throughput_per_s"}},
+    {.name = "gate: a glob gates every matching metric of the base file",
+     .args = {"gate", "--threshold", "10", "--metric", "*.throughput_per_s", "--metric", "*.p50_us",
+              F "base.json", F "worse30.json", NULL},
+     .status = 1,
+     .out_has = {"FAIL  worse            pizzas.memory.throughput_per_s",
+                 "gate: FAIL: 1 of 6 metrics"},
+     .out_lacks = {"p99_us"}},
+    {.name = "gate: better never fails",
+     .args = {"gate", "--threshold", "0", F "worse30.json", F "base.json", NULL},
+     .status = 0,
+     .out_has = {"ok    better           pizzas.memory.throughput_per_s", "+42.9%"}},
+    {.name = "gate: a schema violation is exit 2 naming the path",
+     .args = {"gate", F "base.json", "@/invalid.json", NULL},
+     .status = 2,
+     .err_has = {"invalid.json is not a valid bench result file: at results[0].median.p50_us: "}},
+    {.name = "gate: an empty file is exit 2",
+     .args = {"gate", "@/empty.json", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"empty.json is empty: not a bench result file."}},
+    {.name = "gate: a missing file is exit 2",
+     .args = {"gate", F "base.json", "@/nope.json", NULL},
+     .status = 2,
+     .err_has = {"cannot read ", "nope.json: No such file or directory."}},
+    {.name = "gate: a directory is exit 2",
+     .args = {"gate", F "base.json", "@", NULL},
+     .status = 2,
+     .err_has = {"cannot read"}},
+    {.name = "gate: a bad threshold is a usage error",
+     .args = {"gate", "--threshold", "-5", F "base.json", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"--threshold takes a percentage of 0 or more, not '-5'"}},
+    {.name = "gate: one file is a usage error",
+     .args = {"gate", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"give two result files"}},
+    {.name = "gate: the machines differ: a warning",
+     .args = {"gate", F "base.json", F "othermachine.json", NULL},
+     .status = 0,
+     .out_has = {"warning: the machines differ", "warning: the spec specs/pizzas.yaml differs"}},
+    {.name = "gate --help",
+     .args = {"gate", "--help", NULL},
+     .status = 0,
+     .out_has = {"usage: bench gate", "--threshold PCT"}},
+
+    {.name = "compare: a Markdown table with the verdicts",
+     .args = {"compare", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has =
+         {"| metric | base | current | change | verdict |",
+          "| pizzas.memory.throughput_per_s | 1,000,000 | 700,000 | -30.0% | worse |",
+          "| pizzas.memory.p50_us | 1.000 | 1.000 | +0.0% | within noise |",
+          "| banking.memory@1000.p99_us | 5.000 | 5.000 | +0.0% | within noise |",
+          "27 metrics: 0 better, 1 worse, 26 within noise, 0 only in base, 0 only in current."},
+     .out_lacks = {"**Warning"}},
+    {.name = "compare: metrics in one file only are listed as such",
+     .args = {"compare", F "missing.json", F "base.json", NULL},
+     .status = 0,
+     .out_has = {"| pizzas.sqlite.throughput_per_s | missing | 50,000 | n/a | only in current |",
+                 "0 only in base, 9 only in current", "Notes:", "sqlite was skipped"}},
+    {.name = "compare: a bold warning when the machines and specs differ",
+     .args = {"compare", F "base.json", F "othermachine.json", NULL},
+     .status = 0,
+     .out_has =
+         {"**Warning: the machines differ: cpu_model 'Example CPU @ 3.00GHz' in base, 'Other CPU "
+          "@ 2.00GHz' in current; cores 2 in base, 8 in current;",
+          "**Warning: the spec specs/pizzas.yaml differs between the files (SHA-256 aaaaaaaaaaaa "
+          "in "
+          "base, cccccccccccc in current)"}},
+    {.name = "compare: JSON",
+     .args = {"compare", "--format", "json", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has = {"\"metric\":\t\"pizzas.memory.throughput_per_s\"", "\"verdict\":\t\"worse\"",
+                 "\"better\":\t\"higher\"", "\"change_pct\":\t-30", "\"ranges_overlap\":\tfalse"}},
+    {.name = "compare: a truncated file is exit 2",
+     .args = {"compare", F "truncated.json", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"bench compare: " F "truncated.json is not valid JSON"}},
+    {.name = "compare: an unknown format",
+     .args = {"compare", "--format", "html", F "base.json", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"unknown format 'html'; use markdown or json"}},
+
+    {.name = "report: writes the page",
+     .args = {"report", F "base.json", "--html", "@/page.html", NULL},
+     .status = 0},
+    {.name = "report: --html is required",
+     .args = {"report", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"give the page to write with --html FILE"}},
+    {.name = "report: an invalid file is exit 2 and no page",
+     .args = {"report", F "truncated.json", "--html", "@/bad.html", NULL},
+     .status = 2,
+     .err_has = {"is not valid JSON"}},
+    {.name = "report: an unwritable page is exit 2",
+     .args = {"report", F "base.json", "--html", "@/no/such/dir/page.html", NULL},
+     .status = 2,
+     .err_has = {"cannot write"}},
+    {.name = "bench --help lists the commands",
+     .args = {"--help", NULL},
+     .status = 0,
+     .out_has = {"  compare  ", "  gate     ", "  report   "}},
+};
+
+static int make_scratch(void **state)
+{
+    (void)state;
+    snprintf(scratch, sizeof scratch, "/tmp/bench-test-gate-XXXXXX");
+    if (!mkdtemp(scratch))
+        return -1;
+    write_text("@/empty.json", "");
+    /* base.json with a string where a latency belongs */
+    char *text = read_text(F "base.json");
+    char *at = strstr(text, "\"median\": {");
+    assert_non_null(at);
+    at = strstr(at, "\"p50_us\": ");
+    assert_non_null(at);
+    at += strlen("\"p50_us\": ");
+    size_t len = strcspn(at, ",");
+    char *bad = malloc(strlen(text) + 16);
+    assert_non_null(bad);
+    snprintf(bad, strlen(text) + 16, "%.*s\"fast\"%s", (int)(at - text), text, at + len);
+    write_text("@/invalid.json", bad);
+    free(bad);
+    free(text);
+    return 0;
+}
+
+static int remove_scratch(void **state)
+{
+    (void)state;
+    spawn_remove_dir(scratch);
+    return 0;
+}
+
+static void check_row(const row *r)
+{
+    spawn_output o = bench(r->args);
+    bool ok = o.status == r->status;
+    for (size_t i = 0; ok && i < 6 && r->out_has[i]; i++)
+        ok = strstr(o.out, r->out_has[i]) != NULL;
+    for (size_t i = 0; ok && i < 4 && r->err_has[i]; i++) {
+        char *want = expand(r->err_has[i]);
+        ok = strstr(o.err, want) != NULL;
+        free(want);
+    }
+    for (size_t i = 0; ok && i < 3 && r->out_lacks[i]; i++)
+        ok = strstr(o.out, r->out_lacks[i]) == NULL;
+    if (!ok) {
+        print_error("row '%s': exit %d (want %d)\n--- stdout ---\n%s\n--- stderr ---\n%s\n",
+                    r->name, o.status, r->status, o.out, o.err);
+        spawn_output_free(&o);
+        fail_msg("row '%s' failed", r->name);
+    }
+    spawn_output_free(&o);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        check_row(&rows[i]);
+    /* the page was written, and nothing was left behind by the failures */
+    struct stat st;
+    char *page = expand("@/page.html");
+    assert_int_equal(stat(page, &st), 0);
+    assert_true(st.st_size > 1000);
+    free(page);
+    char *bad = expand("@/bad.html");
+    assert_int_not_equal(stat(bad, &st), 0);
+    free(bad);
+}
+
+/* ---- prefill sweeps, end to end ------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!v)
+        fail_msg("no \"%s\" in the JSON", k);
+    return v;
+}
+
+/* The prefill of each result of a JSON report, in order. */
+static size_t prefills_of(const char *path, int64_t *out, size_t max)
+{
+    char *text = read_text(path);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    size_t n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(root, "results"))
+    {
+        assert_true(n < max);
+        assert_string_equal(cJSON_GetStringValue(get(r, "label")), "memory");
+        out[n++] = (int64_t)get(r, "prefill")->valuedouble;
+    }
+    cJSON_Delete(root);
+    return n;
+}
+
+static void test_prefill_flag_gives_one_row_per_size(void **state)
+{
+    (void)state;
+    const char *json_args[] = {
+        "run",     "specs/pizzas.yaml", "--targets", "memory",   "--prefill",
+        "0,200",   "--iterations",      "50",        "--runs",   "1",
+        "--quiet", "--format",          "json",      "--output", "@/sweep.json",
+        NULL};
+    spawn_output o = bench(json_args);
+    if (o.status != 0)
+        fail_msg("bench run failed (%d): %s", o.status, o.err);
+    spawn_output_free(&o);
+    char *path = expand("@/sweep.json");
+    int64_t p[8];
+    assert_int_equal(prefills_of(path, p, 8), 2);
+    assert_int_equal(p[0], 0);
+    assert_int_equal(p[1], 200);
+    free(path);
+
+    /* the metric names carry @N for N > 0 */
+    const char *cmp[] = {"compare", "@/sweep.json", "@/sweep.json", NULL};
+    o = bench(cmp);
+    assert_int_equal(o.status, 0);
+    assert_non_null(strstr(o.out, "| pizzas.memory.p50_us |"));
+    assert_non_null(strstr(o.out, "| pizzas.memory@200.p50_us |"));
+    assert_non_null(strstr(o.out, "| pizzas.memory@200.throughput_per_s |"));
+    assert_null(strstr(o.out, "@0."));
+    spawn_output_free(&o);
+
+    /* Markdown: one row per size, labelled @N */
+    const char *md_args[] = {"run",          "specs/pizzas.yaml",
+                             "--targets",    "memory",
+                             "--prefill",    "0,200",
+                             "--iterations", "50",
+                             "--runs",       "1",
+                             "--quiet",      NULL};
+    o = bench(md_args);
+    assert_int_equal(o.status, 0);
+    assert_non_null(strstr(o.out, "| pizzas | memory | "));
+    assert_non_null(strstr(o.out, "| pizzas | memory@200 | "));
+    assert_non_null(strstr(o.out, "prefill 0 and 200 cycles"));
+    spawn_output_free(&o);
+}
+
+static void test_spec_prefill_list_gives_one_row_per_size(void **state)
+{
+    (void)state;
+    char *spec = read_text("specs/pizzas.yaml");
+    const char *key = "\n  warmup:";
+    char *at = strstr(spec, key);
+    assert_non_null(at);
+    size_t len = strlen(spec) + 64;
+    char *swept = malloc(len);
+    assert_non_null(swept);
+    snprintf(swept, len, "%.*s\n  prefill: [0, 100, 300]%s", (int)(at - spec), spec, at);
+    write_text("@/swept.yaml", swept);
+    free(swept);
+    free(spec);
+    const char *args[] = {
+        "run", "@/swept.yaml", "--targets", "memory", "--iterations", "50",           "--runs",
+        "1",   "--quiet",      "--format",  "json",   "--output",     "@/swept.json", NULL};
+    spawn_output o = bench(args);
+    if (o.status != 0)
+        fail_msg("bench run failed (%d): %s", o.status, o.err);
+    spawn_output_free(&o);
+    char *path = expand("@/swept.json");
+    int64_t p[8];
+    assert_int_equal(prefills_of(path, p, 8), 3);
+    assert_int_equal(p[0], 0);
+    assert_int_equal(p[1], 100);
+    assert_int_equal(p[2], 300);
+    free(path);
+    const char *gate[] = {"gate",         "--metric", "pizzas.memory@300.p50_us",
+                          "--threshold",  "1000",     "@/swept.json",
+                          "@/swept.json", NULL};
+    o = bench(gate);
+    assert_int_equal(o.status, 0);
+    assert_non_null(strstr(o.out, "pizzas.memory@300.p50_us"));
+    spawn_output_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_prefill_flag_gives_one_row_per_size),
+        cmocka_unit_test(test_spec_prefill_list_gives_one_row_per_size),
+    };
+    return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
+}
