@@ -280,6 +280,14 @@ void env_collect(environment *e)
         set(e->date, sizeof e->date, unknown);
 }
 
+void env_add_postgres(environment *e, const char *server, const char *libpq)
+{
+    snprintf(e->postgres, sizeof e->postgres, "%s", server);
+    size_t len = strlen(e->libraries);
+    if (libpq && *libpq && !strstr(e->libraries, "libpq"))
+        snprintf(e->libraries + len, sizeof e->libraries - len, ", %s", libpq);
+}
+
 void env_load_after(environment *e)
 {
     load_average(e->load_after);

@@ -12,6 +12,10 @@
  * postgres, which it leaves as they are (the CLI and the postgres target fill
  * them). load_after becomes NAN until env_load_after. date is now, in UTC. */
 void env_collect(environment *e);
+/* Records what a postgres target saw (postgres_environment in
+ * targets/postgres.h): server is its version and settings, set as
+ * e->postgres; libpq ("libpq 15.18") is appended to e->libraries. */
+void env_add_postgres(environment *e, const char *server, const char *libpq);
 /* Records the load average at the end of the run in e->load_after. */
 void env_load_after(environment *e);
 /* The CPUs this process may run on, as a list such as "0-1" or "0,2-5".

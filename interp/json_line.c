@@ -485,9 +485,12 @@ static int integer(jd *d, const jpath *what, int64_t *out)
     const char *digits = p;
     for (; p < d->end && *p >= '0' && *p <= '9'; p++) {
         unsigned dg = (unsigned)(*p - '0');
-        if (v > (limit - dg) / 10)
+        if (v > (limit - dg) / 10) {
+            while (p < d->end && *p >= '0' && *p <= '9')
+                p++;
             return fail(d, what, "%.*s is out of the range of a 64-bit integer",
-                        (int)(p - d->p + 1), d->p);
+                        (int)(p - d->p > 40 ? 40 : p - d->p), d->p);
+        }
         v = v * 10 + dg;
     }
     if (*digits == '0' && p - digits > 1)

@@ -298,6 +298,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add(b, vo, "refused", u64_value(b, v->refused));
         add_us(b, vo, "p50_us", v->p50_ns);
         add_us(b, vo, "p99_us", v->p99_ns);
+        add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);
     }
     add_histogram(b, o, &run->all);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);

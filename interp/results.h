@@ -18,6 +18,7 @@ typedef struct verb_result {
     uint64_t count;    /* timed dispatches */
     uint64_t refused;  /* of which refused on purpose (expect: refused) */
     double p50_ns, p99_ns;
+    double round_trips_per_command; /* NAN unless the target counts round trips */
 } verb_result;
 
 typedef struct run_result {

@@ -40,6 +40,7 @@ typedef struct run_state {
     hist *verbs;        /* per distinct verb of the cycle */
     const char **verb_names;
     uint64_t *verb_refused;
+    uint64_t *verb_trips; /* round trips per verb in the timed pass */
     size_t nverbs;
     uint64_t *samples;  /* --samples: one latency per timed command */
     char failure[1024];
@@ -231,9 +232,11 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             inst_expand(si, n, rs->run);
             if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK)
                 return check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
+            uint64_t trips = rs->t->round_trips;
             uint64_t t0 = now_ns();
             int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
             uint64_t t1 = now_ns();
+            rs->verb_trips[si->verb] += rs->t->round_trips - trips;
             uint64_t ns = t1 - t0;
             hist_record(&rs->all, ns);
             hist_record(&rs->tenths[tenth], ns);
@@ -339,6 +342,7 @@ static int state_init(run_state *rs)
     }
     rs->verbs = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verbs);
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
+    rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
     if (hist_init(&rs->all) < 0)
         return -1;
     for (int i = 0; i < STATS_TENTHS; i++)
@@ -394,6 +398,8 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
         vr->refused = rs->verb_refused[i];
         vr->p50_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.5) : NAN;
         vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
+        vr->round_trips_per_command =
+            round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
     }
     /* the run's histogram moves into the result; the state gets a fresh one */
     rr->all = rs->all;
@@ -429,7 +435,9 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     if (rc == 0)
         rc = verify(rs, tr);
     double floor_ns = rc == 0 ? floor_probe(rs) : NAN;
-    uint64_t trips = rs->t->round_trips;
+    uint64_t trips = 0; /* of the timed dispatches only */
+    for (size_t i = 0; i < rs->nverbs; i++)
+        trips += rs->verb_trips[i];
     target_close(rs->t);
     rs->t = NULL;
     if (rc == 0) {

@@ -255,10 +255,15 @@ static void test_compile_pizzas_workload(void **state)
     assert_int_equal(w->runs, 3);
     assert_int_equal(w->nprefill, 1);
     assert_int_equal(w->prefill[0], 0);
-    assert_int_equal(w->ntargets, 5);
-    static const char *const labels[] = {"memory", "sqlite", "postgres", "postgres-rls", "process"};
-    for (size_t i = 0; i < 5; i++)
+    assert_int_equal(w->ntargets, 6);
+    static const char *const labels[] = {"memory",       "sqlite",  "postgres",
+                                         "postgres-rls", "process", "python"};
+    for (size_t i = 0; i < 6; i++)
         assert_string_equal(w->targets[i].label, labels[i]);
+    assert_string_equal(w->targets[5].name, "process");
+    assert_string_equal(w->targets[5].command[0], "python3");
+    assert_string_equal(w->targets[5].command[1], "examples/pizzas_runtime.py");
+    assert_null(w->targets[5].command[2]);
     assert_string_equal(w->targets[3].name, "postgres");
     assert_string_equal(w->targets[3].fence, "rls");
     assert_null(w->targets[2].fence);
@@ -775,7 +780,7 @@ static void test_compile_plan_json_parses_and_has_totals(void **state)
     assert_true(json_number(ev, "ToppingAdded") == 2400);
     assert_true(json_number(ev, "PizzaPurchased") == 1200);
     const cJSON *targets = cJSON_GetObjectItemCaseSensitive(root, "targets");
-    assert_int_equal(cJSON_GetArraySize(targets), 5);
+    assert_int_equal(cJSON_GetArraySize(targets), 6);
     cJSON_Delete(root);
     release(&c);
 }

@@ -1,0 +1,374 @@
+/* test_serve.c: `bench serve` as a real child over real pipes: the answers
+ * of schema/protocol.md line for line (commands with their events, policy
+ * events, refusals, the empty request, the count request, lines that are
+ * not requests, argument errors by path), a clean end at end of input, and
+ * the command line's errors. Each answer is read with a deadline, so a
+ * server that does not answer fails the test instead of hanging it. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_spawn.h"
+
+typedef struct server {
+    pid_t pid;
+    int in, out; /* its stdin (ours to write), its stdout (ours to read) */
+    char buf[1 << 16];
+    size_t len;
+} server;
+
+static server *serve_start(const char *spec)
+{
+    server *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    s->pid = fork();
+    assert_true(s->pid >= 0);
+    if (s->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        execl(spawn_bench_path(), spawn_bench_path(), "serve", spec, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    s->in = in[1];
+    s->out = out[0];
+    return s;
+}
+
+/* Sends one line (a newline is added) and returns the answer line without
+ * its newline (lent, until the next call). Fails after 10 s. */
+static const char *ask(server *s, const char *line)
+{
+    size_t n = strlen(line);
+    assert_int_equal(write(s->in, line, n), (ssize_t)n);
+    assert_int_equal(write(s->in, "\n", 1), 1);
+    static char answer[1 << 16];
+    for (;;) {
+        char *nl = memchr(s->buf, '\n', s->len);
+        if (nl) {
+            size_t k = (size_t)(nl - s->buf);
+            memcpy(answer, s->buf, k);
+            answer[k] = '\0';
+            memmove(s->buf, nl + 1, s->len - k - 1);
+            s->len -= k + 1;
+            return answer;
+        }
+        struct pollfd pf = {.fd = s->out, .events = POLLIN};
+        assert_int_equal(poll(&pf, 1, 10000), 1);
+        ssize_t r = read(s->out, s->buf + s->len, sizeof s->buf - s->len);
+        assert_true(r > 0);
+        s->len += (size_t)r;
+    }
+}
+
+/* Closes its stdin and returns its exit status (fails after 10 s). */
+static int serve_stop(server *s)
+{
+    close(s->in);
+    int status = -1;
+    for (int i = 0; i < 1000; i++) {
+        pid_t r = waitpid(s->pid, &status, WNOHANG);
+        if (r == s->pid)
+            break;
+        usleep(10000);
+    }
+    if (waitpid(s->pid, NULL, WNOHANG) == 0) { /* still running: do not leave it */
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, NULL, 0);
+        fail_msg("bench serve did not exit at end of input");
+    }
+    close(s->out);
+    free(s);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#define CREATE(name)                                                                               \
+    "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"" name                                   \
+    "\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}"
+
+static void test_serve_answers_a_command_with_its_event(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    assert_string_equal(ask(s, CREATE("p1")),
+                        "{\"ok\":true,\"events\":[{\"name\":\"PizzaCreated\",\"payload\":{\"name\":"
+                        "\"p1\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}]}");
+    /* member order and whitespace are free */
+    assert_string_equal(
+        ask(s, " { \"args\" : { \"topping\" : {\"amount\":3, \"name\":\"Basil\"}, \"name\":\"p1\" },"
+               " \"verb\" : \"Order.AddTopping\" } "),
+        "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"p1\","
+        "\"topping\":{\"name\":\"Basil\",\"amount\":3}}}]}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_refuses_the_empty_request_at_once(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(ask(s, "{}"), "{\"ok\":false,\"error\":\"empty request\"}");
+    assert_string_equal(ask(s, "{ }"), "{\"ok\":false,\"error\":\"empty request\"}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_refusal_carries_the_runtime_message(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    ask(s, CREATE("p1"));
+    assert_string_equal(ask(s, "{\"verb\":\"Order.Purchase\",\"args\":{\"name\":\"p1\","
+                               "\"customer_name\":\"Chris\",\"amount\":1200}}"),
+                        "{\"ok\":false,\"error\":\"Order.Purchase refused: a pizza needs a "
+                        "topping\"}");
+    assert_string_equal(ask(s, CREATE("p1")),
+                        "{\"ok\":false,\"error\":\"Order.CreatePizza refused: Order 'p1' already "
+                        "exists\"}");
+    assert_string_equal(ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"nope\","
+                               "\"topping\":{\"name\":\"Basil\",\"amount\":3}}}"),
+                        "{\"ok\":false,\"error\":\"Order.AddTopping refused: Order 'nope' does not "
+                        "exist\"}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_count_request_counts_what_was_kept(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":0},\"events\":{\"PizzaCreated\":0,"
+                        "\"ToppingAdded\":0,\"PizzaPurchased\":0}}");
+    ask(s, CREATE("p1"));
+    ask(s, CREATE("p2"));
+    ask(s, CREATE("p2")); /* refused: nothing kept */
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
+           "\"amount\":1}}}");
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":2},\"events\":{\"PizzaCreated\":2,"
+                        "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_answers_policy_events_in_order(void **state)
+{
+    server *s = serve_start("examples/library.yaml");
+    assert_non_null(strstr(ask(s, "{\"verb\":\"Member.Join\",\"args\":{\"card\":\"M-0001\","
+                                  "\"name\":\"Ada\",\"max_loans\":1}}"),
+                           "\"ok\":true"));
+    assert_non_null(strstr(ask(s, "{\"verb\":\"Copy.Acquire\",\"args\":{\"barcode\":\"c1\","
+                                  "\"title\":\"Dune\"}}"),
+                           "\"ok\":true"));
+    assert_non_null(strstr(ask(s, "{\"verb\":\"Copy.Acquire\",\"args\":{\"barcode\":\"c2\","
+                                  "\"title\":\"Emma\"}}"),
+                           "\"ok\":true"));
+    assert_string_equal(
+        ask(s, "{\"verb\":\"Copy.Lend\",\"args\":{\"barcode\":\"c1\",\"card\":\"M-0001\"}}"),
+        "{\"ok\":true,\"events\":[{\"name\":\"CopyLent\",\"payload\":{\"barcode\":\"c1\",\"card\":"
+        "\"M-0001\"}},{\"name\":\"LoanCounted\",\"payload\":{\"card\":\"M-0001\"}}]}");
+    /* the policy refuses the second loan: the whole dispatch is refused, no events */
+    assert_string_equal(
+        ask(s, "{\"verb\":\"Copy.Lend\",\"args\":{\"barcode\":\"c2\",\"card\":\"M-0001\"}}"),
+        "{\"ok\":false,\"error\":\"Copy.Lend refused: policy Member.CountLoan refused: the member "
+        "has too many loans\"}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* Lines that are not requests each get one error answer; the server goes on. */
+static void test_serve_answers_every_bad_line_and_goes_on(void **state)
+{
+    static const struct {
+        const char *line, *error;
+    } cases[] = {
+        {"hello", "not a request: a request is a JSON object on one line, not something that is "
+                  "not JSON"},
+        {"", "not a request: a request is a JSON object on one line, not the end of the line"},
+        {"[1,2]", "not a request: a request is a JSON object on one line, not an array"},
+        {"{\"verb\":\"Order.CreatePizza\"", "not a request: expected ',' or '}' in an object, got "
+                                            "the end of the line"},
+        {"{\"id\":1}", "not a request: 'id' is not a member of a request; a request has verb and "
+                       "args, or count"},
+        {"{\"count\":true,\"verb\":\"Order.Purchase\"}",
+         "not a request: a count request has nothing but count"},
+        {"{\"args\":{}}", "not a request: a request with args needs a verb"},
+        {"{\"verb\":3}", "not a request: verb: expected a string, got a number"},
+        {"{\"verb\":\"Order.Purchase\",\"args\":[]}",
+         "not a request: args: expected an object, got an array"},
+        {"{} {}", "not a request: unexpected text after the request"},
+        {"{\"verb\":\"Order.Purchse\",\"args\":{}}",
+         "unknown verb 'Order.Purchse' (did you mean 'Order.Purchase'?)"},
+        {"{\"verb\":\"Nothing.Like.It\"}", "unknown verb 'Nothing.Like.It'"},
+    };
+    server *s = serve_start("specs/pizzas.yaml");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char want[512];
+        snprintf(want, sizeof want, "{\"ok\":false,\"error\":\"%s\"}", cases[i].error);
+        const char *got = ask(s, cases[i].line);
+        if (strcmp(got, want) != 0)
+            fail_msg("line %s\n  got  %s\n  want %s", cases[i].line, got, want);
+    }
+    assert_non_null(strstr(ask(s, CREATE("after")), "\"ok\":true"));
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* Arguments are decoded against the command's types; errors name the path. */
+static void test_serve_argument_errors_name_the_path(void **state)
+{
+    static const struct {
+        const char *args, *error;
+    } cases[] = {
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":1200,\"size\":\"medium\"}}",
+         "pizza.size: 'medium' is not one of small, large"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":1200}}", "pizza: missing 'size'"},
+        {"{\"name\":\"a\"}", "missing 'pizza'"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"},\"extra\":1}",
+         "'extra' is not a field of the arguments"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\",\"crust\":\"thin\"}}",
+         "pizza: 'crust' is not a field of this object"},
+        {"{\"name\":7,\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}",
+         "name: expected a string, got a number"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":\"1200\",\"size\":\"large\"}}",
+         "pizza.price_cents: expected an integer, got a string"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":12.5,\"size\":\"large\"}}",
+         "pizza.price_cents: expected an integer, got a number with a fraction or exponent"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":99999999999999999999,\"size\":\"large\"}}",
+         "pizza.price_cents: 99999999999999999999 is out of the range of a 64-bit integer"},
+        {"{\"name\":\"a\",\"pizza\":{\"price_cents\":-1,\"size\":\"large\"}}",
+         "pizza.price_cents: -1 is less than the minimum 0"},
+        {"{\"name\":\"a\",\"name\":\"b\",\"pizza\":{\"price_cents\":1,\"size\":\"large\"}}",
+         "'name' appears twice"},
+        {"{\"name\":\"\",\"pizza\":{\"price_cents\":1,\"size\":\"large\"}}",
+         "name: 0 character(s), fewer than the minimum 1"},
+    };
+    server *s = serve_start("specs/pizzas.yaml");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char line[512], want[512];
+        snprintf(line, sizeof line, "{\"verb\":\"Order.CreatePizza\",\"args\":%s}", cases[i].args);
+        snprintf(want, sizeof want, "{\"ok\":false,\"error\":\"Order.CreatePizza refused: %s\"}",
+                 cases[i].error);
+        const char *got = ask(s, line);
+        if (strcmp(got, want) != 0)
+            fail_msg("args %s\n  got  %s\n  want %s", cases[i].args, got, want);
+    }
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":0},\"events\":{\"PizzaCreated\":0,"
+                        "\"ToppingAdded\":0,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* Escapes decode to UTF-8 (surrogate pairs included) and encode back. */
+static void test_serve_strings_round_trip_escapes(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    assert_string_equal(
+        ask(s, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"caf\\u00e9 \\ud83c\\udf55 "
+               "\\\"q\\\" \\\\ \\t\\/\",\"pizza\":{\"price_cents\":1,\"size\":\"small\"}}}"),
+        "{\"ok\":true,\"events\":[{\"name\":\"PizzaCreated\",\"payload\":{\"name\":\"caf\xc3\xa9 "
+        "\xf0\x9f\x8d\x95 \\\"q\\\" \\\\ \\t/\",\"pizza\":{\"price_cents\":1,\"size\":\"small\"}}}]}");
+    assert_string_equal(
+        ask(s, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"\\ud83c\",\"pizza\":{}}}"),
+        "{\"ok\":false,\"error\":\"not a request: args: a lone surrogate \\\\u escape in a "
+        "string\"}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* A last line without a newline is still answered; then the server ends with 0. */
+static void test_serve_answers_a_last_line_without_newline(void **state)
+{
+    int in[2], out[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        execl(spawn_bench_path(), spawn_bench_path(), "serve", "specs/pizzas.yaml", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    assert_int_equal(write(in[1], "{}\n{}", 5), 5);
+    close(in[1]);
+    char buf[256] = "";
+    size_t len = 0;
+    ssize_t r;
+    while ((r = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)r;
+    buf[len] = '\0';
+    close(out[0]);
+    assert_string_equal(buf, "{\"ok\":false,\"error\":\"empty request\"}\n"
+                             "{\"ok\":false,\"error\":\"empty request\"}\n");
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_serve_command_line_errors(void **state)
+{
+    static const struct {
+        const char *args[4];
+        int status;
+        const char *err;
+    } cases[] = {
+        {{"--store", "sqlite", "specs/pizzas.yaml"},
+         2,
+         "bench serve: the sqlite store is not implemented in this version of bench yet; use "
+         "--store memory"},
+        {{"--store", "postgres", "specs/pizzas.yaml"}, 2, "the postgres store is not implemented"},
+        {{"--store", "redis", "specs/pizzas.yaml"},
+         2,
+         "bench serve: unknown store 'redis'; use memory, sqlite or postgres"},
+        {{NULL}, 2, "bench serve: give exactly one spec"},
+        {{"specs/pizzas.yaml", "specs/banking.yaml"}, 2, "give exactly one spec"},
+        {{"no/such/spec.yaml"}, 2, "no/such/spec.yaml"},
+        {{"--bogus", "specs/pizzas.yaml"}, 2, "unknown option"},
+        {{"--help"}, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *argv[8] = {(char *)spawn_bench_path(), "serve"};
+        size_t n = 2;
+        for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+            argv[n++] = (char *)cases[i].args[k];
+        spawn_output o = spawn_run(argv);
+        if (o.status != cases[i].status || !strstr(o.err, cases[i].err))
+            fail_msg("case %zu: status %d, stderr %s", i, o.status, o.err);
+        if (cases[i].status == 0)
+            assert_non_null(strstr(o.out, "usage: bench serve"));
+        free(o.out);
+        free(o.err);
+    }
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_serve_answers_a_command_with_its_event),
+        cmocka_unit_test(test_serve_refuses_the_empty_request_at_once),
+        cmocka_unit_test(test_serve_refusal_carries_the_runtime_message),
+        cmocka_unit_test(test_serve_count_request_counts_what_was_kept),
+        cmocka_unit_test(test_serve_answers_policy_events_in_order),
+        cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
+        cmocka_unit_test(test_serve_argument_errors_name_the_path),
+        cmocka_unit_test(test_serve_strings_round_trip_escapes),
+        cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
+        cmocka_unit_test(test_serve_command_line_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
