@@ -4,6 +4,10 @@
 #               scratch PostgreSQL, run every test
 #   make bench  performance benchmarks (release build, tests/perf/)
 #   make lint   lint the bundled specs and check formatting
+#   make gate   run the bundled specs briefly on the memory target and gate
+#               them against baselines/: fails on a collapse (2.5 times
+#               slower), not on noise (docs/ci.md says why)
+#   make baseline  re-record baselines/memory.json on this machine
 
 RELEASE := build/release
 ASAN    := build/asan
@@ -11,8 +15,13 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH   := $(RELEASE)/bench
 SPECS   := specs/pizzas.yaml specs/banking.yaml
 EXAMPLES := $(wildcard examples/*.yaml)
+# `make gate`: the settings of the baseline and of the run gated against it.
+GATE_BASELINE  := baselines/memory.json
+GATE_RUN       := $(SPECS) --targets memory --iterations 20000 --runs 3
+# Both thresholds mean 2.5 times slower: throughput down 60%, p50 up 150%.
+GATE_METRICS   ?= --metric '*.throughput_per_s=60' --metric '*.p50_us=150'
 
-.PHONY: all deps build build-asan run test bench lint format clean
+.PHONY: all deps build build-asan run test bench lint format clean gate baseline
 
 all: build
 
@@ -29,7 +38,7 @@ build-asan: deps
 
 run: build
 	@$(BENCH) lint $(SPECS) $(EXAMPLES)
-	@$(BENCH) run $(SPECS)
+	@scripts/pg-scratch.sh --if-needed $(BENCH) run $(SPECS)
 
 test: build-asan
 	@scripts/pg-scratch.sh ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
@@ -40,6 +49,13 @@ bench: build
 lint: build
 	@$(BENCH) lint --strict $(SPECS) $(EXAMPLES)
 	@clang-format --dry-run -Werror interp/*.c interp/*.h tests/*.c tests/perf/*.c
+
+gate: build
+	@$(BENCH) run $(GATE_RUN) --quiet --format json --output build/gate.json
+	@$(BENCH) gate $(GATE_BASELINE) build/gate.json $(GATE_METRICS)
+
+baseline: build
+	@$(BENCH) run $(GATE_RUN) --label baseline --format json --output $(GATE_BASELINE)
 
 format:
 	@clang-format -i interp/*.c interp/*.h tests/*.c tests/perf/*.c

@@ -32,7 +32,7 @@ static const char usage_compare[] =
     "exit status: 0 compared, 2 usage error or a file unreadable or invalid\n";
 
 static const char usage_gate[] =
-    "usage: bench gate [--threshold PCT] [--metric NAME]... BASE.json CURRENT.json\n"
+    "usage: bench gate [--threshold PCT] [--metric NAME[=PCT]]... BASE.json CURRENT.json\n"
     "\n"
     "Fails when a gated metric is worse than PCT percent in its bad direction\n"
     "(throughput lower, latency or drift higher), whether or not the run\n"
@@ -42,7 +42,8 @@ static const char usage_gate[] =
     "  --threshold PCT  how much worse a metric may get, in percent (default 10)\n"
     "  --metric NAME    gate this metric (repeatable); a glob such as\n"
     "                   '*.throughput_per_s' gates every metric of the base file\n"
-    "                   it matches; default: every metric of the base file\n"
+    "                   it matches; NAME=PCT gives it its own threshold;\n"
+    "                   default: every metric of the base file\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 passed, 1 a metric is worse beyond the threshold or missing,\n"
@@ -273,13 +274,19 @@ int cli_compare(int argc, char **argv)
 
 /* ---- gate ------------------------------------------------------------------- */
 
+typedef struct gate_metric {
+    char *pattern;    /* a name or a glob, owned */
+    double threshold; /* its own =PCT, or NAN for --threshold */
+} gate_metric;
+
 typedef struct gate_args {
     double threshold;
-    const char **metrics; /* --metric, in order */
+    gate_metric *metrics; /* --metric, in order */
     size_t nmetrics;
 } gate_args;
 
-static int parse_threshold(const char *s, double *out)
+/* A percentage of 0 or more, with an optional '%'; -1 if s is not one. */
+static int parse_pct(const char *s, double *out)
 {
     char *end;
     errno = 0;
@@ -287,14 +294,36 @@ static int parse_threshold(const char *s, double *out)
     if (end != s && *end == '%')
         end++;
     if (errno || end == s || *end || !isfinite(v) || v < 0)
-        return cli_usage_error("gate", "--threshold takes a percentage of 0 or more, not '%s'", s);
+        return -1;
     *out = v;
+    return 0;
+}
+
+/* --metric NAME or NAME=PCT. */
+static int parse_metric(const char *arg, gate_metric *m)
+{
+    m->threshold = NAN;
+    m->pattern = strdup(arg);
+    if (!m->pattern)
+        return EXIT_FAILED;
+    char *eq = strrchr(m->pattern, '=');
+    if (eq) {
+        *eq = '\0';
+        if (parse_pct(eq + 1, &m->threshold) < 0)
+            return cli_usage_error("gate",
+                                   "--metric NAME=PCT needs a percentage of 0 or more after '=', "
+                                   "not '%s'",
+                                   eq + 1);
+    }
+    if (!*m->pattern)
+        return cli_usage_error("gate", "--metric needs a metric name, not '%s'", arg);
     return 0;
 }
 
 /* One gated line. */
 typedef struct gate_row {
     comparison c;
+    double threshold;   /* in percent, for this metric */
     bool named_missing; /* a --metric NAME found in neither file */
 } gate_row;
 
@@ -316,11 +345,12 @@ static gate_row *select_rows(const gate_args *g, const comparison *v, size_t n, 
     if (g->nmetrics == 0) {
         for (size_t i = 0; i < n; i++)
             if (v[i].base)
-                rows[(*nrows)++] = (gate_row){.c = v[i]};
+                rows[(*nrows)++] = (gate_row){.c = v[i], .threshold = g->threshold};
         return rows;
     }
     for (size_t k = 0; k < g->nmetrics; k++) {
-        const char *pat = g->metrics[k];
+        const char *pat = g->metrics[k].pattern;
+        double threshold = isnan(g->metrics[k].threshold) ? g->threshold : g->metrics[k].threshold;
         bool glob = strpbrk(pat, "*?[") != NULL, found = false;
         for (size_t i = 0; i < n; i++) {
             /* a glob selects from the base file; a plain name from either */
@@ -328,18 +358,20 @@ static gate_row *select_rows(const gate_args *g, const comparison *v, size_t n, 
                 continue;
             found = true;
             if (!rows_have(rows, *nrows, v[i].name))
-                rows[(*nrows)++] = (gate_row){.c = v[i]};
+                rows[(*nrows)++] = (gate_row){.c = v[i], .threshold = threshold};
         }
         if (!found)
-            rows[(*nrows)++] =
-                (gate_row){.c = {.name = pat, .change_pct = NAN}, .named_missing = true};
+            rows[(*nrows)++] = (gate_row){.c = {.name = pat, .change_pct = NAN},
+                                          .threshold = threshold,
+                                          .named_missing = true};
     }
     return rows;
 }
 
-static void row_reason(const gate_row *r, double threshold, bool fails, char *buf, size_t n)
+static void row_reason(const gate_row *r, bool fails, char *buf, size_t n)
 {
     const comparison *c = &r->c;
+    double threshold = r->threshold;
     if (r->named_missing)
         snprintf(buf, n, "%s",
                  strpbrk(c->name, "*?[") ? "matches no metric of the base file"
@@ -357,7 +389,7 @@ static void row_reason(const gate_row *r, double threshold, bool fails, char *bu
         snprintf(buf, n, "%s", c->overlap ? "run ranges overlap" : "");
 }
 
-static int gate_print(const gate_args *g, const gate_row *rows, size_t nrows)
+static int gate_print(const gate_row *rows, size_t nrows)
 {
     int name_w = 0, vals_w = 0;
     char(*vals)[160] = calloc(nrows ? nrows : 1, sizeof *vals);
@@ -374,26 +406,38 @@ static int gate_print(const gate_args *g, const gate_row *rows, size_t nrows)
         vals_w = len > vals_w ? len : vals_w;
     }
     size_t failed = 0;
+    bool one_threshold = true;
     for (size_t i = 0; i < nrows; i++) {
         const gate_row *r = &rows[i];
-        bool fails = r->named_missing || gate_fails(&r->c, g->threshold);
+        bool fails = r->named_missing || gate_fails(&r->c, r->threshold);
         failed += fails;
+        one_threshold = one_threshold && r->threshold == rows[0].threshold;
         char change[32], reason[160];
         format_change(&r->c, change, sizeof change);
-        row_reason(r, g->threshold, fails, reason, sizeof reason);
+        row_reason(r, fails, reason, sizeof reason);
         const char *word = r->named_missing ? "missing" : verdict_name(r->c.v);
         fprintf(stdout, "%-4s  %-15s  %-*s  %-*s  %7s%s%s\n", fails ? "FAIL" : "ok", word, name_w,
                 r->c.name, vals_w, vals[i], change, *reason ? "  " : "", reason);
     }
     free(vals);
+    char beyond[64] = "their thresholds";
+    if (nrows > 0 && one_threshold)
+        snprintf(beyond, sizeof beyond, "%g%%", rows[0].threshold);
     if (nrows == 0)
         printf("gate: FAIL: there is no metric to gate (is the base file empty of results?)\n");
     else if (failed)
-        printf("gate: FAIL: %zu of %zu metrics worse beyond %g%% or missing\n", failed, nrows,
-               g->threshold);
+        printf("gate: FAIL: %zu of %zu metrics worse beyond %s or missing\n", failed, nrows,
+               beyond);
     else
-        printf("gate: ok: %zu metrics, none worse beyond %g%%\n", nrows, g->threshold);
+        printf("gate: ok: %zu metrics, none worse beyond %s\n", nrows, beyond);
     return nrows == 0 || failed ? EXIT_FAILED : EXIT_CLEAN;
+}
+
+static void free_gate_args(gate_args *g)
+{
+    for (size_t i = 0; i < g->nmetrics; i++)
+        free(g->metrics[i].pattern);
+    free(g->metrics);
 }
 
 int cli_gate(int argc, char **argv)
@@ -411,15 +455,15 @@ int cli_gate(int argc, char **argv)
     opterr = 0;
     while (status == EXIT_CLEAN && (c = getopt_long(argc, argv, "ht:m:", opts, NULL)) != -1) {
         switch (c) {
-        case 't': status = parse_threshold(optarg, &g.threshold); break;
-        case 'm':
-            if (!*optarg)
-                status = cli_usage_error("gate", "--metric needs a metric name");
-            g.metrics[g.nmetrics++] = optarg;
+        case 't':
+            if (parse_pct(optarg, &g.threshold) < 0)
+                status = cli_usage_error(
+                    "gate", "--threshold takes a percentage of 0 or more, not '%s'", optarg);
             break;
+        case 'm': status = parse_metric(optarg, &g.metrics[g.nmetrics++]); break;
         case 'h':
             fputs(usage_gate, stdout);
-            free(g.metrics);
+            free_gate_args(&g);
             return EXIT_CLEAN;
         default:
             status =
@@ -432,7 +476,7 @@ int cli_gate(int argc, char **argv)
     if (status == EXIT_CLEAN)
         status = load_pair("gate", argv + optind, &base, &cur);
     if (status != EXIT_CLEAN) {
-        free(g.metrics);
+        free_gate_args(&g);
         return status;
     }
     comparison *v = NULL;
@@ -449,7 +493,7 @@ int cli_gate(int argc, char **argv)
             printf("warning: %s\n", warnings[i]);
         for (size_t i = 0; i < cur->nnotes; i++)
             printf("note: %s\n", cur->notes[i]);
-        status = gate_print(&g, rows, nrows);
+        status = gate_print(rows, nrows);
     }
     if (fflush(stdout) != 0)
         status = EXIT_FAILED;
@@ -458,7 +502,7 @@ int cli_gate(int argc, char **argv)
     free_strings(warnings, nwarnings > 0 ? nwarnings : 0);
     result_file_free(base);
     result_file_free(cur);
-    free(g.metrics);
+    free_gate_args(&g);
     return status;
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "env.h"
+#include "postgres.h"
 #include "report.h"
 #include "runner.h"
 #include "sha256.h"
@@ -37,6 +38,7 @@ static const char usage_run[] =
     "  --process-cmd CMD  the command of the process target (split on spaces)\n"
     "  --progress SEC     a progress line every SEC seconds during timed passes\n"
     "  --quiet            no progress lines on stderr\n"
+    "  --keep             keep the sqlite and postgres scratch stores and say where\n"
     "  -h, --help         show this help\n"
     "\n"
     "exit status: 0 everything ran (skips allowed), 1 a run or verify failed,\n"
@@ -116,14 +118,14 @@ static int parse_cpu(const char *s)
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
     enum { O_TARGETS = 256, O_ITER, O_WARM, O_RUNS, O_PREFILL, O_FORMAT, O_OUTPUT, O_SAMPLES,
-           O_LABEL, O_CPU, O_QUIET, O_PROGRESS, O_PROCESS };
+           O_LABEL, O_CPU, O_QUIET, O_KEEP, O_PROGRESS, O_PROCESS };
     static const struct option opts[] = {
         {"targets", required_argument, NULL, O_TARGETS}, {"iterations", required_argument, NULL, O_ITER},
         {"warmup", required_argument, NULL, O_WARM},     {"runs", required_argument, NULL, O_RUNS},
         {"prefill", required_argument, NULL, O_PREFILL}, {"format", required_argument, NULL, O_FORMAT},
         {"output", required_argument, NULL, O_OUTPUT},   {"samples", required_argument, NULL, O_SAMPLES},
         {"label", required_argument, NULL, O_LABEL},     {"cpu", required_argument, NULL, O_CPU},
-        {"quiet", no_argument, NULL, O_QUIET},           {"progress", required_argument, NULL, O_PROGRESS},
+        {"quiet", no_argument, NULL, O_QUIET},           {"keep", no_argument, NULL, O_KEEP},           {"progress", required_argument, NULL, O_PROGRESS},
         {"process-cmd", required_argument, NULL, O_PROCESS},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
@@ -151,6 +153,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_LABEL: a->label = optarg; break;
         case O_CPU: a->cpu = optarg; break;
         case O_QUIET: a->o.quiet = true; break;
+        case O_KEEP: a->o.keep = true; break;
         case O_PROGRESS:
             rc = parse_count("--progress", optarg, 1, &secs);
             a->o.progress_seconds = (double)secs;
@@ -326,6 +329,9 @@ int cli_run(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         env_load_after(&r.env);
+        char pg_server[256], pg_lib[64];
+        if (postgres_environment(pg_server, sizeof pg_server, pg_lib, sizeof pg_lib) == 0)
+            env_add_postgres(&r.env, pg_server, pg_lib);
         if (write_report(&a, &r) != 0 && rc == 0)
             rc = EXIT_FAILED;
         if (samples && fclose(samples) != 0 && rc == 0) {

@@ -146,6 +146,27 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
     return buf;
 }
 
+/* Whether the text ends inside a string, or [at, end) is the start of a
+ * literal it ends inside: cJSON reports those at their first bytes. */
+static bool unfinished_token(const char *text, const char *at, const char *end)
+{
+    bool in_string = false;
+    for (const char *p = text; p < end; p++) {
+        if (in_string && *p == '\\')
+            p++;
+        else if (*p == '"')
+            in_string = !in_string;
+    }
+    if (in_string)
+        return true;
+    static const char *const literals[] = {"true", "false", "null"};
+    size_t n = (size_t)(end - at);
+    for (size_t i = 0; i < 3; i++)
+        if (n < strlen(literals[i]) && !strncmp(at, literals[i], n))
+            return true;
+    return false;
+}
+
 /* Parses text as one JSON document; NULL with a sentence saying where it
  * stops being JSON, and whether the file simply ends too early. */
 static cJSON *parse_json(const char *name, const char *text, size_t len, char *err, size_t size)
@@ -173,8 +194,16 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
             col++;
         }
     }
-    size_t rest = strspn(at, " \t\r\n");
-    if (at + rest >= text + len)
+    /* A whole value followed by more text, or a value that the file ends in
+     * the middle of (cJSON then points at the last byte), or a wrong byte. */
+    cJSON *prefix = cJSON_ParseWithOpts(text, NULL, false);
+    size_t last = len;
+    while (last > 0 && strchr(" \t\r\n", text[last - 1]))
+        last--;
+    if (prefix)
+        fail(err, size, "%s is not valid JSON: more text follows the value at line %d, column %d.",
+             name, line, col);
+    else if (at >= text + last - 1 || unfinished_token(text, at, text + last))
         fail(err, size,
              "%s is not valid JSON: it ends at line %d, column %d in the middle of a value "
              "(a truncated file?).",
@@ -182,6 +211,7 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
     else
         fail(err, size, "%s is not valid JSON: line %d, column %d is not what JSON allows there.",
              name, line, col);
+    cJSON_Delete(prefix);
     return NULL;
 }
 
@@ -233,6 +263,18 @@ static void number_nodes(path_table *t, node *n, int parent, const char *key, si
         number_nodes(t, n->items[i], id, NULL, i);
 }
 
+/* Appends s to the string in buf[size], cutting it short if it must. */
+static void append_text(char *buf, size_t size, const char *s)
+{
+    size_t len = strlen(buf), n = strlen(s);
+    if (len + 1 >= size)
+        return;
+    if (n > size - len - 1)
+        n = size - len - 1;
+    memcpy(buf + len, s, n);
+    buf[len + n] = '\0';
+}
+
 /* Writes the JSON path of node number id ("results[0].median.p50_us"), ""
  * for the document itself. */
 static void build_path(const path_table *t, int id, char *buf, size_t size)
@@ -241,14 +283,16 @@ static void build_path(const path_table *t, int id, char *buf, size_t size)
     if (id <= 1 || (size_t)id > t->n)
         return;
     const path_entry *e = &t->v[id - 1];
-    char parent[512];
-    build_path(t, e->parent, parent, sizeof parent);
-    if (!e->key)
-        snprintf(buf, size, "%s[%zu]", parent, e->index);
-    else if (*parent)
-        snprintf(buf, size, "%s.%s", parent, e->key);
-    else
-        snprintf(buf, size, "%s", e->key);
+    build_path(t, e->parent, buf, size);
+    if (e->key) {
+        if (*buf)
+            append_text(buf, size, ".");
+        append_text(buf, size, e->key);
+    } else {
+        char index[32];
+        snprintf(index, sizeof index, "[%zu]", e->index);
+        append_text(buf, size, index);
+    }
 }
 
 static void path_of(const path_table *t, int id, char *buf, size_t size)

@@ -164,7 +164,8 @@ typedef struct jd {
     size_t size;
 } jd;
 
-static int fail(jd *d, const jpath *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(jd *d, const jpath *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static size_t path_format(const jpath *p, char *out, size_t size)
 {
@@ -218,7 +219,7 @@ static const char *found(const jd *d)
     case 'n': return "null";
     default:
         return *d->p == '-' || (*d->p >= '0' && *d->p <= '9') ? "a number"
-                                                               : "something that is not JSON";
+                                                              : "something that is not JSON";
     }
 }
 
@@ -623,9 +624,7 @@ static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
     const char *s;
     uint32_t len;
     switch (t->kind) {
-    case TY_INT:
-        out->kind = VAL_INT;
-        return integer(d, what, &out->u.i);
+    case TY_INT: out->kind = VAL_INT; return integer(d, what, &out->u.i);
     case TY_STRING:
         if (*d->p != '"')
             return fail(d, what, "expected a string, got %s", found(d));
@@ -716,12 +715,12 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
         c->count = true;
         return 0;
     }
-    return fail(d, &at_root, "'%.*s' is not a member of a request; a request has verb and args, or count",
+    return fail(d, &at_root,
+                "'%.*s' is not a member of a request; a request has verb and args, or count",
                 (int)(len > 100 ? 100 : len), key);
 }
 
-int json_request_parse(const char *s, size_t n, arena *a, json_request *out, char *why,
-                       size_t size)
+int json_request_parse(const char *s, size_t n, arena *a, json_request *out, char *why, size_t size)
 {
     *out = (json_request){.kind = JSON_REQUEST_EMPTY};
     jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};

@@ -555,7 +555,7 @@ static void drift_panel(page *pg, const series *s, double px, double py, double 
     fprintf(o, "<g class=\"panel\" data-metric=\"%s\">\n", s->metric);
     char drift[32];
     report_fmt_drift(s->drift, drift, sizeof drift);
-    fprintf(o, "<text class=\"panel-title\" x=\"%.1f\" y=\"%.1f\">", x0, py + 18);
+    fprintf(o, "<text class=\"panel-title\" x=\"%.1f\" y=\"%.1f\">", px + 4, py + 18);
     esc(o, s->name);
     fprintf(o, " — drift %s</text>\n", drift);
     if (!(s->t50[STATS_TENTHS - 1] > 0)) {

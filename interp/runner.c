@@ -507,8 +507,11 @@ static void progress_run(const run_options *o, const run_state *rs, const target
     if (o->quiet || tr->nruns == 0)
         return;
     const run_figures *f = &tr->runs[tr->nruns - 1].fig;
+    char at[32] = "";
+    if (rs->prefill)
+        snprintf(at, sizeof at, "@%" PRId64, rs->prefill);
     fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us\n",
-            rs->p->domain, rs->ts->label, rs->prefill ? "@prefill" : "", rs->run, runs,
+            rs->p->domain, rs->ts->label, at, rs->run, runs,
             f->throughput_per_s, f->p50_ns / 1000.0, f->p99_ns / 1000.0);
 }
 
@@ -622,6 +625,8 @@ static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
     for (size_t i = 0; cmd_argv && i < *n; i++)
         if (!strcmp(all[i].name, "process"))
             all[i].command = cmd_argv;
+    for (size_t i = 0; o->keep && i < *n; i++)
+        all[i].keep = true; /* only sqlite and postgres have a scratch store to keep */
     return all;
 }
 

@@ -21,6 +21,7 @@ typedef struct run_options {
     const char *process_cmd;  /* --process-cmd: overrides a process target's command */
     FILE *samples;            /* --samples: raw latencies as CSV, or NULL */
     bool quiet;               /* no progress lines */
+    bool keep;                /* --keep: sqlite and postgres keep their scratch stores */
     double progress_seconds;  /* > 0: a progress line every so often, as pgbench -P */
     uint64_t floor_cycles;    /* cycles of the harness-floor null pass (0: none) */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "drivers.h"
@@ -49,6 +50,7 @@
 enum {
     PG_ERROR_MAX = 512,
     PG_SCHEMA_MAX = 64,
+    PG_CONNECT_TIMEOUT_S = 2, /* as connect_timeout below */
 };
 
 static const pq_api *pq;
@@ -67,19 +69,28 @@ int postgres_environment(char *server, size_t server_size, char *libpq, size_t l
 
 /* ---- connections ---- */
 
-/* libpq's message on one line: white space runs become one space. */
+/* libpq's message on one line: its line breaks become "; ", other runs of
+ * white space one space. */
 static void one_line(const char *msg, char *out, size_t size)
 {
     size_t n = 0;
-    bool space = false;
+    int gap = 0; /* 0 none, 1 a space, 2 a line break */
     for (const char *c = msg ? msg : ""; *c && n + 1 < size; c++) {
-        if (*c == '\n' || *c == '\r' || *c == '\t' || *c == ' ') {
-            space = n > 0;
+        if (*c == '\n' || *c == '\r') {
+            gap = n > 0 ? 2 : 0;
             continue;
         }
-        if (space && n + 2 < size)
+        if (*c == '\t' || *c == ' ') {
+            gap = gap ? gap : n > 0;
+            continue;
+        }
+        if (gap == 2 && n + 3 < size) {
+            out[n++] = ';';
             out[n++] = ' ';
-        space = false;
+        } else if (gap == 1 && n + 2 < size) {
+            out[n++] = ' ';
+        }
+        gap = 0;
         out[n++] = *c;
     }
     out[n] = '\0';
@@ -185,7 +196,7 @@ static int ensure_database(const char *dsn, char *err, size_t size)
                    strcmp(state, "23505") != 0)) {
             char msg[PG_ERROR_MAX];
             one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
-            snprintf(err, size, "cannot create the database bench (%s)", msg);
+            snprintf(err, size, "cannot create the database bench (%.400s)", msg);
             rc = -1;
         }
         if (r)
@@ -202,8 +213,10 @@ static PGconn *connect_bench(const char *dsn, char *err, size_t size)
     if (c)
         return c;
     char why[PG_ERROR_MAX];
-    if (ensure_database(dsn, why, sizeof why) < 0)
-        return NULL; /* err keeps the first message, the one about bench */
+    if (ensure_database(dsn, why, sizeof why) < 0) {
+        snprintf(err, size, "%s", why);
+        return NULL;
+    }
     return connect_to(dsn, "bench", err, size);
 }
 
@@ -250,23 +263,35 @@ static size_t navail;
 
 static void unreachable(const char *msg, char *why, size_t size)
 {
-    snprintf(why, size,
-             "no PostgreSQL server is reachable (%s); start one, or point PGHOST, PGPORT and PGUSER "
-             "at one (or give the target a dsn)",
-             msg);
+    snprintf(
+        why, size,
+        "no PostgreSQL server is reachable (%s); start one, or point PGHOST, PGPORT and PGUSER "
+        "at one (or give the target a dsn)",
+        msg);
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int check_server(const char *dsn, char *why, size_t size)
 {
     char msg[PG_ERROR_MAX];
+    double start = seconds();
     PGconn *c = connect_to(dsn, "bench", msg, sizeof msg);
     if (c) {
         pq->finish(c);
         return 0;
     }
+    /* a connection that timed out had no answer: asking again would wait
+     * another 2 seconds for the same */
+    bool timed_out = seconds() - start >= PG_CONNECT_TIMEOUT_S - 0.1;
     conn_params cp;
     params_for(&cp, dsn, "bench");
-    if (pq->pingParams(cp.kw, cp.val, 1) != PQPING_OK) {
+    if (timed_out || pq->pingParams(cp.kw, cp.val, 1) != PQPING_OK) {
         unreachable(msg, why, size);
         return -1;
     }
@@ -301,7 +326,8 @@ static int postgres_available(const target_spec *spec, char *why, size_t size)
         }
     char reason[sizeof avail_cache[0].why] = "";
     int rc = check_server(spec->dsn, reason, sizeof reason);
-    if (navail < sizeof avail_cache / sizeof *avail_cache && strlen(dsn) < sizeof avail_cache[0].dsn) {
+    if (navail < sizeof avail_cache / sizeof *avail_cache &&
+        strlen(dsn) < sizeof avail_cache[0].dsn) {
         avail_entry *e = &avail_cache[navail++];
         snprintf(e->dsn, sizeof e->dsn, "%s", dsn);
         e->rc = rc;
@@ -502,8 +528,8 @@ static int send_stmt(pg_store *g, const char *name, int nparams, const char *con
 
 /* What reading a sync's results found. */
 typedef struct outcome {
-    int status;          /* 0, STORE_CONFLICT or -1 */
-    bool lost;           /* the connection stopped answering */
+    int status; /* 0, STORE_CONFLICT or -1 */
+    bool lost;  /* the connection stopped answering */
     char first[PG_ERROR_MAX];
 } outcome;
 
@@ -541,8 +567,8 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
         }
         case TY_BOOL: *v = (value){.kind = VAL_BOOL, .u.b = text[0] == 't'}; break;
         case TY_STRING:
-            *v = (value){.kind = VAL_STRING, .len = (uint32_t)len,
-                         .u.s = arena_strndup(&g->mem, text, len)};
+            *v = (value){
+                .kind = VAL_STRING, .len = (uint32_t)len, .u.s = arena_strndup(&g->mem, text, len)};
             break;
         case TY_ENUM:
             *v = (value){.kind = VAL_ENUM, .u.e = ty_enum_index(f->type, text, len)};
@@ -552,8 +578,9 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
         case TY_LIST: ok = valjson_read(&g->mem, f->type, text, len, v) == 0; break;
         }
         if (!ok)
-            return store_error(g, "the column of field %s holds '%.100s', which is not a value of "
-                                  "its type",
+            return store_error(g,
+                               "the column of field %s holds '%.100s', which is not a value of "
+                               "its type",
                                f->name, text);
     }
     rec->state = REC_PRESENT;
@@ -850,8 +877,9 @@ static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
         while (i < g->p->nevents && strcmp(g->p->events[i].name, name) != 0)
             i++;
         if (i == g->p->nevents)
-            rc = store_error(g, "the events table holds an event '%.100s' that the plan does not "
-                                "have",
+            rc = store_error(g,
+                             "the events table holds an event '%.100s' that the plan does not "
+                             "have",
                              name);
         else
             events[i] = strtoull(pq->getvalue(r, row, 1), NULL, 10);
@@ -890,6 +918,24 @@ store *postgres_target_store(target *t)
 const char *postgres_target_schema(target *t)
 {
     return ((postgres_target *)t)->schema;
+}
+
+int postgres_target_query(target *t, const char *sql, char *out, size_t size)
+{
+    pg_store *g = &((postgres_target *)t)->store;
+    if (set_pipeline(g, false) < 0) {
+        snprintf(out, size, "%s", g->base.error);
+        return -1;
+    }
+    PGresult *r = pq->exec(g->conn, sql);
+    bool ok = r && pq->resultStatus(r) == PGRES_TUPLES_OK && pq->ntuples(r) == 1;
+    if (ok)
+        snprintf(out, size, "%s", pq->getvalue(r, 0, 0));
+    else
+        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), out, size);
+    if (r)
+        pq->clear(r);
+    return set_pipeline(g, true) == 0 && ok ? 0 : -1;
 }
 
 /* A growable SQL script for the set-up statements. */
@@ -947,12 +993,18 @@ static void fence_script(const pg_store *g, const char *schema, script *sc)
         const char *t = i < g->sql->ntables ? g->sql->tables[i].name : g->sql->events;
         add(sc, "ALTER TABLE \"%s\".\"%s\" ENABLE ROW LEVEL SECURITY;\n", schema, t);
         add(sc, "ALTER TABLE \"%s\".\"%s\" FORCE ROW LEVEL SECURITY;\n", schema, t);
-        add(sc, "CREATE POLICY bench_read ON \"%s\".\"%s\" FOR SELECT TO bench_fenced "
-                "USING (true);\n", schema, t);
-        add(sc, "CREATE POLICY bench_insert ON \"%s\".\"%s\" FOR INSERT TO bench_fenced "
-                "WITH CHECK (current_user = 'bench_fenced');\n", schema, t);
-        add(sc, "CREATE POLICY bench_update ON \"%s\".\"%s\" FOR UPDATE TO bench_fenced "
-                "USING (true) WITH CHECK (current_user = 'bench_fenced');\n", schema, t);
+        add(sc,
+            "CREATE POLICY bench_read ON \"%s\".\"%s\" FOR SELECT TO bench_fenced "
+            "USING (true);\n",
+            schema, t);
+        add(sc,
+            "CREATE POLICY bench_insert ON \"%s\".\"%s\" FOR INSERT TO bench_fenced "
+            "WITH CHECK (current_user = 'bench_fenced');\n",
+            schema, t);
+        add(sc,
+            "CREATE POLICY bench_update ON \"%s\".\"%s\" FOR UPDATE TO bench_fenced "
+            "USING (true) WITH CHECK (current_user = 'bench_fenced');\n",
+            schema, t);
     }
     add(sc, "SET ROLE bench_fenced;\n");
 }
@@ -1119,7 +1171,7 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, target
     char why[PG_ERROR_MAX];
     g->conn = connect_bench(spec->dsn, why, sizeof why);
     if (!g->conn) {
-        unreachable(why, err, size);
+        snprintf(err, size, "postgres: cannot connect to the database bench: %s", why);
         postgres_close(&pt->base);
         return TARGET_ERROR;
     }

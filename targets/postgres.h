@@ -15,6 +15,11 @@ store *postgres_target_store(target *t);
 /* The schema of an open postgres target's run: bench_<pid>_<random>. */
 const char *postgres_target_schema(target *t);
 
+/* Runs sql, which returns one value, on an open target's own connection,
+ * between commands (for tests: the session's role and settings). Returns 0
+ * with the value in out, or -1 with the reason in out. */
+int postgres_target_query(target *t, const char *sql, char *out, size_t size);
+
 /* What the first postgres target that connected in this process saw: the
  * server's version and its fsync, synchronous_commit and shared_buffers
  * settings (as the server has them, before a durability option changes

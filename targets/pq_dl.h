@@ -16,8 +16,7 @@
 typedef struct pq_api {
     PGconn *(*connectdbParams)(const char *const *keywords, const char *const *values,
                                int expand_dbname);
-    PGPing (*pingParams)(const char *const *keywords, const char *const *values,
-                         int expand_dbname);
+    PGPing (*pingParams)(const char *const *keywords, const char *const *values, int expand_dbname);
     ConnStatusType (*status)(const PGconn *conn);
     char *(*errorMessage)(const PGconn *conn);
     void (*finish)(PGconn *conn);
@@ -26,9 +25,9 @@ typedef struct pq_api {
     int (*libVersion)(void);
     PQnoticeProcessor (*setNoticeProcessor)(PGconn *conn, PQnoticeProcessor proc, void *arg);
     PGresult *(*exec)(PGconn *conn, const char *query);
-    PGresult *(*execParams)(PGconn *conn, const char *command, int nParams,
-                            const Oid *paramTypes, const char *const *paramValues,
-                            const int *paramLengths, const int *paramFormats, int resultFormat);
+    PGresult *(*execParams)(PGconn *conn, const char *command, int nParams, const Oid *paramTypes,
+                            const char *const *paramValues, const int *paramLengths,
+                            const int *paramFormats, int resultFormat);
     PGresult *(*prepare)(PGconn *conn, const char *stmtName, const char *query, int nParams,
                          const Oid *paramTypes);
     int (*sendQueryPrepared)(PGconn *conn, const char *stmtName, int nParams,

@@ -228,8 +228,9 @@ static void gen_events(gen *g)
                    "\"aggregate\" text NOT NULL, \"identity\" text NOT NULL, "
                    "\"event\" text NOT NULL, \"payload\" json NOT NULL)");
     else
-        add(&g->t, " (\"sequence\" INTEGER PRIMARY KEY, \"aggregate\" TEXT NOT NULL, "
-                   "\"identity\" TEXT NOT NULL, \"event\" TEXT NOT NULL, \"payload\" TEXT NOT NULL)");
+        add(&g->t,
+            " (\"sequence\" INTEGER PRIMARY KEY, \"aggregate\" TEXT NOT NULL, "
+            "\"identity\" TEXT NOT NULL, \"event\" TEXT NOT NULL, \"payload\" TEXT NOT NULL)");
     s->create_events = take(&s->mem, &g->t);
 
     add(&g->t, "INSERT INTO ");

@@ -35,9 +35,9 @@ typedef struct sqlite_store {
     sqlite3 *db;
     sq_table *tables;
     sqlite3_stmt *begin, *commit, *rollback, *event;
-    arena mem;      /* values handed back by load; reset at begin */
-    jbuf json;      /* JSON text of the statement being bound */
-    size_t *at;     /* per field: where its JSON starts in json */
+    arena mem;  /* values handed back by load; reset at begin */
+    jbuf json;  /* JSON text of the statement being bound */
+    size_t *at; /* per field: where its JSON starts in json */
     size_t max_fields;
     bool in_txn;
 } sqlite_store;
@@ -80,7 +80,8 @@ static int bind_value(sqlite_store *q, sqlite3_stmt *st, int idx, const ty *t, c
     case VAL_NONE: return sqlite3_bind_null(st, idx);
     case VAL_INT: return sqlite3_bind_int64(st, idx, v->u.i);
     case VAL_BOOL: return sqlite3_bind_int(st, idx, v->u.b);
-    case VAL_STRING: return sqlite3_bind_text(st, idx, v->len ? v->u.s : "", (int)v->len, SQLITE_STATIC);
+    case VAL_STRING:
+        return sqlite3_bind_text(st, idx, v->len ? v->u.s : "", (int)v->len, SQLITE_STATIC);
     case VAL_ENUM: return sqlite3_bind_text(st, idx, t->values[v->u.e], -1, SQLITE_STATIC);
     case VAL_STRUCT:
     case VAL_LIST: break;
@@ -128,8 +129,8 @@ static int column_value(sqlite_store *q, sqlite3_stmt *st, int col, const field 
     if (!text)
         return oom(q);
     if (t->kind == TY_STRING) {
-        *out = (value){.kind = VAL_STRING, .len = (uint32_t)len,
-                       .u.s = arena_strndup(&q->mem, text, len)};
+        *out = (value){
+            .kind = VAL_STRING, .len = (uint32_t)len, .u.s = arena_strndup(&q->mem, text, len)};
         return 0;
     }
     if (t->kind == TY_ENUM) {
@@ -284,8 +285,10 @@ static int sq_count(store *s, uint64_t *aggs, uint64_t *events)
         while (name && i < q->p->nevents && strcmp(q->p->events[i].name, name) != 0)
             i++;
         if (!name || i == q->p->nevents) {
-            snprintf(s->error, sizeof s->error, "sqlite: the events table holds an event '%.100s' "
-                     "that the plan does not have", name ? name : "");
+            snprintf(s->error, sizeof s->error,
+                     "sqlite: the events table holds an event '%.100s' "
+                     "that the plan does not have",
+                     name ? name : "");
             sqlite3_finalize(st);
             return -1;
         }
@@ -414,6 +417,11 @@ store *sqlite_target_store(target *t)
 const char *sqlite_target_path(target *t)
 {
     return ((sqlite_target *)t)->path;
+}
+
+sqlite3 *sqlite_target_db(target *t)
+{
+    return ((sqlite_target *)t)->store.db;
 }
 
 static int sqlite_available(const target_spec *spec, char *why, size_t size)

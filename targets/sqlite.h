@@ -3,6 +3,8 @@
 #ifndef BENCH_SQLITE_TARGET_H
 #define BENCH_SQLITE_TARGET_H
 
+#include <sqlite3.h>
+
 #include "store.h"
 #include "target.h"
 
@@ -11,5 +13,7 @@
 store *sqlite_target_store(target *t);
 /* The scratch database file of an open sqlite target (lent). */
 const char *sqlite_target_path(target *t);
+/* Its connection (lent), for tests that read its settings. */
+sqlite3 *sqlite_target_db(target *t);
 
 #endif

@@ -343,8 +343,8 @@ static int read_struct(reader *r, const ty *t, value *out, int depth)
         if (read_string_as(r, r->a, &key, &klen, true) < 0 || !eat(r, ':'))
             return -1;
         size_t i = 0;
-        while (i < t->nfields && (strlen(t->fields[i].name) != klen ||
-                                  memcmp(t->fields[i].name, key, klen) != 0))
+        while (i < t->nfields &&
+               (strlen(t->fields[i].name) != klen || memcmp(t->fields[i].name, key, klen) != 0))
             i++;
         int rc = i < t->nfields ? read_value(r, t->fields[i].type, &items[i], depth + 1)
                                 : skip_value(r, depth + 1);
@@ -390,9 +390,7 @@ static int read_value(reader *r, const ty *t, value *out, int depth)
         return 0;
     }
     switch (t->kind) {
-    case TY_INT:
-        *out = (value){.kind = VAL_INT};
-        return read_int(r, &out->u.i);
+    case TY_INT: *out = (value){.kind = VAL_INT}; return read_int(r, &out->u.i);
     case TY_BOOL:
         *out = (value){.kind = VAL_BOOL, .u.b = true};
         if (word(r, "true"))

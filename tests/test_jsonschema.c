@@ -383,12 +383,12 @@ static void test_jschema_messages_table(void **state)
     for (size_t i = 0; i < sizeof message_cases / sizeof message_cases[0]; i++) {
         const struct message_case *mc = &message_cases[i];
         char *got = lint(mc->schema, mc->instance);
-        if (strcmp(got, mc->expected) != 0) {
+        bool same = strcmp(got, mc->expected) == 0;
+        if (!same)
             print_error("case '%s':\nexpected:\n%sgot:\n%s", mc->name, mc->expected, got);
-            free(got);
-            fail();
-        }
         free(got);
+        if (!same)
+            fail();
     }
 }
 

@@ -352,11 +352,12 @@ static void trace_flush(fake_calls *c)
     if (!c->repeat)
         return;
     size_t len = strlen(c->trace);
+    char item[128];
     if (c->repeat == 1)
-        snprintf(c->trace + len, sizeof c->trace - len, "%s%s", len ? " " : "", c->last);
+        snprintf(item, sizeof item, "%s%s", len ? " " : "", c->last);
     else
-        snprintf(c->trace + len, sizeof c->trace - len, "%s%s*%" PRIu64, len ? " " : "", c->last,
-                 c->repeat);
+        snprintf(item, sizeof item, "%s%s*%" PRIu64, len ? " " : "", c->last, c->repeat);
+    snprintf(c->trace + len, sizeof c->trace - len, "%s", item);
     c->repeat = 0;
 }
 

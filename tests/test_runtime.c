@@ -1200,8 +1200,13 @@ static int fs_count(store *s, uint64_t *aggs, uint64_t *events)
     return in->ops->count(in, aggs, events);
 }
 
-static const store_ops failing_ops = {fs_begin,  fs_load,     fs_save, fs_append_event,
-                                      fs_commit, fs_rollback, fs_count};
+static const store_ops failing_ops = {.begin = fs_begin,
+                                      .load = fs_load,
+                                      .save = fs_save,
+                                      .append_event = fs_append_event,
+                                      .commit = fs_commit,
+                                      .rollback = fs_rollback,
+                                      .count = fs_count};
 
 static void test_store_error_is_an_error_not_a_refusal(void **state)
 {

@@ -23,6 +23,47 @@
 #include <unistd.h>
 
 #include "bench_spawn.h"
+#include "jsonschema.h"
+
+/* ---- schema/protocol.schema.json ---- */
+
+static cJSON *protocol;
+
+/* Whether line is valid as definitions/<def> of the protocol schema. */
+static bool valid_as(const char *def, const char *line)
+{
+    if (!protocol) {
+        FILE *f = fopen("schema/protocol.schema.json", "r");
+        assert_non_null(f);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        protocol = cJSON_Parse(text);
+        assert_non_null(protocol);
+    }
+    cJSON *root = cJSON_Duplicate(protocol, true);
+    cJSON_DeleteItemFromObject(root, "oneOf");
+    char ref[128];
+    snprintf(ref, sizeof ref, "#/definitions/%s", def);
+    cJSON_AddStringToObject(root, "$ref", ref);
+    cJSON *json = cJSON_Parse(line);
+    bool ok = false;
+    if (json) {
+        arena a = {0};
+        ok = jschema_validate(root, jschema_node_from_cjson(&a, json, "line"), NULL);
+        arena_free(&a);
+    }
+    cJSON_Delete(json);
+    cJSON_Delete(root);
+    return ok;
+}
+
+static void assert_answer(const char *line)
+{
+    if (!valid_as("answer", line))
+        fail_msg("not a protocol answer: %s", line);
+}
 
 typedef struct server {
     pid_t pid;
@@ -70,6 +111,7 @@ static const char *ask(server *s, const char *line)
             answer[k] = '\0';
             memmove(s->buf, nl + 1, s->len - k - 1);
             s->len -= k + 1;
+            assert_answer(answer);
             return answer;
         }
         struct pollfd pf = {.fd = s->out, .events = POLLIN};
@@ -113,8 +155,9 @@ static void test_serve_answers_a_command_with_its_event(void **state)
                         "\"p1\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}]}");
     /* member order and whitespace are free */
     assert_string_equal(
-        ask(s, " { \"args\" : { \"topping\" : {\"amount\":3, \"name\":\"Basil\"}, \"name\":\"p1\" },"
-               " \"verb\" : \"Order.AddTopping\" } "),
+        ask(s,
+            " { \"args\" : { \"topping\" : {\"amount\":3, \"name\":\"Basil\"}, \"name\":\"p1\" },"
+            " \"verb\" : \"Order.AddTopping\" } "),
         "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"p1\","
         "\"topping\":{\"name\":\"Basil\",\"amount\":3}}}]}");
     assert_int_equal(serve_stop(s), 0);
@@ -278,7 +321,8 @@ static void test_serve_strings_round_trip_escapes(void **state)
         ask(s, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"caf\\u00e9 \\ud83c\\udf55 "
                "\\\"q\\\" \\\\ \\t\\/\",\"pizza\":{\"price_cents\":1,\"size\":\"small\"}}}"),
         "{\"ok\":true,\"events\":[{\"name\":\"PizzaCreated\",\"payload\":{\"name\":\"caf\xc3\xa9 "
-        "\xf0\x9f\x8d\x95 \\\"q\\\" \\\\ \\t/\",\"pizza\":{\"price_cents\":1,\"size\":\"small\"}}}]}");
+        "\xf0\x9f\x8d\x95 \\\"q\\\" \\\\ "
+        "\\t/\",\"pizza\":{\"price_cents\":1,\"size\":\"small\"}}}]}");
     assert_string_equal(
         ask(s, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"\\ud83c\",\"pizza\":{}}}"),
         "{\"ok\":false,\"error\":\"not a request: args: a lone surrogate \\\\u escape in a "
@@ -317,6 +361,39 @@ static void test_serve_answers_a_last_line_without_newline(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The schema tells requests and answers apart as protocol.md does. */
+static void test_protocol_schema_accepts_the_lines_it_should(void **state)
+{
+    static const struct {
+        const char *def, *line;
+        bool valid;
+    } cases[] = {
+        {"request", CREATE("p"), true},
+        {"request", "{\"verb\":\"Pizzas::Order.Purchase\",\"args\":{}}", true},
+        {"request", "{\"verb\":\"Order.Purchase\"}", true},
+        {"request", "{}", true},
+        {"request", "{\"count\":true}", true},
+        {"request", "{\"count\":false}", false},
+        {"request", "{\"count\":true,\"verb\":\"Order.Purchase\"}", false},
+        {"request", "{\"verb\":\"\"}", false},
+        {"request", "{\"args\":{}}", false},
+        {"request", "[]", false},
+        {"answer", "{\"ok\":true}", true},
+        {"answer", "{\"ok\":true,\"events\":[{\"name\":\"E\",\"payload\":{}}]}", true},
+        {"answer", "{\"ok\":false,\"error\":\"empty request\"}", true},
+        {"answer", "{\"ok\":true,\"aggregates\":{\"Order\":3},\"events\":{\"E\":1}}", true},
+        {"answer", "{\"ok\":true,\"aggregates\":{\"Order\":-1},\"events\":{}}", false},
+        {"answer", "{\"ok\":false}", false},
+        {"answer", "{\"ok\":\"yes\"}", false},
+        {"answer", "{\"events\":[]}", false},
+        {"answer", "{\"ok\":true,\"events\":[{\"payload\":{}}]}", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (valid_as(cases[i].def, cases[i].line) != cases[i].valid)
+            fail_msg("%s %s should be %s", cases[i].def, cases[i].line,
+                     cases[i].valid ? "valid" : "invalid");
 }
 
 static void test_serve_command_line_errors(void **state)
@@ -368,7 +445,10 @@ int main(void)
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),
         cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
+        cmocka_unit_test(test_protocol_schema_accepts_the_lines_it_should),
         cmocka_unit_test(test_serve_command_line_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    cJSON_Delete(protocol);
+    return rc;
 }

@@ -139,7 +139,6 @@ int main(int argc, char **argv)
                (double)hist_percentile(&h, 0.99) / 1000.0, rates[r]);
         hist_free(&h);
     }
-    printf("median p50_us %.3f round_trips_per_s %.0f\n", median(p50s, runs),
-           median(rates, runs));
+    printf("median p50_us %.3f round_trips_per_s %.0f\n", median(p50s, runs), median(rates, runs));
     return 0;
 }

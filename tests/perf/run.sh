@@ -28,3 +28,21 @@ python3 "$here/check_run.py" "$tmp/run.json"
 
 echo "== flat harness memory: peak RSS of a null run, 1,000,000 vs 10,000 iterations (goal: within 10%)"
 python3 "$here/rss.py" "$bench" specs/pizzas.yaml
+
+echo "== process target (bench serve, memory store) against a raw C pipe ping-pong of the same line"
+echo "   sizes, interleaved, at default placement and both pinned to CPU 0 (goals at default"
+echo "   placement: floor p50 <= 1.3x the ping-pong's p50; pizzas commands/s >= 0.6x its round trips/s)"
+"$here/process_vs_pipe.sh" "$build"
+
+echo "== sqlite target against a hand-written C program issuing the same statements"
+echo "   (tests/perf/sqlite_peer.c), interleaved, at normal and full durability (goal: >= 0.8x at"
+echo "   default placement; both pinned to CPU 0: reported)"
+python3 "$here/peers.py" sqlite "$build"
+BENCH_PEER_REPORT_ONLY=1 taskset -c 0 python3 "$here/peers.py" sqlite "$build"
+
+echo "== postgres target against pgbench -M prepared running the same statements one per round"
+echo "   trip (tests/perf/pgbench_pizzas.sql), on a scratch server, interleaved, at normal and full"
+echo "   durability (goal: >= 1.3x at default placement; client and server pinned to CPU 0: reported)"
+"$here/../../scripts/pg-scratch.sh" python3 "$here/peers.py" postgres "$build"
+BENCH_PEER_REPORT_ONLY=1 taskset -c 0 "$here/../../scripts/pg-scratch.sh" \
+    python3 "$here/peers.py" postgres "$build"

@@ -1,0 +1,505 @@
+/* test_postgres.c: the postgres target against a real server (make test
+ * starts a scratch one; see scripts/pg-scratch.sh). The bundled specs and
+ * the examples verify, plain and fenced; a command costs at most two round
+ * trips (one when it reads nothing before its guards); refusals roll back
+ * with the memory runtime's messages; values come back verbatim; the run's
+ * schema is gone after success, after a failure and after SIGINT; the
+ * fence really runs as bench_fenced under forced row-level security;
+ * durability sets synchronous_commit; an unreachable server is a skip with
+ * one sentence; libpq is not linked into bench.
+ *
+ * Without a reachable server the whole file is skipped with a sentence,
+ * unless BENCH_PG_SCRATCH says make test started one: then it fails. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "postgres.h"
+#include "pq_dl.h"
+#include "sql_scenarios.h"
+
+#ifndef BENCH_BINARY
+#define BENCH_BINARY "build/dev/bench"
+#endif
+
+extern char **environ;
+
+static const target_spec pg_plain = {.name = "postgres", .label = "postgres"};
+static const target_spec pg_fenced = {.name = "postgres", .label = "postgres-rls", .fence = "rls"};
+
+static const pq_api *pq;
+
+/* ---- a connection of the test's own, to look at the catalogs ---- */
+
+static void quiet(void *arg, const char *message) {}
+
+static PGconn *admin(void)
+{
+    static const char *const kw[] = {"dbname", NULL};
+    static const char *const val[] = {"bench", NULL};
+    PGconn *c = pq->connectdbParams(kw, val, 0);
+    if (pq->status(c) != CONNECTION_OK)
+        fail_msg("cannot connect to bench: %s", pq->errorMessage(c));
+    pq->setNoticeProcessor(c, quiet, NULL);
+    return c;
+}
+
+/* The one value sql returns, as a long. */
+static long query_long(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static long query_long(const char *fmt, ...)
+{
+    char sql[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    PGconn *c = admin();
+    PGresult *r = pq->exec(c, sql);
+    if (pq->resultStatus(r) != PGRES_TUPLES_OK || pq->ntuples(r) != 1)
+        fail_msg("%s: %s", sql, pq->resultErrorMessage(r));
+    long v = strtol(pq->getvalue(r, 0, 0), NULL, 10);
+    pq->clear(r);
+    pq->finish(c);
+    return v;
+}
+
+/* Schemas this process (or pid) has left in the database bench. */
+static long schemas_of(long pid)
+{
+    return query_long("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench\\_%ld\\_%%'",
+                      pid);
+}
+
+static void target_query(fx *f, const char *sql, const char *want)
+{
+    char out[512];
+    if (postgres_target_query(f->t, sql, out, sizeof out) != 0)
+        fail_msg("%s: %s", sql, out);
+    assert_string_equal(out, want);
+}
+
+static char *write_temp_spec(const char *yaml)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/bench-test-pg-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    return path;
+}
+
+/* ---- the bundled specs, the examples, and shared behaviour ---- */
+
+static void test_postgres_bundled_specs_and_examples_verify(void **state)
+{
+    /* postgres and postgres-rls for the two bundled specs; the examples
+     * list neither, so --targets adds a plain postgres row to each */
+    static const char *const only[] = {"postgres", "postgres-rls", NULL};
+    scenario_bundled_specs_verify(only, 2 * 2 + 3);
+    assert_int_equal(schemas_of(getpid()), 0);
+}
+
+static void test_postgres_refusals_roll_back_with_the_memory_messages(void **state)
+{
+    scenario_refusals_roll_back(&pg_plain, postgres_target_store);
+    scenario_refusals_roll_back(&pg_fenced, postgres_target_store);
+}
+
+static void test_postgres_values_come_back_verbatim(void **state)
+{
+    scenario_values_round_trip(&pg_plain, postgres_target_store);
+    scenario_values_round_trip(&pg_fenced, postgres_target_store);
+}
+
+static void test_postgres_new_record_leaves_optionals_unset(void **state)
+{
+    scenario_new_record_leaves_optionals_unset(&pg_plain, postgres_target_store);
+}
+
+static void test_postgres_awkward_names_get_their_own_tables_and_columns(void **state)
+{
+    scenario_awkward_names(&pg_plain, postgres_target_store);
+    scenario_awkward_names(&pg_fenced, postgres_target_store);
+}
+
+/* ---- round trips ---- */
+
+static void test_postgres_round_trips_per_command(void **state)
+{
+    const target_spec *specs[] = {&pg_plain, &pg_fenced};
+    for (size_t k = 0; k < 2; k++) {
+        fx *f = fx_open(lending_spec, specs[k], postgres_target_store);
+        /* a create that reads nothing before its guards: one */
+        assert_int_equal(fx_trips(f, "Member.Join", "{card: M-1, max_loans: 2}"), 1);
+        assert_int_equal(fx_trips(f, "Copy.Acquire", "{barcode: c-1, title: T}"), 1);
+        /* its record and its read in the first, its policy's record (already
+         * read) from the cache, all writes with the commit: two */
+        assert_int_equal(fx_trips(f, "Copy.Lend", "{barcode: c-1, card: M-1}"), 2);
+        /* a policy whose key comes from the record loads after the first
+         * round trip: one more (docs/targets.md) */
+        assert_int_equal(fx_trips(f, "Copy.Return", "{barcode: c-1}"), 3);
+        /* a create refused by its key costs the same as one that succeeds */
+        uint64_t before = f->t->round_trips;
+        fx_refused(f, "Copy.Acquire", "{barcode: c-1, title: T}",
+                   "Copy.Acquire refused: Copy 'c-1' already exists");
+        assert_int_equal(f->t->round_trips - before, 1);
+        fx_close(f);
+    }
+}
+
+static void test_postgres_bundled_commands_take_at_most_two_round_trips(void **state)
+{
+    static const char *const paths[] = {"specs/pizzas.yaml", "specs/banking.yaml", NULL};
+    static const char *const only[] = {"postgres", "postgres-rls", NULL};
+    fx_run fr;
+    fx_run_specs(&fr, paths, only, 30);
+    fx_assert_all_passed(&fr, 4);
+    for (size_t i = 0; i < fr.r.nresults; i++) {
+        const run_result *run = &fr.r.results[i].runs[0];
+        assert_true(run->round_trips_per_command >= 1 && run->round_trips_per_command <= 2);
+        for (size_t v = 0; v < run->nverbs; v++) {
+            const verb_result *vr = &run->verbs[v];
+            double want = strstr(vr->verb, "Create") ? 1 : 2;
+            if (vr->round_trips_per_command != want)
+                fail_msg("%s %s: %.3f round trips per command, want %.0f", fr.r.results[i].label,
+                         vr->verb, vr->round_trips_per_command, want);
+        }
+    }
+    fx_run_free(&fr);
+}
+
+static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void **state)
+{
+    fx *f = fx_open(lending_spec, &pg_plain, postgres_target_store);
+    fx_ok(f, "Member.Join", "{card: M-1, max_loans: 2}");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1, title: T}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-1}");
+    /* BEGIN went with the reads; the INSERT fails at commit: ROLLBACK */
+    fx_refused(f, "Member.Join", "{card: M-1, max_loans: 2}",
+               "Member.Join refused: Member 'M-1' already exists");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-2, title: T}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-2, card: M-1}");
+    assert_int_equal(fx_count(f, "Member"), 1);
+    assert_int_equal(fx_count(f, "Joined"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 2);
+    fx_close(f);
+}
+
+/* ---- the schema's life ---- */
+
+static void test_postgres_schema_is_named_for_the_run_and_dropped_at_close(void **state)
+{
+    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    char schema[64];
+    snprintf(schema, sizeof schema, "%s", postgres_target_schema(f->t));
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "bench_%ld_", (long)getpid());
+    assert_int_equal(strncmp(schema, prefix, strlen(prefix)), 0);
+    assert_int_equal(strlen(schema), strlen(prefix) + 8);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", schema),
+                     1);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_tables WHERE schemaname = '%s'", schema),
+                     2);
+    fx_close(f);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", schema),
+                     0);
+}
+
+static void test_postgres_keep_leaves_the_schema(void **state)
+{
+    target_spec ts = pg_plain;
+    ts.keep = true;
+    fx *f = fx_open(values_spec, &ts, postgres_target_store);
+    char schema[64];
+    snprintf(schema, sizeof schema, "%s", postgres_target_schema(f->t));
+    fx_close(f);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", schema),
+                     1);
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP SCHEMA \"%s\" CASCADE", schema);
+    PGconn *c = admin();
+    PGresult *r = pq->exec(c, sql);
+    assert_int_equal(pq->resultStatus(r), PGRES_COMMAND_OK);
+    pq->clear(r);
+    pq->finish(c);
+}
+
+/* A run that fails mid-way (the second cycle creates a name that exists)
+ * still drops its schema. */
+static void test_postgres_schema_is_gone_after_a_failed_run(void **state)
+{
+    static const char yaml[] =
+        "spec: 1\n"
+        "domain: failing\n"
+        "aggregates:\n"
+        "  Thing:\n"
+        "    identity: id\n"
+        "    fields: {id: string}\n"
+        "    commands:\n"
+        "      Make: {creates: true, params: {id: string}, emits: Made}\n"
+        "workload:\n"
+        "  cycle:\n"
+        "    - Thing.Make: {id: always-the-same}\n"
+        "  warmup: 0\n"
+        "  iterations: 5\n"
+        "  runs: 1\n"
+        "  targets: [postgres, {postgres: {label: postgres-rls, fence: rls}}]\n";
+    const char *path = write_temp_spec(yaml);
+    const char *const paths[] = {path, NULL};
+    static const char *const only[] = {"postgres", "postgres-rls", NULL};
+    fx_run fr;
+    fx_run_specs(&fr, paths, only, 5);
+    assert_int_equal(fr.rc, 1);
+    assert_int_equal(fr.r.nfailed, 2);
+    assert_non_null(strstr(fr.r.failed[0].reason, "Thing 'always-the-same' already exists"));
+    fx_run_free(&fr);
+    unlink(path);
+    assert_int_equal(schemas_of(getpid()), 0);
+}
+
+/* Ctrl-C during the timed pass: bench stops at the next cycle, closes the
+ * target, and the schema goes with it. */
+static void test_postgres_schema_is_gone_after_sigint(void **state)
+{
+    const char *bench =
+        getenv("BENCH_BINARY") && *getenv("BENCH_BINARY") ? getenv("BENCH_BINARY") : BENCH_BINARY;
+    char *const argv[] = {(char *)bench, "run",          "specs/pizzas.yaml", "--targets",
+                          "postgres",    "--iterations", "100000000",         "--runs",
+                          "1",           "--quiet",      "--format",          "json",
+                          NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, bench, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    /* wait until the run's schema holds events: the timed pass is on */
+    long events = 0;
+    for (int i = 0; i < 200 && events < 1000; i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (schemas_of(pid) == 1)
+            events = query_long("SELECT COALESCE(sum(n_tup_ins), 0) FROM pg_stat_user_tables "
+                                "WHERE schemaname LIKE 'bench\\_%ld\\_%%' AND relname = 'events'",
+                                (long)pid);
+    }
+    assert_int_equal(schemas_of(pid), 1);
+    assert_int_equal(kill(pid, SIGINT), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 130);
+    assert_int_equal(schemas_of(pid), 0);
+}
+
+/* ---- the fence and durability ---- */
+
+static void test_postgres_fence_runs_as_bench_fenced_under_forced_rls(void **state)
+{
+    fx *f = fx_open(values_spec, &pg_fenced, postgres_target_store);
+    const char *schema = postgres_target_schema(f->t);
+    target_query(f, "SELECT current_user", "bench_fenced");
+    assert_int_equal(query_long("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON "
+                                "n.oid = c.relnamespace WHERE n.nspname = '%s' AND c.relkind = 'r' "
+                                "AND c.relrowsecurity AND c.relforcerowsecurity",
+                                schema),
+                     2);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_policies WHERE schemaname = '%s' AND "
+                                "roles = '{bench_fenced}' AND cmd IN ('INSERT', 'UPDATE') AND "
+                                "with_check = '(CURRENT_USER = ''bench_fenced''::name)'",
+                                schema),
+                     4);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_roles WHERE rolname = 'bench_fenced' "
+                                "AND NOT rolsuper AND NOT rolbypassrls AND NOT rolcanlogin"),
+                     1);
+    fx_ok(f, "Thing.Make",
+          "{id: a, text: t, n: 0, flag: true, mood: calm,"
+          " inner: {label: l, n: 1, flag: true, mood: calm}, tags: []}");
+    assert_int_equal(fx_count(f, "Thing"), 1);
+    fx_close(f);
+    /* the role is left in place, documented */
+    assert_int_equal(query_long("SELECT count(*) FROM pg_roles WHERE rolname = 'bench_fenced'"), 1);
+}
+
+static void test_postgres_plain_target_runs_as_the_connecting_user(void **state)
+{
+    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    char out[128];
+    assert_int_equal(
+        postgres_target_query(f->t, "SELECT current_user = session_user", out, sizeof out), 0);
+    assert_string_equal(out, "t");
+    fx_close(f);
+}
+
+static void test_postgres_durability_sets_synchronous_commit(void **state)
+{
+    static const struct {
+        durability d;
+        const char *want;
+    } cases[] = {{DURABILITY_FULL, "on"}, {DURABILITY_NORMAL, "off"}, {DURABILITY_OFF, "off"}};
+    for (size_t i = 0; i < 3; i++) {
+        target_spec ts = pg_plain;
+        ts.durability = cases[i].d;
+        fx *f = fx_open(values_spec, &ts, postgres_target_store);
+        target_query(f, "SHOW synchronous_commit", cases[i].want);
+        fx_close(f);
+    }
+}
+
+static void test_postgres_environment_names_the_server_and_libpq(void **state)
+{
+    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    fx_close(f);
+    char server[256], lib[64];
+    assert_int_equal(postgres_environment(server, sizeof server, lib, sizeof lib), 0);
+    assert_int_equal(strncmp(server, "PostgreSQL ", 11), 0);
+    assert_non_null(strstr(server, "fsync "));
+    assert_non_null(strstr(server, "synchronous_commit "));
+    assert_non_null(strstr(server, "shared_buffers "));
+    assert_int_equal(strncmp(lib, "libpq ", 6), 0);
+}
+
+/* ---- no server ---- */
+
+static const char unreachable_prefix[] = "no PostgreSQL server is reachable (";
+static const char unreachable_suffix[] =
+    "); start one, or point PGHOST, PGPORT and PGUSER at one (or give the target a dsn)";
+
+static void assert_skip_sentence(const char *why)
+{
+    if (strncmp(why, unreachable_prefix, strlen(unreachable_prefix)) != 0 ||
+        strlen(why) < strlen(unreachable_suffix) ||
+        strcmp(why + strlen(why) - strlen(unreachable_suffix), unreachable_suffix) != 0)
+        fail_msg("not the skip sentence: %s", why);
+    assert_null(strchr(why, '\n'));
+}
+
+static void test_postgres_unreachable_server_is_a_skip_with_one_sentence(void **state)
+{
+    const target_driver *drv = target_find("postgres");
+    target_spec ts = pg_plain;
+    ts.dsn = "host=127.0.0.1 port=1";
+    char why[1024] = "";
+    assert_int_equal(drv->available(&ts, why, sizeof why), -1);
+    assert_skip_sentence(why);
+    assert_non_null(strstr(why, "127.0.0.1"));
+
+    /* the runner skips it and runs the others */
+    static const char yaml[] = "spec: 1\n"
+                               "domain: alone\n"
+                               "aggregates:\n"
+                               "  Thing:\n"
+                               "    identity: id\n"
+                               "    fields: {id: string}\n"
+                               "    commands:\n"
+                               "      Make: {creates: true, params: {id: string}, emits: Made}\n"
+                               "workload:\n"
+                               "  cycle:\n"
+                               "    - Thing.Make: {id: \"t-${n}\"}\n"
+                               "  warmup: 0\n"
+                               "  iterations: 5\n"
+                               "  runs: 1\n"
+                               "  targets: [memory, {postgres: {dsn: 'host=127.0.0.1 port=1'}}]\n";
+    const char *path = write_temp_spec(yaml);
+    const char *const paths[] = {path, NULL};
+    static const char *const only[] = {"memory", "postgres", NULL};
+    fx_run fr;
+    fx_run_specs(&fr, paths, only, 5);
+    assert_int_equal(fr.rc, 0);
+    assert_int_equal(fr.r.nresults, 1);
+    assert_string_equal(fr.r.results[0].label, "memory");
+    assert_int_equal(fr.r.nskipped, 1);
+    assert_string_equal(fr.r.skipped[0].label, "postgres");
+    assert_skip_sentence(fr.r.skipped[0].reason);
+    fx_run_free(&fr);
+    unlink(path);
+}
+
+/* The same through the environment: a socket directory with no server. */
+static void test_postgres_unreachable_through_pghost_is_a_skip(void **state)
+{
+    const char *bench =
+        getenv("BENCH_BINARY") && *getenv("BENCH_BINARY") ? getenv("BENCH_BINARY") : BENCH_BINARY;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "PGHOST=/nonexistent-bench-dir PGPORT=5432 '%s' run specs/pizzas.yaml --targets "
+             "memory,postgres --iterations 5 --warmup 0 --runs 1 2>&1",
+             bench);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[16384];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    assert_non_null(strstr(out, "skip postgres: no PostgreSQL server is reachable ("));
+    assert_non_null(strstr(out, "| pizzas | memory |"));
+}
+
+/* ---- start-up cost ---- */
+
+static void test_postgres_libpq_is_not_linked_into_bench(void **state)
+{
+    const char *bench =
+        getenv("BENCH_BINARY") && *getenv("BENCH_BINARY") ? getenv("BENCH_BINARY") : BENCH_BINARY;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ldd '%s'", bench);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[16384];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    pclose(p);
+    assert_non_null(strstr(out, "libc.so"));
+    assert_null(strstr(out, "libpq"));
+}
+
+int main(void)
+{
+    char why[1024] = "";
+    const target_driver *drv = target_find("postgres");
+    if (!drv || drv->available(&pg_plain, why, sizeof why) != 0) {
+        if (getenv("BENCH_PG_SCRATCH")) {
+            fprintf(stderr, "test_postgres: make test started a server, but %s\n", why);
+            return 1;
+        }
+        printf("test_postgres: skipped, %s\n", why);
+        return 0;
+    }
+    pq = pq_load(why, sizeof why);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_postgres_bundled_specs_and_examples_verify),
+        cmocka_unit_test(test_postgres_refusals_roll_back_with_the_memory_messages),
+        cmocka_unit_test(test_postgres_values_come_back_verbatim),
+        cmocka_unit_test(test_postgres_new_record_leaves_optionals_unset),
+        cmocka_unit_test(test_postgres_awkward_names_get_their_own_tables_and_columns),
+        cmocka_unit_test(test_postgres_round_trips_per_command),
+        cmocka_unit_test(test_postgres_bundled_commands_take_at_most_two_round_trips),
+        cmocka_unit_test(test_postgres_create_with_a_read_refused_by_its_key_rolls_back),
+        cmocka_unit_test(test_postgres_schema_is_named_for_the_run_and_dropped_at_close),
+        cmocka_unit_test(test_postgres_keep_leaves_the_schema),
+        cmocka_unit_test(test_postgres_schema_is_gone_after_a_failed_run),
+        cmocka_unit_test(test_postgres_schema_is_gone_after_sigint),
+        cmocka_unit_test(test_postgres_fence_runs_as_bench_fenced_under_forced_rls),
+        cmocka_unit_test(test_postgres_plain_target_runs_as_the_connecting_user),
+        cmocka_unit_test(test_postgres_durability_sets_synchronous_commit),
+        cmocka_unit_test(test_postgres_environment_names_the_server_and_libpq),
+        cmocka_unit_test(test_postgres_unreachable_server_is_a_skip_with_one_sentence),
+        cmocka_unit_test(test_postgres_unreachable_through_pghost_is_a_skip),
+        cmocka_unit_test(test_postgres_libpq_is_not_linked_into_bench),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

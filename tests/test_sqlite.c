@@ -1,0 +1,184 @@
+/* test_sqlite.c: the sqlite target against the real SQLite: the bundled
+ * specs and the examples verify; refusals roll back with the memory
+ * runtime's messages; values of every kind (and strings that would inject
+ * SQL) come back verbatim; awkward names work; the scratch file is removed
+ * (or kept and named); durability sets `synchronous` in WAL mode; lint
+ * refuses names that are not identifiers. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sql_scenarios.h"
+#include "sqlite.h"
+
+static const target_spec sqlite_full = {.name = "sqlite", .label = "sqlite"};
+
+static void test_sqlite_bundled_specs_and_examples_verify(void **state)
+{
+    static const char *const only[] = {"sqlite", NULL};
+    scenario_bundled_specs_verify(only, 5);
+}
+
+static void test_sqlite_refusals_roll_back_with_the_memory_messages(void **state)
+{
+    scenario_refusals_roll_back(&sqlite_full, sqlite_target_store);
+}
+
+static void test_sqlite_values_come_back_verbatim(void **state)
+{
+    scenario_values_round_trip(&sqlite_full, sqlite_target_store);
+}
+
+static void test_sqlite_new_record_leaves_optionals_unset(void **state)
+{
+    scenario_new_record_leaves_optionals_unset(&sqlite_full, sqlite_target_store);
+}
+
+static void test_sqlite_awkward_names_get_their_own_tables_and_columns(void **state)
+{
+    scenario_awkward_names(&sqlite_full, sqlite_target_store);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void test_sqlite_scratch_file_is_removed_after_the_run(void **state)
+{
+    fx *f = fx_open(values_spec, &sqlite_full, sqlite_target_store);
+    char path[700], dir[700];
+    snprintf(path, sizeof path, "%s", sqlite_target_path(f->t));
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    assert_true(exists(path));
+    assert_non_null(strstr(path, "/bench-sqlite-"));
+    fx_close(f);
+    assert_false(exists(path));
+    assert_false(exists(dir));
+}
+
+static void test_sqlite_keep_leaves_the_file_in_place(void **state)
+{
+    target_spec ts = sqlite_full;
+    ts.keep = true;
+    fx *f = fx_open(values_spec, &ts, sqlite_target_store);
+    fx_ok(f, "Thing.Make",
+          "{id: a, text: t, n: 0, flag: true, mood: calm,"
+          " inner: {label: l, n: 1, flag: true, mood: calm}, tags: []}");
+    char path[700], dir[700];
+    snprintf(path, sizeof path, "%s", sqlite_target_path(f->t));
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    fx_close(f);
+    assert_true(exists(path));
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT text FROM \"Thing\" WHERE id = 'a'", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "t");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int64_t pragma_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void test_sqlite_durability_sets_synchronous_in_wal_mode(void **state)
+{
+    static const struct {
+        durability d;
+        int64_t synchronous; /* 2 FULL, 1 NORMAL, 0 OFF */
+    } cases[] = {{DURABILITY_FULL, 2}, {DURABILITY_NORMAL, 1}, {DURABILITY_OFF, 0}};
+    for (size_t i = 0; i < 3; i++) {
+        target_spec ts = sqlite_full;
+        ts.durability = cases[i].d;
+        fx *f = fx_open(values_spec, &ts, sqlite_target_store);
+        sqlite3 *db = sqlite_target_db(f->t);
+        assert_int_equal(pragma_int(db, "PRAGMA synchronous"), cases[i].synchronous);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+        sqlite3_finalize(st);
+        fx_close(f);
+    }
+}
+
+/* A spec whose names would inject SQL if they were concatenated: lint
+ * refuses every one of them, so no such name reaches a target. */
+static void test_sqlite_names_that_would_inject_sql_are_refused_by_lint(void **state)
+{
+    static const char *const specs[] = {
+        "spec: 1\ndomain: x\naggregates:\n  'Order\"; DROP TABLE events; --':\n    identity: id\n"
+        "    fields: {id: string}\n    commands:\n      Make: {creates: true, params: {id: "
+        "string}}\n"
+        "workload:\n  cycle:\n    - Order.Make: {id: a}\n",
+        "spec: 1\ndomain: x\naggregates:\n  Order:\n    identity: id\n"
+        "    fields: {id: string, \"n) VALUES (1); DROP TABLE x; --\": int}\n"
+        "    commands:\n      Make: {creates: true, params: {id: string}}\n"
+        "workload:\n  cycle:\n    - Order.Make: {id: a}\n",
+        "spec: 1\ndomain: x\naggregates:\n  Order:\n    identity: id\n"
+        "    fields: {id: string}\n    commands:\n"
+        "      Make: {creates: true, params: {id: string}, emits: \"Made'); DELETE FROM x; --\"}\n"
+        "workload:\n  cycle:\n    - Order.Make: {id: a}\n",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        char path[] = "/tmp/bench-test-inject-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, specs[i], strlen(specs[i])), (ssize_t)strlen(specs[i]));
+        close(fd);
+        diag_list d = {0};
+        spec sp = {0};
+        assert_int_equal(spec_check(path, &d, &sp), SPEC_INVALID);
+        bool pattern = false;
+        for (size_t k = 0; k < d.count; k++)
+            pattern |= strstr(d.items[k].message, "is not a name") ||
+                       strstr(d.items[k].message, "[A-Za-z_][A-Za-z0-9_]*");
+        if (!pattern)
+            fail_msg("spec %zu: no identifier error (first: %s)", i,
+                     d.count ? d.items[0].message : "none");
+        spec_close(&sp);
+        diag_list_free(&d);
+        unlink(path);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sqlite_bundled_specs_and_examples_verify),
+        cmocka_unit_test(test_sqlite_refusals_roll_back_with_the_memory_messages),
+        cmocka_unit_test(test_sqlite_values_come_back_verbatim),
+        cmocka_unit_test(test_sqlite_new_record_leaves_optionals_unset),
+        cmocka_unit_test(test_sqlite_awkward_names_get_their_own_tables_and_columns),
+        cmocka_unit_test(test_sqlite_scratch_file_is_removed_after_the_run),
+        cmocka_unit_test(test_sqlite_keep_leaves_the_file_in_place),
+        cmocka_unit_test(test_sqlite_durability_sets_synchronous_in_wal_mode),
+        cmocka_unit_test(test_sqlite_names_that_would_inject_sql_are_refused_by_lint),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
