@@ -125,8 +125,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         {"prefill", required_argument, NULL, O_PREFILL}, {"format", required_argument, NULL, O_FORMAT},
         {"output", required_argument, NULL, O_OUTPUT},   {"samples", required_argument, NULL, O_SAMPLES},
         {"label", required_argument, NULL, O_LABEL},     {"cpu", required_argument, NULL, O_CPU},
-        {"quiet", no_argument, NULL, O_QUIET},           {"keep", no_argument, NULL, O_KEEP},           {"progress", required_argument, NULL, O_PROGRESS},
-        {"process-cmd", required_argument, NULL, O_PROCESS},
+        {"quiet", no_argument, NULL, O_QUIET},           {"progress", required_argument, NULL, O_PROGRESS},
+        {"process-cmd", required_argument, NULL, O_PROCESS}, {"keep", no_argument, NULL, O_KEEP},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
     a->o.floor_cycles = 2000;

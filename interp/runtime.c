@@ -271,8 +271,8 @@ static runtime_status already_exists(runtime *rt, const command *cmd, const valu
  * its guards: its own (unless the store checks the create itself) and every
  * read whose key comes from the arguments alone. A key that does not
  * evaluate is left for load_reads to refuse. */
-static runtime_status prefetch(runtime *rt, const command *cmd, const value *args,
-                               const value *key, bool load_self)
+static runtime_status prefetch(runtime *rt, const command *cmd, const value *args, const value *key,
+                               bool load_self)
 {
     store *s = rt->s;
     if (load_self && s->ops->prefetch(s, cmd->agg, key) < 0)

@@ -8,23 +8,26 @@
  * (the runner closes a target after a failure and after Ctrl-C too).
  *
  * A command is one transaction whose statements go in libpq pipeline mode,
- * so that it costs as few round trips as its data flow allows:
+ * so that it costs as few round trips as its data flow allows. The
+ * transaction is the extended query protocol's implicit one: it begins with
+ * the first statement and ends at the next sync, committed, or rolled back
+ * as a whole if a statement failed; no BEGIN or COMMIT is sent.
  *   - the store answers loads from a per-transaction cache of the records
  *     it has read or written, and sends nothing for a write until commit;
  *   - the runtime hints (prefetch) every record it will load before the
  *     guards: the command's own and each read whose key comes from the
- *     arguments. The first load sends BEGIN and all hinted SELECTs with one
- *     sync: round trip one. Commit sends every INSERT and UPDATE, the event
- *     rows and COMMIT with one sync: round trip two;
+ *     arguments. The first load sends all hinted SELECTs and a flush
+ *     request (not a sync), so the rows come back and the transaction
+ *     stays open: round trip one. Commit sends every INSERT and UPDATE and
+ *     the event rows with the sync: round trip two. A refusal after round
+ *     trip one sends ROLLBACK with the sync;
  *   - a dispatched creates command is not loaded first (checks_creates):
  *     its INSERT is refused by the primary key when the identity exists.
- *     A command that loads nothing sends its writes with one sync and no
- *     BEGIN or COMMIT: in the extended protocol, the statements before a
- *     sync are one implicit transaction, committed or rolled back at the
- *     sync. One round trip.
+ *     So a command that needs no read before its guards takes one round
+ *     trip.
  * A policy command that loads a record not yet read in the transaction
  * costs one more round trip per such load (its key comes from the event).
- * The target counts its syncs in target.round_trips.
+ * The target counts its round trips in target.round_trips.
  *
  * Option fence: rls runs the commands as the role bench_fenced (created if
  * missing, left in place) with row-level security enabled and forced on
@@ -241,7 +244,7 @@ static void note_environment(PGconn *c)
                               "current_setting('shared_buffers')");
     if (r && pq->resultStatus(r) == PGRES_TUPLES_OK && pq->ntuples(r) == 1)
         snprintf(env_server, sizeof env_server,
-                 "PostgreSQL %.40s (fsync %.10s, synchronous_commit %.20s, shared_buffers %.20s)",
+                 "%.60s; fsync %.10s, synchronous_commit %.20s, shared_buffers %.20s",
                  pq->getvalue(r, 0, 0), pq->getvalue(r, 0, 1), pq->getvalue(r, 0, 2),
                  pq->getvalue(r, 0, 3));
     if (r)
@@ -387,7 +390,8 @@ typedef struct pg_store {
     pg_rec *recs;
     size_t nrecs, recs_cap;
     bool in_txn;
-    bool begun; /* BEGIN has been sent in this transaction */
+    bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
+    int unread_syncs; /* syncs sent by rollback whose results are still to read */
     bool pipeline;
 } pg_store;
 
@@ -588,7 +592,7 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
     return 0;
 }
 
-/* Reads the results of one statement (op NULL: BEGIN, COMMIT, ROLLBACK). */
+/* Reads the results of one statement. */
 static void take(pg_store *g, const pg_op *op, outcome *o)
 {
     if (o->lost)
@@ -605,16 +609,16 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
     ExecStatusType st = pq->resultStatus(r);
     if (st == PGRES_FATAL_ERROR) {
         if (o->status == 0) {
-            bool dup = !strcmp(sqlstate(r), "23505") && op && op->kind == OP_INSERT;
+            bool dup = !strcmp(sqlstate(r), "23505") && op->kind == OP_INSERT;
             o->status = dup ? STORE_CONFLICT : -1;
             one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
         }
-    } else if (st == PGRES_TUPLES_OK && op && op->kind == OP_SELECT) {
+    } else if (st == PGRES_TUPLES_OK && op->kind == OP_SELECT) {
         if (o->status == 0 && take_row(g, op, r) < 0) {
             o->status = -1;
             snprintf(o->first, sizeof o->first, "%s", g->base.error + strlen("postgres: "));
         }
-    } else if (st == PGRES_COMMAND_OK && op && op->kind == OP_UPDATE) {
+    } else if (st == PGRES_COMMAND_OK && op->kind == OP_UPDATE) {
         if (o->status == 0 && strcmp(pq->cmdTuples(r), "1") != 0) {
             o->status = -1;
             snprintf(o->first, sizeof o->first, "the %s record to update is not there",
@@ -656,52 +660,61 @@ static void take_sync(pg_store *g, outcome *o)
 static int sync_failed(pg_store *g, outcome *o, const char *what)
 {
     if (o->lost)
-        g->pipeline = false; /* close reconnects to drop the schema */
-    if (o->status == STORE_CONFLICT)
-        return STORE_CONFLICT;
-    store_error(g, "%s: %s", what, o->first);
-    return -1;
+        g->pipeline = false;                  /* close reconnects to drop the schema */
+    store_error(g, "%s: %s", what, o->first); /* the text, should a conflict be an error */
+    return o->status == STORE_CONFLICT ? STORE_CONFLICT : -1;
 }
 
-/* Sends what is queued and reads it back: one round trip. A final flush
- * ends the transaction: with COMMIT when BEGIN was sent before, otherwise
- * as the implicit transaction of this one sync. A flush that is not final
- * sends the queued SELECTs only (after BEGIN when not sent yet): writes wait
- * for commit, which is safe because a SELECT is only queued for a record the
- * transaction has not written. Returns 0, STORE_CONFLICT or -1. */
+/* Reads the results of the syncs rollback sent without waiting. */
+static int drain(pg_store *g)
+{
+    for (; g->unread_syncs > 0; g->unread_syncs--) {
+        outcome o = {0};
+        take_sync(g, &o);
+        if (o.status != 0)
+            return sync_failed(g, &o, "ending a refused transaction");
+    }
+    return 0;
+}
+
+/* Sends what is queued and reads it back: one round trip. The transaction
+ * is the implicit one of the extended query protocol: it begins with the
+ * first statement and ends at the next sync, committed, or rolled back as a
+ * whole when a statement fails. A flush that is not final sends the queued
+ * SELECTs with a flush request instead of a sync, so their rows come back
+ * while the transaction stays open; writes wait for the final flush (safe,
+ * as a SELECT is only queued for a record the transaction has not
+ * written). A final flush sends everything and the sync that commits.
+ * Returns 0, STORE_CONFLICT or -1. */
 static int flush(pg_store *g, bool final)
 {
-    bool begin = !final && !g->begun;
-    bool commit = final && g->begun;
     size_t nwrites = final ? g->nwrites : 0;
-    if (begin && send_stmt(g, "begin", 0, NULL) < 0)
-        return -1;
     for (size_t i = 0; i < g->nreads; i++)
         if (send_stmt(g, stmt_of(g, &g->reads[i]), g->reads[i].nparams, g->reads[i].params) < 0)
             return -1;
     for (size_t i = 0; i < nwrites; i++)
         if (send_stmt(g, stmt_of(g, &g->writes[i]), g->writes[i].nparams, g->writes[i].params) < 0)
             return -1;
-    if (commit && send_stmt(g, "commit", 0, NULL) < 0)
-        return -1;
-    if (!pq->pipelineSync(g->conn)) {
+    bool sent = final ? pq->pipelineSync(g->conn) == 1
+                      : pq->sendFlushRequest(g->conn) == 1 && pq->flush(g->conn) == 0;
+    if (!sent) {
         char msg[PG_ERROR_MAX];
         one_line(pq->errorMessage(g->conn), msg, sizeof msg);
         g->pipeline = false;
-        return store_error(g, "sending a sync: %s", msg);
+        return store_error(g, "sending statements: %s", msg);
     }
     (*g->round_trips)++;
-    g->begun |= begin;
+    /* the server holds the transaction open until a sync, even after an error */
+    g->begun = !final;
+    if (drain(g) < 0) /* their answers come before these */
+        return -1;
     outcome o = {0};
-    if (begin)
-        take(g, NULL, &o);
     for (size_t i = 0; i < g->nreads; i++)
         take(g, &g->reads[i], &o);
     for (size_t i = 0; i < nwrites; i++)
         take(g, &g->writes[i], &o);
-    if (commit)
-        take(g, NULL, &o);
-    take_sync(g, &o);
+    if (final)
+        take_sync(g, &o);
     g->nreads = 0;
     if (final)
         g->nwrites = 0;
@@ -799,41 +812,40 @@ static int pg_commit(store *s)
     if (!g->pipeline)
         return store_error(g, "the connection is no longer usable");
     int rc = flush(g, true);
-    if (rc == 0) {
+    if (rc == 0)
         g->in_txn = false;
-        g->begun = false;
-    }
     return rc;
 }
 
 static int pg_rollback(store *s)
 {
     pg_store *g = (pg_store *)s;
+    bool open = g->begun;
     g->nreads = g->nwrites = g->nrecs = 0;
     g->in_txn = false;
     g->begun = false;
     if (!g->pipeline)
         return 0; /* close gives up on this connection */
-    PGTransactionStatusType ts = pq->transactionStatus(g->conn);
-    if (ts != PQTRANS_INTRANS && ts != PQTRANS_INERROR)
-        return 0; /* nothing was sent, or the sync's implicit transaction already ended */
-    outcome o = {0};
-    if (send_stmt(g, "rollback", 0, NULL) < 0)
-        return -1;
+    if (!open)
+        return 0; /* nothing was sent, or a sync already ended the transaction */
+    /* The open transaction has only run SELECTs (writes go with the final
+     * sync), so ending it with a sync loses nothing a ROLLBACK would undo,
+     * and a failed one ends at the sync anyway. Nothing waits for it: the
+     * next flush reads its result before its own. */
     if (!pq->pipelineSync(g->conn)) {
         g->pipeline = false;
-        return store_error(g, "sending ROLLBACK failed");
+        return store_error(g, "ending a refused transaction failed");
     }
-    (*g->round_trips)++;
-    take(g, NULL, &o);
-    take_sync(g, &o);
-    return o.status == 0 ? 0 : sync_failed(g, &o, "rolling back");
+    g->unread_syncs++;
+    return 0;
 }
 
 static int set_pipeline(pg_store *g, bool on)
 {
     if (g->pipeline == on)
         return 0;
+    if (!on && drain(g) < 0)
+        return -1;
     if (on ? !pq->enterPipelineMode(g->conn) : !pq->exitPipelineMode(g->conn)) {
         char msg[PG_ERROR_MAX];
         one_line(pq->errorMessage(g->conn), msg, sizeof msg);
@@ -1096,10 +1108,7 @@ static int prepare_all(pg_store *g, char *err, size_t size)
             prepare_one(g, n->update, tb->update, err, size) < 0)
             return -1;
     }
-    if (prepare_one(g, "event", g->sql->insert_event, err, size) < 0 ||
-        prepare_one(g, "begin", "BEGIN", err, size) < 0 ||
-        prepare_one(g, "commit", "COMMIT", err, size) < 0 ||
-        prepare_one(g, "rollback", "ROLLBACK", err, size) < 0)
+    if (prepare_one(g, "event", g->sql->insert_event, err, size) < 0)
         return -1;
     return 0;
 }

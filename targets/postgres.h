@@ -22,9 +22,10 @@ int postgres_target_query(target *t, const char *sql, char *out, size_t size);
 
 /* What the first postgres target that connected in this process saw: the
  * server's version and its fsync, synchronous_commit and shared_buffers
- * settings (as the server has them, before a durability option changes
- * the session), and libpq's version. Returns 0, or -1 (both "") when no
- * postgres target has connected. */
+ * settings, as the server has them before a durability option changes the
+ * session ("15.18 (Debian 15.18-0+deb12u1); fsync on, synchronous_commit
+ * on, shared_buffers 128MB"), and libpq's version ("libpq 15.18"). Returns
+ * 0, or -1 (both "") when no postgres target has connected. */
 int postgres_environment(char *server, size_t server_size, char *libpq, size_t libpq_size);
 
 #endif

@@ -27,6 +27,8 @@ static char failure[512];
     X(enterPipelineMode, PQenterPipelineMode)                                                      \
     X(exitPipelineMode, PQexitPipelineMode)                                                        \
     X(pipelineSync, PQpipelineSync)                                                                \
+    X(sendFlushRequest, PQsendFlushRequest)                                                        \
+    X(flush, PQflush)                                                                              \
     X(pipelineStatus, PQpipelineStatus)                                                            \
     X(transactionStatus, PQtransactionStatus)                                                      \
     X(resultStatus, PQresultStatus)                                                                \

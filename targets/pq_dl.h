@@ -37,6 +37,8 @@ typedef struct pq_api {
     int (*enterPipelineMode)(PGconn *conn);
     int (*exitPipelineMode)(PGconn *conn);
     int (*pipelineSync)(PGconn *conn);
+    int (*sendFlushRequest)(PGconn *conn);
+    int (*flush)(PGconn *conn);
     PGpipelineStatus (*pipelineStatus)(const PGconn *conn);
     PGTransactionStatusType (*transactionStatus)(const PGconn *conn);
     ExecStatusType (*resultStatus)(const PGresult *res);

@@ -7,7 +7,7 @@
 /* A driver that cannot run here (postgres without a server or without
  * libpq) says so in available(), so the runner skips it with a sentence. */
 static const target_driver *const drivers[] = {
-    &memory_target_driver, &null_target_driver,    &sqlite_target_driver,
+    &memory_target_driver,   &null_target_driver,    &sqlite_target_driver,
     &postgres_target_driver, &process_target_driver,
 };
 

@@ -203,8 +203,10 @@ static int sq_save(store *s, const aggregate *agg, const value *key, const value
         return -1;
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && created)
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && created) {
+        fail(q, "inserting a record"); /* the text, should a conflict be an error */
         return STORE_CONFLICT;
+    }
     if (rc != SQLITE_DONE)
         return fail(q, created ? "inserting a record" : "updating a record");
     if (!created && sqlite3_changes(q->db) != 1) {

@@ -86,6 +86,12 @@ static const char lending_spec[] =
     "        params: {barcode: string, title: string}\n"
     "        guards: [{check: \"arg.title != ''\", refuse: a copy needs a title}]\n"
     "        emits: Acquired\n"
+    "      Donate:                    # a create with a read: two round trips\n"
+    "        creates: true\n"
+    "        params: {barcode: string, card: string}\n"
+    "        reads: {donor: {Member: arg.card}}\n"
+    "        set: {card: arg.card}\n"
+    "        emits: Donated\n"
     "      Lend:\n"
     "        params: {barcode: string, card: string}\n"
     "        reads: {reader: {Member: arg.card}}\n"
@@ -230,6 +236,14 @@ static inline void scenario_refusals_roll_back(const target_spec *ts, store_fn s
                "Copy.Acquire refused: a copy needs a title");
     fx_refused(f, "Copy.Lend", "{barcode: c-9, card: M-1}",
                "Copy.Lend refused: Copy 'c-9' does not exist");
+    /* a create with a read: refused by its key, and, when both fail, by its
+     * key first, as the memory runtime checks it first */
+    fx_refused(f, "Copy.Donate", "{barcode: c-1, card: M-1}",
+               "Copy.Donate refused: Copy 'c-1' already exists");
+    fx_refused(f, "Copy.Donate", "{barcode: c-1, card: M-9}",
+               "Copy.Donate refused: Copy 'c-1' already exists");
+    fx_refused(f, "Copy.Donate", "{barcode: c-7, card: M-9}",
+               "Copy.Donate refused: Member 'M-9' does not exist (read as donor)");
     fx_refused(f, "Copy.Lend", "{barcode: c-1, card: M-9}",
                "Copy.Lend refused: Member 'M-9' does not exist (read as reader)");
     fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-1}");

@@ -184,19 +184,36 @@ static void test_postgres_bundled_commands_take_at_most_two_round_trips(void **s
 
 static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void **state)
 {
-    fx *f = fx_open(lending_spec, &pg_plain, postgres_target_store);
-    fx_ok(f, "Member.Join", "{card: M-1, max_loans: 2}");
-    fx_ok(f, "Copy.Acquire", "{barcode: c-1, title: T}");
-    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-1}");
-    /* BEGIN went with the reads; the INSERT fails at commit: ROLLBACK */
-    fx_refused(f, "Member.Join", "{card: M-1, max_loans: 2}",
-               "Member.Join refused: Member 'M-1' already exists");
-    fx_ok(f, "Copy.Acquire", "{barcode: c-2, title: T}");
-    fx_ok(f, "Copy.Lend", "{barcode: c-2, card: M-1}");
-    assert_int_equal(fx_count(f, "Member"), 1);
-    assert_int_equal(fx_count(f, "Joined"), 1);
-    assert_int_equal(fx_count(f, "LoanCounted"), 2);
-    fx_close(f);
+    const target_spec *specs[] = {&pg_plain, &pg_fenced};
+    for (size_t k = 0; k < 2; k++) {
+        fx *f = fx_open(lending_spec, specs[k], postgres_target_store);
+        fx_ok(f, "Member.Join", "{card: M-1, max_loans: 2}");
+        assert_int_equal(fx_trips(f, "Copy.Donate", "{barcode: c-1, card: M-1}"), 2);
+        /* the read opened the transaction; the INSERT fails with the sync
+         * that would have committed it, which rolls it all back: no more
+         * round trips than a success */
+        uint64_t before = f->t->round_trips;
+        fx_refused(f, "Copy.Donate", "{barcode: c-1, card: M-1}",
+                   "Copy.Donate refused: Copy 'c-1' already exists");
+        assert_int_equal(f->t->round_trips - before, 2);
+        /* refused by a missing read after round trip one: the sync that ends
+         * the transaction is not waited for; one more round trip sees
+         * whether the identity exists, which it does not */
+        before = f->t->round_trips;
+        fx_refused(f, "Copy.Donate", "{barcode: c-5, card: M-9}",
+                   "Copy.Donate refused: Member 'M-9' does not exist (read as donor)");
+        assert_int_equal(f->t->round_trips - before, 2);
+        fx_refused(f, "Copy.Lend", "{barcode: c-1, card: M-9}",
+                   "Copy.Lend refused: Member 'M-9' does not exist (read as reader)");
+        assert_int_equal(f->t->round_trips - before, 3);
+        /* the connection is clean for the next commands */
+        assert_int_equal(fx_trips(f, "Copy.Donate", "{barcode: c-2, card: M-1}"), 2);
+        fx_ok(f, "Copy.Lend", "{barcode: c-2, card: M-1}");
+        assert_int_equal(fx_count(f, "Copy"), 2);
+        assert_int_equal(fx_count(f, "Donated"), 2);
+        assert_int_equal(fx_count(f, "LoanCounted"), 1);
+        fx_close(f);
+    }
 }
 
 /* ---- the schema's life ---- */
@@ -366,8 +383,8 @@ static void test_postgres_environment_names_the_server_and_libpq(void **state)
     fx_close(f);
     char server[256], lib[64];
     assert_int_equal(postgres_environment(server, sizeof server, lib, sizeof lib), 0);
-    assert_int_equal(strncmp(server, "PostgreSQL ", 11), 0);
-    assert_non_null(strstr(server, "fsync "));
+    assert_true(server[0] >= '1' && server[0] <= '9'); /* the version */
+    assert_non_null(strstr(server, "; fsync "));
     assert_non_null(strstr(server, "synchronous_commit "));
     assert_non_null(strstr(server, "shared_buffers "));
     assert_int_equal(strncmp(lib, "libpq ", 6), 0);

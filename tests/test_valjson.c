@@ -56,8 +56,9 @@ static void test_valjson_writes_canonical_json(void **state)
 {
     thing th = thing_open();
     const ty *inner = field_type(th.t, "inner");
-    value v = from_yaml(&th, inner, "{label: \"a\\\"b\\\\c\\nd\\x01\", n: -9223372036854775807, "
-                                    "flag: false, mood: stormy}");
+    value v = from_yaml(&th, inner,
+                        "{label: \"a\\\"b\\\\c\\nd\\x01\", n: -9223372036854775807, "
+                        "flag: false, mood: stormy}");
     jbuf b = {0};
     assert_int_equal(valjson_write(&b, inner, &v), 0);
     assert_string_equal(b.data, "{\"label\":\"a\\\"b\\\\c\\nd\\u0001\",\"n\":-9223372036854775807,"
@@ -74,9 +75,10 @@ static void test_valjson_reads_back_what_it_writes(void **state)
 {
     thing th = thing_open();
     const ty *items = field_type(th.t, "items");
-    value v = from_yaml(&th, items,
-                        "[{label: \"q'uote\\\"s\\t\", n: 9223372036854775807, flag: true, mood: calm,"
-                        " note: \"\xf0\x9d\x84\x9e\"}, {label: \"\", n: 0, flag: false, mood: stormy}]");
+    value v =
+        from_yaml(&th, items,
+                  "[{label: \"q'uote\\\"s\\t\", n: 9223372036854775807, flag: true, mood: calm,"
+                  " note: \"\xf0\x9d\x84\x9e\"}, {label: \"\", n: 0, flag: false, mood: stormy}]");
     jbuf b = {0};
     assert_int_equal(valjson_write(&b, items, &v), 0);
     arena a = {0};

@@ -108,10 +108,10 @@ def pgbench(durability, cycles):
                 "-f", os.path.join(HERE, "pgbench_pizzas.sql")]
         for k, v in PGBENCH_VALUES.items():
             args += ["-D", f"{k}={v}"]
-        subprocess.run(args + ["-t", str(WARMUP), "bench"], check=True, capture_output=True,
-                       env=env)
-        out = subprocess.run(args + ["-t", str(cycles), "bench"], check=True,
-                             capture_output=True, text=True, env=env).stdout
+        subprocess.run(args + ["-D", "n=0", "-t", str(WARMUP), "bench"], check=True,
+                       capture_output=True, env=env)
+        out = subprocess.run(args + ["-D", f"n={WARMUP}", "-t", str(cycles), "bench"],
+                             check=True, capture_output=True, text=True, env=env).stdout
     finally:
         psql(["-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'], dict(os.environ))
     m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out)
