@@ -48,7 +48,7 @@ bench: build
 
 lint: build
 	@$(BENCH) lint --strict $(SPECS) $(EXAMPLES)
-	@clang-format --dry-run -Werror interp/*.c interp/*.h tests/*.c tests/perf/*.c
+	@clang-format --dry-run -Werror interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c
 
 gate: build
 	@$(BENCH) run $(GATE_RUN) --quiet --format json --output build/gate.json
@@ -58,7 +58,7 @@ baseline: build
 	@$(BENCH) run $(GATE_RUN) --label baseline --format json --output $(GATE_BASELINE)
 
 format:
-	@clang-format -i interp/*.c interp/*.h tests/*.c tests/perf/*.c
+	@clang-format -i interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c
 
 clean:
 	rm -rf build

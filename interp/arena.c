@@ -48,7 +48,10 @@ char *arena_strndup(arena *a, const char *s, size_t len)
     return p;
 }
 
-char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+char *arena_strdup(arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
 
 char *arena_printf(arena *a, const char *fmt, ...)
 {

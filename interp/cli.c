@@ -209,14 +209,8 @@ typedef struct command_entry {
 } command_entry;
 
 static const command_entry commands[] = {
-    {"lint", cli_lint},
-    {"plan", cli_plan},
-    {"run", cli_run},
-    {"targets", cli_targets},
-    {"compare", cli_compare},
-    {"gate", cli_gate},
-    {"report", cli_report},
-    {"serve", cli_serve},
+    {"lint", cli_lint},       {"plan", cli_plan}, {"run", cli_run},       {"targets", cli_targets},
+    {"compare", cli_compare}, {"gate", cli_gate}, {"report", cli_report}, {"serve", cli_serve},
 };
 
 static void print_version(void)

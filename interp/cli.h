@@ -10,8 +10,8 @@
 /* Exit statuses, as DESIGN section 5 and pgbench users expect. */
 enum {
     EXIT_CLEAN = 0,
-    EXIT_FAILED = 1,      /* a spec has errors; a run or verify failed */
-    EXIT_USAGE = 2,       /* bad usage, unreadable input */
+    EXIT_FAILED = 1, /* a spec has errors; a run or verify failed */
+    EXIT_USAGE = 2,  /* bad usage, unreadable input */
     EXIT_INTERRUPTED = 130,
 };
 

@@ -105,7 +105,8 @@ static int parse_cpu(const char *s)
         if (dash)
             hi = strtol(dash + 1, &end, 10);
         if (*end || lo < 0 || hi < lo || hi >= CPU_SETSIZE)
-            rc = cli_usage_error("run", "--cpu takes a CPU list such as 0, 0-1 or 0,2; not '%s'", s);
+            rc =
+                cli_usage_error("run", "--cpu takes a CPU list such as 0, 0-1 or 0,2; not '%s'", s);
         for (long c = lo; rc == 0 && c <= hi; c++)
             CPU_SET((int)c, &set);
     }
@@ -117,17 +118,38 @@ static int parse_cpu(const char *s)
 
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
-    enum { O_TARGETS = 256, O_ITER, O_WARM, O_RUNS, O_PREFILL, O_FORMAT, O_OUTPUT, O_SAMPLES,
-           O_LABEL, O_CPU, O_QUIET, O_KEEP, O_PROGRESS, O_PROCESS };
-    static const struct option opts[] = {
-        {"targets", required_argument, NULL, O_TARGETS}, {"iterations", required_argument, NULL, O_ITER},
-        {"warmup", required_argument, NULL, O_WARM},     {"runs", required_argument, NULL, O_RUNS},
-        {"prefill", required_argument, NULL, O_PREFILL}, {"format", required_argument, NULL, O_FORMAT},
-        {"output", required_argument, NULL, O_OUTPUT},   {"samples", required_argument, NULL, O_SAMPLES},
-        {"label", required_argument, NULL, O_LABEL},     {"cpu", required_argument, NULL, O_CPU},
-        {"quiet", no_argument, NULL, O_QUIET},           {"progress", required_argument, NULL, O_PROGRESS},
-        {"process-cmd", required_argument, NULL, O_PROCESS}, {"keep", no_argument, NULL, O_KEEP},
-        {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    enum {
+        O_TARGETS = 256,
+        O_ITER,
+        O_WARM,
+        O_RUNS,
+        O_PREFILL,
+        O_FORMAT,
+        O_OUTPUT,
+        O_SAMPLES,
+        O_LABEL,
+        O_CPU,
+        O_QUIET,
+        O_KEEP,
+        O_PROGRESS,
+        O_PROCESS
+    };
+    static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
+                                         {"iterations", required_argument, NULL, O_ITER},
+                                         {"warmup", required_argument, NULL, O_WARM},
+                                         {"runs", required_argument, NULL, O_RUNS},
+                                         {"prefill", required_argument, NULL, O_PREFILL},
+                                         {"format", required_argument, NULL, O_FORMAT},
+                                         {"output", required_argument, NULL, O_OUTPUT},
+                                         {"samples", required_argument, NULL, O_SAMPLES},
+                                         {"label", required_argument, NULL, O_LABEL},
+                                         {"cpu", required_argument, NULL, O_CPU},
+                                         {"quiet", no_argument, NULL, O_QUIET},
+                                         {"progress", required_argument, NULL, O_PROGRESS},
+                                         {"process-cmd", required_argument, NULL, O_PROCESS},
+                                         {"keep", no_argument, NULL, O_KEEP},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
     a->o.floor_cycles = 2000;
     a->format = "markdown";
@@ -279,7 +301,7 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
 
 static int write_report(const run_args *a, const report *r)
 {
-    int (*fn)(const report *, FILE *) = !strcmp(a->format, "json") ? report_json
+    int (*fn)(const report *, FILE *) = !strcmp(a->format, "json")  ? report_json
                                         : !strcmp(a->format, "csv") ? report_csv
                                                                     : report_markdown;
     if (!a->output)

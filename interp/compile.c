@@ -505,7 +505,8 @@ static int append_effect(cc *c, command *cmd, const node *k, const node *v, cons
             rc = -1;
             continue;
         }
-        if (expr_compile(c->a, v->pairs[i].value, env, et->fields[fi].type, &e->build[fi], c->d) < 0)
+        if (expr_compile(c->a, v->pairs[i].value, env, et->fields[fi].type, &e->build[fi], c->d) <
+            0)
             rc = -1;
     }
     for (size_t i = 0; rc == 0 && i < et->nfields; i++)
@@ -610,7 +611,8 @@ static int check_creates_complete(cc *c, const command *cmd)
     const ty *st = cmd->agg->state;
     for (size_t i = 0; i < st->nfields; i++) {
         const field *f = &st->fields[i];
-        if ((int)i == cmd->agg->identity || f->optional || f->has_default || f->type->kind == TY_LIST)
+        if ((int)i == cmd->agg->identity || f->optional || f->has_default ||
+            f->type->kind == TY_LIST)
             continue;
         bool set = false;
         for (size_t j = 0; j < cmd->neffects; j++)

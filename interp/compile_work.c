@@ -301,7 +301,8 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
             names[k++] = c->p->commands[i]->verb;
         const char *hint = diag_suggest(verb->text, names, k);
         if (hint)
-            diag_error_at(c->d, verb, "unknown command '%s' (did you mean '%s'?)", verb->text, hint);
+            diag_error_at(c->d, verb, "unknown command '%s' (did you mean '%s'?)", verb->text,
+                          hint);
         else
             diag_error_at(c->d, verb, "unknown command '%s'", verb->text);
         return -1;

@@ -37,8 +37,8 @@ static void push(diag_list *d, diag_severity sev, const char *file, int line, in
         d->warnings++;
 }
 
-void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col,
-              const char *fmt, ...)
+void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col, const char *fmt,
+              ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -102,7 +102,10 @@ void diag_list_free(diag_list *d)
     memset(d, 0, sizeof *d);
 }
 
-static const char *sev_name(diag_severity s) { return s == DIAG_ERROR ? "error" : "warning"; }
+static const char *sev_name(diag_severity s)
+{
+    return s == DIAG_ERROR ? "error" : "warning";
+}
 
 void diag_print_text(FILE *out, const diag *g, const char *source, size_t source_len)
 {

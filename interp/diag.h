@@ -17,7 +17,7 @@ typedef enum diag_severity {
 
 typedef struct diag {
     diag_severity severity;
-    char *file; /* owned */
+    char *file;    /* owned */
     int line, col; /* 1-based; 0 when the whole file is meant */
     char *message; /* owned, one line, no trailing period */
 } diag;
@@ -29,8 +29,8 @@ typedef struct diag_list {
 } diag_list;
 
 /* Appends a diagnostic; file may be NULL. */
-void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col,
-              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col, const char *fmt,
+              ...) __attribute__((format(printf, 6, 7)));
 /* Appends an error at node n (n may be NULL: no position). */
 void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

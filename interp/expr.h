@@ -24,13 +24,13 @@ typedef enum expr_scope {
 /* What names mean where an expression is compiled. Any pointer may be NULL:
  * that scope does not exist there (e.g. no `self` in a policy). */
 typedef struct expr_env {
-    const ty *self;           /* struct type of the aggregate */
-    const ty *args;           /* struct type of the parameters */
-    bool allow_old;           /* old.x allowed (ensure) */
+    const ty *self;                 /* struct type of the aggregate */
+    const ty *args;                 /* struct type of the parameters */
+    bool allow_old;                 /* old.x allowed (ensure) */
     const char *const *alias_names; /* read aliases, in declaration order */
     const ty *const *alias_types;   /* their aggregates' struct types */
     size_t nalias;
-    const ty *event;          /* struct type of the event payload */
+    const ty *event; /* struct type of the event payload */
 } expr_env;
 
 typedef struct expr expr; /* opaque compiled form, lives in the arena */
@@ -43,8 +43,8 @@ typedef struct expr expr; /* opaque compiled form, lives in the arena */
  * 0; on failure appends one error, at the expression's own column inside the
  * YAML scalar (n->col plus the offset, plus one for a quoted scalar), and
  * returns -1. Compatibility is ty_compatible(). */
-int expr_compile(arena *a, const node *n, const expr_env *env, const ty *expected,
-                 const expr **out, diag_list *d);
+int expr_compile(arena *a, const node *n, const expr_env *env, const ty *expected, const expr **out,
+                 diag_list *d);
 /* Same, from a string at a given position (for tests and for templates). */
 int expr_compile_text(arena *a, const char *text, const char *file, int line, int col,
                       const expr_env *env, const ty *expected, const expr **out, diag_list *d);
@@ -59,8 +59,8 @@ const char *expr_text(const expr *e);
 const char *expr_render(const expr *e, char *buf, size_t size);
 /* Calls fn for every name the expression reads: (scope, alias index for
  * SCOPE_ALIAS else 0, field path as "a.b"). For lint and plan. */
-void expr_visit_names(const expr *e, void (*fn)(void *ctx, expr_scope scope, int alias,
-                                                const char *path),
+void expr_visit_names(const expr *e,
+                      void (*fn)(void *ctx, expr_scope scope, int alias, const char *path),
                       void *ctx);
 
 /* The values names are read from at evaluation: each is a VAL_STRUCT laid out
@@ -75,9 +75,9 @@ typedef struct expr_ctx {
 
 typedef enum expr_status {
     EXPR_OK = 0,
-    EXPR_OVERFLOW = -1,  /* 64-bit signed overflow in + - * / % or unary - */
-    EXPR_DIV_ZERO = -2,  /* / or % by zero */
-    EXPR_UNSET = -3,     /* read an optional field that is not set */
+    EXPR_OVERFLOW = -1, /* 64-bit signed overflow in + - * / % or unary - */
+    EXPR_DIV_ZERO = -2, /* / or % by zero */
+    EXPR_UNSET = -3,    /* read an optional field that is not set */
 } expr_status;
 
 /* Evaluates e. The result may point into the values of ctx (strings,

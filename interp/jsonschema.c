@@ -94,7 +94,7 @@ typedef struct jctx {
     node deep_at;            /* a copy of the node where it was hit */
     pattern_entry *patterns; /* compiled once per schema node */
     pcre2_match_data *match;
-    struct kw_entry *kw;     /* per schema object, its keywords found once */
+    struct kw_entry *kw; /* per schema object, its keywords found once */
     size_t kw_cap, kw_n;
 } jctx;
 

@@ -33,8 +33,7 @@ static bool match_all(const char *s, const char *accept, size_t from)
 
 static bool is_null_text(const char *s)
 {
-    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-           !strcmp(s, "NULL");
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 static int bool_text(const char *s)
@@ -283,8 +282,8 @@ static int on_event(loader *L, const yaml_event_t *ev)
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
         node *n = new_node(L, NODE_STRING, ev->start_mark);
-        n->text = arena_strndup(&L->dc->mem, (const char *)ev->data.scalar.value,
-                                ev->data.scalar.length);
+        n->text =
+            arena_strndup(&L->dc->mem, (const char *)ev->data.scalar.value, ev->data.scalar.length);
         n->len = ev->data.scalar.length;
         if (resolve_scalar(L, n, ev) < 0)
             return -1;

@@ -15,11 +15,11 @@ enum {
 };
 
 typedef struct doc {
-    arena mem;     /* every node and string of the tree */
-    char *path;    /* as given by the caller */
-    char *source;  /* the whole file, NUL-terminated, for caret lines */
+    arena mem;    /* every node and string of the tree */
+    char *path;   /* as given by the caller */
+    char *source; /* the whole file, NUL-terminated, for caret lines */
     size_t len;
-    node *root;    /* a NODE_NULL at 1:1 for an empty file */
+    node *root; /* a NODE_NULL at 1:1 for an empty file */
 } doc;
 
 enum {

@@ -28,13 +28,13 @@ typedef struct node_pair {
 
 struct node {
     node_kind kind;
-    const char *file; /* lent: owned by the document */
-    int line, col;    /* 1-based position of the node's first character */
-    bool quoted;      /* the scalar was single- or double-quoted in YAML */
-    char style;       /* scalars: 'p' plain, 's' single-quoted, 'd' double-quoted, 'b' block */
+    const char *file;   /* lent: owned by the document */
+    int line, col;      /* 1-based position of the node's first character */
+    bool quoted;        /* the scalar was single- or double-quoted in YAML */
+    char style;         /* scalars: 'p' plain, 's' single-quoted, 'd' double-quoted, 'b' block */
     const char *source; /* the whole document, for node_locate; NULL if not loaded from text */
-    const char *text; /* scalar source text, NUL-terminated ("" for collections) */
-    size_t len;       /* bytes of text (may contain NUL for quoted scalars) */
+    const char *text;   /* scalar source text, NUL-terminated ("" for collections) */
+    size_t len;         /* bytes of text (may contain NUL for quoted scalars) */
     union {
         bool b;
         int64_t i;

@@ -47,19 +47,19 @@ typedef struct event_def {
     const char *name;
     const ty *payload; /* struct type of the payload */
     size_t index;
-    const node *at;    /* the first emits that names it */
+    const node *at;          /* the first emits that names it */
     const policy **policies; /* the policies it triggers, in declaration order */
     size_t npolicies;
 } event_def;
 
 struct command {
-    const char *name;      /* "Purchase" */
-    const char *verb;      /* "Order.Purchase" */
+    const char *name; /* "Purchase" */
+    const char *verb; /* "Order.Purchase" */
     const aggregate *agg;
-    size_t index;          /* across the whole plan */
+    size_t index; /* across the whole plan */
     bool creates;
-    const ty *params;      /* struct type; declaration order */
-    int identity_param;    /* index in params of the identity parameter */
+    const ty *params;   /* struct type; declaration order */
+    int identity_param; /* index in params of the identity parameter */
     read_spec *reads;
     size_t nreads;
     check *guards;
@@ -105,20 +105,20 @@ typedef struct tmpl_part {
 
 /* One templated value inside a step's arguments. */
 typedef struct tmpl {
-    const int *path;   /* indexes from the args struct down to the value */
+    const int *path; /* indexes from the args struct down to the value */
     size_t depth;
-    bool as_int;       /* exactly one template feeding an int */
+    bool as_int; /* exactly one template feeding an int */
     tmpl_part *parts;
     size_t nparts;
-    size_t max_len;    /* bytes the expansion can take, for preallocation */
+    size_t max_len; /* bytes the expansion can take, for preallocation */
     const node *at;
 } tmpl;
 
 typedef struct step {
     const command *cmd;
     bool expect_refused;
-    value args;        /* a VAL_STRUCT of constants laid out as cmd->params */
-    tmpl *tmpls;       /* values to fill in per cycle */
+    value args;  /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls; /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;
@@ -135,12 +135,12 @@ typedef struct target_spec {
     durability durability;
     bool durability_set;
     const char *dsn;
-    const char *fence;        /* "rls" or NULL */
-    const char **command;     /* NULL-terminated argv, or NULL */
-    const char **verb_from;   /* verb renames for a process runtime */
+    const char *fence;      /* "rls" or NULL */
+    const char **command;   /* NULL-terminated argv, or NULL */
+    const char **verb_from; /* verb renames for a process runtime */
     const char **verb_to;
     size_t nverbs;
-    int64_t timeout_ms;       /* 0: the driver's default */
+    int64_t timeout_ms; /* 0: the driver's default */
     bool keep;
     const node *at;
 } target_spec;
@@ -159,19 +159,19 @@ typedef struct workload {
 
 /* What a store holds after one run, per the plan. */
 typedef struct plan_totals {
-    size_t commands_per_cycle;   /* steps in the cycle */
-    uint64_t commands_timed;     /* per run: iterations * commands_per_cycle */
-    uint64_t *aggregates;        /* per aggregate index */
-    uint64_t *events;            /* per event index */
+    size_t commands_per_cycle; /* steps in the cycle */
+    uint64_t commands_timed;   /* per run: iterations * commands_per_cycle */
+    uint64_t *aggregates;      /* per aggregate index */
+    uint64_t *events;          /* per event index */
 } plan_totals;
 
 typedef struct plan {
     arena mem;
-    doc *source;           /* the loaded document, kept for addresses */
+    doc *source; /* the loaded document, kept for addresses */
     const char *path;
     const char *domain;
     const char *about;
-    const ty **types;      /* named types in declaration order */
+    const ty **types; /* named types in declaration order */
     size_t ntypes;
     aggregate *aggs;
     size_t naggs;
@@ -182,7 +182,7 @@ typedef struct plan {
     policy *policies;
     size_t npolicies;
     workload work;
-    ty **regex;            /* types owning a compiled pattern (malloc'd list) */
+    ty **regex; /* types owning a compiled pattern (malloc'd list) */
     size_t nregex, regex_cap;
     /* per cycle and for setup, what one pass adds to the store */
     uint64_t *cycle_aggs, *cycle_events, *setup_aggs, *setup_events;

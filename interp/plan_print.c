@@ -221,8 +221,12 @@ void plan_print_text(const plan *p, FILE *out)
     for (size_t i = 0; i < p->ntypes; i++) {
         const ty *t = p->types[i];
         char desc[512], cons[256];
-        ty_describe(&(ty){.kind = t->kind, .values = t->values, .nvalues = t->nvalues,
-                          .fields = t->fields, .nfields = t->nfields, .elem = t->elem},
+        ty_describe(&(ty){.kind = t->kind,
+                          .values = t->values,
+                          .nvalues = t->nvalues,
+                          .fields = t->fields,
+                          .nfields = t->nfields,
+                          .elem = t->elem},
                     desc, sizeof desc);
         type_constraints(t, cons, sizeof cons);
         fprintf(out, "  %s = %s%s%s%s\n", t->name, desc, cons[0] ? " (" : "",
@@ -292,8 +296,9 @@ static cJSON *value_json(const step *st, const ty *t, const value *v, int *path,
             if (v->u.items[i].kind == VAL_NONE)
                 continue;
             path[depth] = (int)i;
-            cJSON_AddItemToObject(o, t->fields[i].name,
-                                  value_json(st, t->fields[i].type, &v->u.items[i], path, depth + 1));
+            cJSON_AddItemToObject(
+                o, t->fields[i].name,
+                value_json(st, t->fields[i].type, &v->u.items[i], path, depth + 1));
         }
         return o;
     }
@@ -529,7 +534,8 @@ static cJSON *plan_json(const plan *p)
         cJSON *args = cJSON_AddObjectToObject(o, "args");
         for (size_t j = 0; j < po->run->params->nfields; j++)
             if (po->args[j])
-                cJSON_AddItemToObject(args, po->run->params->fields[j].name, expr_json(po->args[j]));
+                cJSON_AddItemToObject(args, po->run->params->fields[j].name,
+                                      expr_json(po->args[j]));
         cJSON_AddItemToArray(pols, o);
     }
     const workload *w = &p->work;

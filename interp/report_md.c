@@ -70,8 +70,8 @@ void report_fmt_us(double ns, char *buf, size_t n)
         uint64_t unit = decimals == 3 ? 1 : decimals == 2 ? 10 : 100;
         uint64_t q = (a + unit / 2) / unit; /* in units of the last digit, halves up */
         uint64_t per_us = 1000 / unit;
-        snprintf(text, sizeof text, "%s%" PRIu64 ".%0*" PRIu64, v < 0 && q ? "-" : "",
-                 q / per_us, decimals, q % per_us);
+        snprintf(text, sizeof text, "%s%" PRIu64 ".%0*" PRIu64, v < 0 && q ? "-" : "", q / per_us,
+                 decimals, q % per_us);
     } else {
         snprintf(text, sizeof text, "%.1f", k / 1000.0);
     }

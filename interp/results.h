@@ -14,20 +14,20 @@
 enum { RESULT_SCHEMA_VERSION = 1 };
 
 typedef struct verb_result {
-    const char *verb;  /* "Order.AddTopping" */
-    uint64_t count;    /* timed dispatches */
-    uint64_t refused;  /* of which refused on purpose (expect: refused) */
+    const char *verb; /* "Order.AddTopping" */
+    uint64_t count;   /* timed dispatches */
+    uint64_t refused; /* of which refused on purpose (expect: refused) */
     double p50_ns, p99_ns;
     double round_trips_per_command; /* NAN unless the target counts round trips */
 } verb_result;
 
 typedef struct run_result {
-    int run;                 /* 1-based */
-    run_figures fig;         /* latencies in ns; NAN where absent */
-    verb_result *verbs;      /* one per distinct verb of the cycle, cycle order */
+    int run;            /* 1-based */
+    run_figures fig;    /* latencies in ns; NAN where absent */
+    verb_result *verbs; /* one per distinct verb of the cycle, cycle order */
     size_t nverbs;
-    hist all;                /* every timed latency of the run */
-    double roundtrip_floor_p50_ns; /* NAN unless the target has a floor probe */
+    hist all;                       /* every timed latency of the run */
+    double roundtrip_floor_p50_ns;  /* NAN unless the target has a floor probe */
     double round_trips_per_command; /* NAN unless the target counts round trips */
 } run_result;
 
@@ -39,18 +39,18 @@ typedef enum verify_status {
 
 typedef struct target_result {
     const char *domain;
-    const char *target;      /* the driver */
-    const char *label;       /* the row's name */
+    const char *target; /* the driver */
+    const char *label;  /* the row's name */
     int64_t prefill;
-    const char *durability;  /* "full", "normal", "off", or NULL where it does not apply */
-    run_result *runs;        /* the runs that finished */
+    const char *durability; /* "full", "normal", "off", or NULL where it does not apply */
+    run_result *runs;       /* the runs that finished */
     size_t nruns;
-    run_figures median;      /* median of each figure across runs */
+    run_figures median; /* median of each figure across runs */
     double throughput_lo, throughput_hi;
     verify_status verify;
     char verify_detail[256]; /* what did not match, when it failed */
     bool failed;
-    char reason[1024];       /* why it failed (the run, the step, the cycle) */
+    char reason[1024]; /* why it failed (the run, the step, the cycle) */
 } target_result;
 
 typedef struct label_reason {
@@ -65,17 +65,17 @@ typedef struct environment {
     char os[256];
     char kernel[256];
     char clock_source[64];
-    char affinity[256];      /* CPU list in force, e.g. "0-1" */
+    char affinity[256]; /* CPU list in force, e.g. "0-1" */
     char compiler[128];
     char build_type[64];
-    char build_flags[256];   /* sanitizers, optimisation */
-    char libraries[512];     /* "libyaml 0.2.5, SQLite 3.40.1, libpq 15, PCRE2 10.42, cJSON 1.7.15" */
-    char postgres[256];      /* server version and settings, or "" */
-    char version[64];        /* bench version */
+    char build_flags[256]; /* sanitizers, optimisation */
+    char libraries[512];   /* "libyaml 0.2.5, SQLite 3.40.1, libpq 15, PCRE2 10.42, cJSON 1.7.15" */
+    char postgres[256];    /* server version and settings, or "" */
+    char version[64];      /* bench version */
     char commit[64];
     double load_before[3], load_after[3];
-    char label[256];         /* --label */
-    char date[64];           /* ISO 8601 UTC of the start */
+    char label[256]; /* --label */
+    char date[64];   /* ISO 8601 UTC of the start */
 } environment;
 
 typedef struct spec_config {
@@ -89,10 +89,10 @@ typedef struct run_config {
     int64_t warmup, iterations, runs; /* as in force (flags override the spec) */
     int64_t *prefill;
     size_t nprefill;
-    const char **targets;   /* labels, in order */
+    const char **targets; /* labels, in order */
     size_t ntargets;
-    bool samples;           /* --samples was on */
-    const char *cpu;        /* --cpu as given, or NULL */
+    bool samples;    /* --samples was on */
+    const char *cpu; /* --cpu as given, or NULL */
 } run_config;
 
 typedef struct report {

@@ -21,9 +21,9 @@ volatile sig_atomic_t runner_interrupted;
 typedef struct step_inst {
     const step *st;
     value args;
-    value **slots;  /* one per template */
+    value **slots; /* one per template */
     char **bufs;
-    int verb;       /* index into the run's per-verb histograms */
+    int verb; /* index into the run's per-verb histograms */
 } step_inst;
 
 /* All the state of one run, in one struct, so several could run side by side. */
@@ -37,12 +37,12 @@ typedef struct run_state {
     arena mem;
     step_inst *setup, *cycle;
     hist all, tenths[STATS_TENTHS];
-    hist *verbs;        /* per distinct verb of the cycle */
+    hist *verbs; /* per distinct verb of the cycle */
     const char **verb_names;
     uint64_t *verb_refused;
     uint64_t *verb_trips; /* round trips per verb in the timed pass */
     size_t nverbs;
-    uint64_t *samples;  /* --samples: one latency per timed command */
+    uint64_t *samples; /* --samples: one latency per timed command */
     char failure[1024];
 } run_state;
 
@@ -144,8 +144,9 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
 {
     const step *st = si->st;
     if (n >= 0)
-        snprintf(rs->failure, sizeof rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %.800s",
-                 rs->run, phase, n, st->cmd->verb, st->at->file, st->at->line, what);
+        snprintf(rs->failure, sizeof rs->failure,
+                 "run %d, %s cycle %" PRId64 ", %s (%s:%d): %.800s", rs->run, phase, n,
+                 st->cmd->verb, st->at->file, st->at->line, what);
     else
         snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %.800s", rs->run, phase,
                  st->cmd->verb, st->at->file, st->at->line, what);
@@ -204,9 +205,8 @@ typedef struct progress {
 
 static void progress_line(run_state *rs, uint64_t done)
 {
-    fprintf(stderr, "  %s %s run %d: %" PRIu64 " commands, p50 %.1f us so far\n",
-            rs->p->domain, rs->ts->label, rs->run, done,
-            (double)hist_percentile(&rs->all, 0.5) / 1000.0);
+    fprintf(stderr, "  %s %s run %d: %" PRIu64 " commands, p50 %.1f us so far\n", rs->p->domain,
+            rs->ts->label, rs->run, done, (double)hist_percentile(&rs->all, 0.5) / 1000.0);
 }
 
 /* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
@@ -272,7 +272,8 @@ static int verify(run_state *rs, target_result *tr)
         tr->verify = VERIFY_NA;
     } else if (rc != TARGET_OK) {
         tr->verify = VERIFY_FAIL;
-        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run, rs->t->message);
+        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run,
+                 rs->t->message);
         out = -1;
     } else {
         plan_totals want;
@@ -280,8 +281,8 @@ static int verify(run_state *rs, target_result *tr)
         for (size_t i = 0; out == 0 && i < p->naggs; i++)
             if (aggs[i] != want.aggregates[i]) {
                 snprintf(tr->verify_detail, sizeof tr->verify_detail,
-                         "run %d: the store holds %" PRIu64 " %s, the plan says %" PRIu64,
-                         rs->run, aggs[i], p->aggs[i].name, want.aggregates[i]);
+                         "run %d: the store holds %" PRIu64 " %s, the plan says %" PRIu64, rs->run,
+                         aggs[i], p->aggs[i].name, want.aggregates[i]);
                 out = -1;
             }
         for (size_t i = 0; out == 0 && i < p->nevents; i++)
@@ -405,8 +406,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
     rr->all = rs->all;
     memset(&rs->all, 0, sizeof rs->all);
     rr->roundtrip_floor_p50_ns = floor_ns;
-    rr->round_trips_per_command =
-        round_trips ? (double)round_trips / (double)commands : NAN;
+    rr->round_trips_per_command = round_trips ? (double)round_trips / (double)commands : NAN;
 }
 
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
@@ -511,8 +511,8 @@ static void progress_run(const run_options *o, const run_state *rs, const target
     if (rs->prefill)
         snprintf(at, sizeof at, "@%" PRId64, rs->prefill);
     fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us\n",
-            rs->p->domain, rs->ts->label, at, rs->run, runs,
-            f->throughput_per_s, f->p50_ns / 1000.0, f->p99_ns / 1000.0);
+            rs->p->domain, rs->ts->label, at, rs->run, runs, f->throughput_per_s,
+            f->p50_ns / 1000.0, f->p99_ns / 1000.0);
 }
 
 typedef struct slot {
@@ -524,13 +524,15 @@ typedef struct slot {
     bool skipped;
 } slot;
 
-static int64_t or_default(int64_t flag, int64_t spec) { return flag >= 0 ? flag : spec; }
+static int64_t or_default(int64_t flag, int64_t spec)
+{
+    return flag >= 0 ? flag : spec;
+}
 
 /* One run of one slot. Returns 0, or -1 when the slot failed (recorded). */
 static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, report *r)
 {
-    run_state rs = {.p = sl->p, .ts = sl->ts, .drv = sl->drv, .run = run,
-                    .prefill = sl->prefill};
+    run_state rs = {.p = sl->p, .ts = sl->ts, .drv = sl->drv, .run = run, .prefill = sl->prefill};
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
     int rc = state_init(&rs);
@@ -557,7 +559,11 @@ static double harness_floor(const plan *p, const run_options *o)
     if (!drv || o->floor_cycles == 0)
         return NAN;
     static const target_spec ts = {.name = "null", .label = "null"};
-    run_state rs = {.p = p, .ts = &ts, .drv = drv, .run = 1, .warmup = 100,
+    run_state rs = {.p = p,
+                    .ts = &ts,
+                    .drv = drv,
+                    .run = 1,
+                    .warmup = 100,
                     .iterations = (int64_t)o->floor_cycles};
     target_result tr = {0};
     run_result rr;

@@ -13,17 +13,17 @@
 #include "results.h"
 
 typedef struct run_options {
-    const char *const *only;  /* labels or driver names to run (NULL: all the spec lists) */
+    const char *const *only; /* labels or driver names to run (NULL: all the spec lists) */
     size_t nonly;
     int64_t iterations, warmup, runs; /* -1: as the spec says */
-    const int64_t *prefill;   /* NULL: as the spec says */
+    const int64_t *prefill;           /* NULL: as the spec says */
     size_t nprefill;
-    const char *process_cmd;  /* --process-cmd: overrides a process target's command */
-    FILE *samples;            /* --samples: raw latencies as CSV, or NULL */
-    bool quiet;               /* no progress lines */
-    bool keep;                /* --keep: sqlite and postgres keep their scratch stores */
-    double progress_seconds;  /* > 0: a progress line every so often, as pgbench -P */
-    uint64_t floor_cycles;    /* cycles of the harness-floor null pass (0: none) */
+    const char *process_cmd; /* --process-cmd: overrides a process target's command */
+    FILE *samples;           /* --samples: raw latencies as CSV, or NULL */
+    bool quiet;              /* no progress lines */
+    bool keep;               /* --keep: sqlite and postgres keep their scratch stores */
+    double progress_seconds; /* > 0: a progress line every so often, as pgbench -P */
+    uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor and lint's
      * dry run always use the built-in null and memory drivers. */

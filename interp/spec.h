@@ -14,8 +14,8 @@ typedef enum spec_status {
 } spec_status;
 
 typedef struct spec {
-    doc *dc;  /* the loaded text, for caret lines; owned by p once p exists */
-    plan *p;  /* NULL unless SPEC_OK */
+    doc *dc; /* the loaded text, for caret lines; owned by p once p exists */
+    plan *p; /* NULL unless SPEC_OK */
 } spec;
 
 /* Loads and checks path. Diagnostics (errors and warnings) go to d. Whatever

@@ -25,8 +25,7 @@ typedef struct store_ops {
     /* 1 and the record in *out when found, 0 when absent, -1 on error. */
     int (*load)(store *s, const aggregate *agg, const value *key, value *out);
     /* Writes the record's new state (created: it did not exist before). */
-    int (*save)(store *s, const aggregate *agg, const value *key, const value *state,
-                bool created);
+    int (*save)(store *s, const aggregate *agg, const value *key, const value *state, bool created);
     int (*append_event)(store *s, const event_def *ev, const aggregate *agg, const value *key,
                         const value *payload);
     int (*commit)(store *s);

@@ -16,8 +16,7 @@ bool ty_compatible(const ty *a, const ty *b)
     switch (a->kind) {
     case TY_INT:
     case TY_STRING:
-    case TY_BOOL:
-        return true;
+    case TY_BOOL: return true;
     case TY_ENUM:
         if (a->nvalues != b->nvalues)
             return false;
@@ -33,8 +32,7 @@ bool ty_compatible(const ty *a, const ty *b)
                 !ty_compatible(a->fields[i].type, b->fields[i].type))
                 return false;
         return true;
-    case TY_LIST:
-        return ty_compatible(a->elem, b->elem);
+    case TY_LIST: return ty_compatible(a->elem, b->elem);
     }
     return false;
 }

@@ -40,27 +40,27 @@ struct value {
     union {
         int64_t i;
         bool b;
-        int32_t e;         /* index into the enum type's values */
-        const char *s;     /* UTF-8, not NUL-terminated in general */
-        value *items;      /* struct fields in declaration order, or list items */
+        int32_t e;     /* index into the enum type's values */
+        const char *s; /* UTF-8, not NUL-terminated in general */
+        value *items;  /* struct fields in declaration order, or list items */
     } u;
 };
 
 typedef struct field {
     const char *name;
     const ty *type;
-    bool optional;    /* may be unset (VAL_NONE); has(name) tests it */
+    bool optional; /* may be unset (VAL_NONE); has(name) tests it */
     bool has_default;
-    value def;        /* valid when has_default */
-    const node *at;   /* where it was declared */
+    value def;      /* valid when has_default */
+    const node *at; /* where it was declared */
 } field;
 
 struct ty {
     ty_kind kind;
-    const char *name; /* the named type ("Cents"), or NULL for an inline one */
+    const char *name;    /* the named type ("Cents"), or NULL for an inline one */
     const char *refines; /* for an inline refinement ({type: Standing, default: good}),
                             the name of the type it refines; for display only */
-    const node *at;   /* where it was declared, when it was */
+    const node *at;      /* where it was declared, when it was */
     /* TY_INT */
     bool has_min, has_max;
     int64_t min, max;

@@ -4,8 +4,7 @@
 #include <pcre2.h>
 #include <string.h>
 
-static int fail(char *why, size_t size, const char *what, const char *fmt, long long a,
-                long long b)
+static int fail(char *why, size_t size, const char *what, const char *fmt, long long a, long long b)
 {
     char msg[160];
     snprintf(msg, sizeof msg, fmt, a, b);

@@ -844,14 +844,14 @@ static void test_report_fmt_us_keeps_three_significant_digits(void **state)
     static const fmt_case cases[] = {
         {0, "0.000"},
         {0.0004, "0.000"},
-        {49.4, "0.049"},    /* 49 ns */
-        {49.5, "0.050"},    /* 50 ns: a whole ns first, as the JSON's 0.050 */
-        {449.6, "0.450"},   /* 450 ns */
-        {9999.4, "9.999"},  /* below 10 us: to the ns */
-        {9999.5, "10.00"},  /* 10000 ns: two decimals from 10 us */
-        {12345, "12.35"},   /* 12345 ns: halves up to 10 ns */
+        {49.4, "0.049"},   /* 49 ns */
+        {49.5, "0.050"},   /* 50 ns: a whole ns first, as the JSON's 0.050 */
+        {449.6, "0.450"},  /* 450 ns */
+        {9999.4, "9.999"}, /* below 10 us: to the ns */
+        {9999.5, "10.00"}, /* 10000 ns: two decimals from 10 us */
+        {12345, "12.35"},  /* 12345 ns: halves up to 10 ns */
         {99994, "99.99"},
-        {99995, "100.0"},   /* from 100 us: one decimal */
+        {99995, "100.0"}, /* from 100 us: one decimal */
         {302000, "302.0"},
         {1476949.6, "1,477.0"}, /* 1476950 ns */
         {999949.4, "999.9"},
