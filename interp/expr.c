@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "value.h"
+
 enum { EXPR_MAX_LEN = 4096, EXPR_MAX_DEPTH = 64, EXPR_MSG_MAX = 512, TY_DESC_MAX = 160 };
 
 typedef enum xop {
@@ -1040,29 +1042,6 @@ static expr_status ev_arith(const xnode *n, const expr_ctx *x, value *out)
     if (s == EXPR_OK)
         *out = int_value(v);
     return s;
-}
-
-static bool value_equal(const value *a, const value *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case VAL_NONE: return true;
-    case VAL_INT: return a->u.i == b->u.i;
-    case VAL_BOOL: return a->u.b == b->u.b;
-    case VAL_ENUM: return a->u.e == b->u.e;
-    case VAL_STRING:
-        return a->len == b->len && (a->len == 0 || memcmp(a->u.s, b->u.s, a->len) == 0);
-    case VAL_STRUCT:
-    case VAL_LIST:
-        if (a->len != b->len)
-            return false;
-        for (uint32_t i = 0; i < a->len; i++)
-            if (!value_equal(&a->u.items[i], &b->u.items[i]))
-                return false;
-        return true;
-    }
-    return false;
 }
 
 /* Bytewise, a prefix first. */

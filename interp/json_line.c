@@ -1,8 +1,8 @@
-/* json_line.c: the protocol's JSON, encoded and decoded against the plan's
- * types in one pass, with no DOM. The decoder mirrors the compiler's rules
- * for constant arguments (compile_work.c): unknown fields and missing
- * required ones are refused, an absent list is [], an absent field with a
- * default takes it. */
+/* json_line.c: values as JSON (the protocol's, and the SQL targets' stored
+ * form), encoded and decoded against the plan's types in one pass, with no
+ * DOM. The decoder mirrors the compiler's rules for constant arguments
+ * (compile_work.c): unknown fields and missing required ones are refused,
+ * an absent list is [], an absent field with a default takes it. */
 #include "json_line.h"
 
 #include <stdarg.h>
@@ -100,7 +100,8 @@ static void put_int(jline *b, int64_t v)
     jline_put(b, tmp + sizeof tmp - n, n);
 }
 
-void json_put_value(jline *b, const ty *t, const value *v)
+/* nulls: unset struct fields as null (the stored form), not left out. */
+static void put_value(jline *b, const ty *t, const value *v, bool nulls)
 {
     switch (v->kind) {
     case VAL_NONE: jline_put(b, "null", 4); return;
@@ -116,7 +117,7 @@ void json_put_value(jline *b, const ty *t, const value *v)
         jline_putc(b, '{');
         bool first = true;
         for (uint32_t i = 0; i < v->len; i++) {
-            if (v->u.items[i].kind == VAL_NONE)
+            if (v->u.items[i].kind == VAL_NONE && !nulls)
                 continue;
             /* field names are identifiers: nothing to escape */
             const char *name = t->fields[i].name;
@@ -129,7 +130,7 @@ void json_put_value(jline *b, const ty *t, const value *v)
             b->len += len;
             b->data[b->len++] = '"';
             b->data[b->len++] = ':';
-            json_put_value(b, t->fields[i].type, &v->u.items[i]);
+            put_value(b, t->fields[i].type, &v->u.items[i], nulls);
             first = false;
         }
         jline_putc(b, '}');
@@ -140,11 +141,21 @@ void json_put_value(jline *b, const ty *t, const value *v)
         for (uint32_t i = 0; i < v->len; i++) {
             if (i)
                 jline_putc(b, ',');
-            json_put_value(b, t->elem, &v->u.items[i]);
+            put_value(b, t->elem, &v->u.items[i], nulls);
         }
         jline_putc(b, ']');
         return;
     }
+}
+
+void json_put_value(jline *b, const ty *t, const value *v)
+{
+    put_value(b, t, v, false);
+}
+
+void json_put_stored(jline *b, const ty *t, const value *v)
+{
+    put_value(b, t, v, true);
 }
 
 /* ---- decoding ---- */
@@ -159,7 +170,8 @@ typedef struct jpath {
 
 typedef struct jd {
     const char *p, *end;
-    arena *a; /* NULL: strings are checked but not unescaped */
+    arena *a;  /* NULL: strings are checked but not unescaped */
+    bool keep; /* string values are copied into a even without escapes */
     char *why;
     size_t size;
 } jd;
@@ -369,18 +381,52 @@ static int skip_number(jd *d, const jpath *what)
     return 0;
 }
 
+/* Before a value: 0 with d->p at its first byte, or -1 when it is nested
+ * too deep or missing. */
+static int value_start(jd *d, const jpath *what, int depth)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
+    ws(d);
+    if (d->p >= d->end)
+        return fail(d, what, "expected a value, got the end of the line");
+    return 0;
+}
+
+/* Steps over the '{' or '[' at d->p; true, and past close too, when the
+ * object or array is empty. */
+static bool open_empty(jd *d, char close)
+{
+    d->p++;
+    ws(d);
+    if (d->p < d->end && *d->p == close) {
+        d->p++;
+        return true;
+    }
+    return false;
+}
+
+/* After a member or an item: 1 past a ',' (another follows), 0 past close
+ * (that was the last), -1 at anything else. */
+static int next_or_close(jd *d, const jpath *what, char close)
+{
+    ws(d);
+    if (d->p < d->end && (*d->p == ',' || *d->p == close))
+        return *d->p++ == ',';
+    return fail(d, what,
+                close == '}' ? "expected ',' or '}' in an object, got %s"
+                             : "expected ',' or ']' in an array, got %s",
+                found(d));
+}
+
 /* Calls member(d, key, len, ctx) for each member of the object at d->p,
  * positioned at the member's value, which member must consume. */
 typedef int (*member_fn)(jd *d, const char *key, uint32_t len, void *ctx);
 
 static int object(jd *d, const jpath *what, member_fn member, void *ctx)
 {
-    d->p++; /* '{' */
-    ws(d);
-    if (d->p < d->end && *d->p == '}') {
-        d->p++;
+    if (open_empty(d, '}'))
         return 0;
-    }
     for (;;) {
         ws(d);
         if (d->p >= d->end || *d->p != '"')
@@ -396,16 +442,26 @@ static int object(jd *d, const jpath *what, member_fn member, void *ctx)
         ws(d);
         if (member(d, key, len, ctx) < 0)
             return -1;
-        ws(d);
-        if (d->p < d->end && *d->p == ',') {
-            d->p++;
-            continue;
-        }
-        if (d->p < d->end && *d->p == '}') {
-            d->p++;
-            return 0;
-        }
-        return fail(d, what, "expected ',' or '}' in an object, got %s", found(d));
+        int more = next_or_close(d, what, '}');
+        if (more <= 0)
+            return more;
+    }
+}
+
+/* Calls item(d, index, ctx) for each item of the array at d->p, positioned
+ * at the item, which item must consume. */
+typedef int (*item_fn)(jd *d, size_t index, void *ctx);
+
+static int array(jd *d, const jpath *what, item_fn item, void *ctx)
+{
+    if (open_empty(d, ']'))
+        return 0;
+    for (size_t i = 0;; i++) {
+        if (item(d, i, ctx) < 0)
+            return -1;
+        int more = next_or_close(d, what, ']');
+        if (more <= 0)
+            return more;
     }
 }
 
@@ -420,13 +476,16 @@ static int skip_member(jd *d, const char *key, uint32_t len, void *ctx)
     return skip_value(d, c->what, c->depth);
 }
 
+static int skip_item(jd *d, size_t index, void *ctx)
+{
+    skip_ctx *c = ctx;
+    return skip_value(d, c->what, c->depth);
+}
+
 static int skip_value(jd *d, const jpath *what, int depth)
 {
-    if (depth > JSON_MAX_DEPTH)
-        return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
-    ws(d);
-    if (d->p >= d->end)
-        return fail(d, what, "expected a value, got the end of the line");
+    if (value_start(d, what, depth) < 0)
+        return -1;
     const char *s;
     uint32_t len;
     arena *a = d->a;
@@ -444,27 +503,10 @@ static int skip_value(jd *d, const jpath *what, int depth)
         d->a = a;
         return rc;
     }
-    case '[':
-        d->p++;
-        ws(d);
-        if (d->p < d->end && *d->p == ']') {
-            d->p++;
-            return 0;
-        }
-        for (;;) {
-            if (skip_value(d, what, depth + 1) < 0)
-                return -1;
-            ws(d);
-            if (d->p < d->end && *d->p == ',') {
-                d->p++;
-                continue;
-            }
-            if (d->p < d->end && *d->p == ']') {
-                d->p++;
-                return 0;
-            }
-            return fail(d, what, "expected ',' or ']' in an array, got %s", found(d));
-        }
+    case '[': {
+        skip_ctx c = {what, depth + 1};
+        return array(d, what, skip_item, &c);
+    }
     case 't': return literal(d, "true", 4) ? 0 : fail(d, what, "an invalid literal");
     case 'f': return literal(d, "false", 5) ? 0 : fail(d, what, "an invalid literal");
     case 'n': return literal(d, "null", 4) ? 0 : fail(d, what, "an invalid literal");
@@ -564,41 +606,35 @@ static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int 
     return 0;
 }
 
+typedef struct list_ctx {
+    const ty *t;
+    const jpath *what;
+    value *items;
+    size_t n, cap;
+    int depth;
+} list_ctx;
+
+static int list_item(jd *d, size_t index, void *ctx)
+{
+    list_ctx *c = ctx;
+    if (c->n == c->cap) { /* the arena keeps the old array until it is reset */
+        value *more = arena_alloc(d->a, 2 * c->cap * sizeof *more);
+        memcpy(more, c->items, c->n * sizeof *more);
+        c->items = more;
+        c->cap *= 2;
+    }
+    jpath sub = {.up = c->what, .index = index};
+    return decode(d, c->t->elem, &sub, &c->items[c->n++], c->depth + 1);
+}
+
 static int decode_list(jd *d, const ty *t, const jpath *what, value *out, int depth)
 {
     if (*d->p != '[')
         return fail(d, what, "expected an array, got %s", found(d));
-    d->p++;
-    ws(d);
-    size_t n = 0, cap = 8;
-    value *items = arena_alloc(d->a, cap * sizeof *items);
-    if (d->p < d->end && *d->p == ']') {
-        d->p++;
-        *out = (value){.kind = VAL_LIST, .len = 0, .u.items = items};
-        return 0;
-    }
-    for (;;) {
-        if (n == cap) { /* the arena keeps the old array until it is reset */
-            value *more = arena_alloc(d->a, 2 * cap * sizeof *more);
-            memcpy(more, items, n * sizeof *items);
-            items = more;
-            cap *= 2;
-        }
-        jpath sub = {.up = what, .index = n};
-        if (decode(d, t->elem, &sub, &items[n++], depth + 1) < 0)
-            return -1;
-        ws(d);
-        if (d->p < d->end && *d->p == ',') {
-            d->p++;
-            continue;
-        }
-        if (d->p < d->end && *d->p == ']') {
-            d->p++;
-            break;
-        }
-        return fail(d, what, "expected ',' or ']' in an array, got %s", found(d));
-    }
-    *out = (value){.kind = VAL_LIST, .len = (uint32_t)n, .u.items = items};
+    list_ctx c = {t, what, arena_alloc(d->a, 8 * sizeof(value)), 0, 8, depth};
+    if (array(d, what, list_item, &c) < 0)
+        return -1;
+    *out = (value){.kind = VAL_LIST, .len = (uint32_t)c.n, .u.items = c.items};
     return 0;
 }
 
@@ -616,22 +652,23 @@ static void enum_names(const ty *t, char *buf, size_t size)
 
 static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
 {
-    if (depth > JSON_MAX_DEPTH)
-        return fail(d, what, "nested deeper than %d levels", JSON_MAX_DEPTH);
-    ws(d);
-    if (d->p >= d->end)
-        return fail(d, what, "expected a value, got the end of the line");
+    if (value_start(d, what, depth) < 0)
+        return -1;
     const char *s;
     uint32_t len;
     switch (t->kind) {
     case TY_INT: out->kind = VAL_INT; return integer(d, what, &out->u.i);
-    case TY_STRING:
+    case TY_STRING: {
+        const char *start = d->p + 1;
         if (*d->p != '"')
             return fail(d, what, "expected a string, got %s", found(d));
         if (string(d, what, &s, &len) < 0)
             return -1;
+        if (d->keep && s == start) /* borrowed from the input */
+            s = arena_strndup(d->a, s, len);
         *out = (value){.kind = VAL_STRING, .len = len, .u.s = s};
         return 0;
+    }
     case TY_BOOL:
         if (literal(d, "true", 4) || literal(d, "false", 5)) {
             *out = (value){.kind = VAL_BOOL, .u.b = d->p[-1] == 'e' && d->p[-2] == 'u'};
@@ -660,17 +697,29 @@ static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
     return fail(d, what, "a type this decoder does not know");
 }
 
+static int decode_text(jd *d, const ty *t, const char *what, value *out)
+{
+    jpath root = {.name = what, .len = strlen(what)};
+    if (decode(d, t, &root, out, 0) < 0)
+        return -1;
+    ws(d);
+    if (d->p != d->end)
+        return fail(d, &root, "unexpected text after the value");
+    return 0;
+}
+
 int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
                 char *why, size_t size)
 {
     jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
-    jpath root = {.name = what, .len = strlen(what)};
-    if (decode(&d, t, &root, out, 0) < 0)
-        return -1;
-    ws(&d);
-    if (d.p != d.end)
-        return fail(&d, &root, "unexpected text after the value");
-    return 0;
+    return decode_text(&d, t, what, out);
+}
+
+int json_decode_stored(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                       char *why, size_t size)
+{
+    jd d = {.p = s, .end = s + n, .a = a, .keep = true, .why = why, .size = size};
+    return decode_text(&d, t, what, out);
 }
 
 /* ---- requests ---- */

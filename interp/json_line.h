@@ -1,8 +1,10 @@
-/* json_line.h: the JSON of the process protocol (schema/protocol.md), one
- * object per line, encoded and decoded against the plan's types without a
- * DOM: `bench serve` decodes requests and encodes answers with it, the
- * process target encodes requests and reads answers. Nothing here allocates
- * per line except through the buffers and arenas the caller passes in. */
+/* json_line.h: values as JSON, encoded and decoded against the plan's
+ * types without a DOM. The process protocol (schema/protocol.md) uses it one
+ * object per line: `bench serve` decodes requests and encodes answers, the
+ * process target encodes requests and reads answers. The SQL targets keep
+ * struct and list columns and event payloads in its stored form. Nothing
+ * here allocates except through the buffers and arenas the caller passes
+ * in. */
 #ifndef BENCH_JSON_LINE_H
 #define BENCH_JSON_LINE_H
 
@@ -47,6 +49,16 @@ void json_put_value(jline *b, const ty *t, const value *v);
  * "pizza.size: 'medium' is not one of small, large". */
 int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
                 char *why, size_t size);
+
+/* The stored form, as the SQL targets keep values: json_put_stored writes
+ * unset optional fields as null instead of leaving them out (left out, one
+ * would decode as its default or []), and json_decode_stored copies every
+ * string into a, so *out outlives s (a database row). Otherwise both are
+ * json_put_value and json_decode; together they give back exactly the value
+ * written. */
+void json_put_stored(jline *b, const ty *t, const value *v);
+int json_decode_stored(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                       char *why, size_t size);
 
 /* One request line, as `bench serve` reads it. */
 typedef enum json_request_kind {

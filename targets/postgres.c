@@ -45,10 +45,10 @@
 #include <unistd.h>
 
 #include "drivers.h"
+#include "json_line.h"
 #include "pq_dl.h"
 #include "runtime.h"
 #include "sqlgen.h"
-#include "valjson.h"
 
 enum {
     PG_ERROR_MAX = 512,
@@ -382,9 +382,9 @@ typedef struct pg_store {
     sql_schema *sql;
     PGconn *conn;
     uint64_t *round_trips;
-    stmt_names *names; /* per table */
-    arena mem;         /* per transaction: parameters, cached records */
-    jbuf json;
+    stmt_names *names;     /* per table */
+    arena mem;             /* per transaction: parameters, cached records */
+    jline json;            /* JSON text of the parameter being written */
     pg_op *reads, *writes; /* queued SELECTs; queued INSERTs, UPDATEs and events */
     size_t nreads, nwrites, reads_cap, writes_cap;
     pg_rec *recs;
@@ -486,8 +486,7 @@ static int param_text(pg_store *g, const ty *t, const value *v, const char **out
     case VAL_LIST: break;
     }
     g->json.len = 0;
-    if (valjson_write(&g->json, t, v) < 0)
-        return oom(g);
+    json_put_stored(&g->json, t, v);
     *out = arena_strndup(&g->mem, g->json.data, g->json.len);
     return 0;
 }
@@ -561,6 +560,7 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
         const char *text = pq->getvalue(r, 0, c);
         size_t len = (size_t)pq->getlength(r, 0, c);
         value *v = &items[i];
+        char why[256] = "";
         bool ok = true;
         switch (f->type->kind) {
         case TY_INT: {
@@ -579,13 +579,15 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
             ok = v->u.e >= 0;
             break;
         case TY_STRUCT:
-        case TY_LIST: ok = valjson_read(&g->mem, f->type, text, len, v) == 0; break;
+        case TY_LIST:
+            ok = json_decode_stored(text, len, f->type, f->name, &g->mem, v, why, sizeof why) == 0;
+            break;
         }
         if (!ok)
             return store_error(g,
                                "the column of field %s holds '%.100s', which is not a value of "
-                               "its type",
-                               f->name, text);
+                               "its type%s%s",
+                               f->name, text, why[0] ? ": " : "", why);
     }
     rec->state = REC_PRESENT;
     rec->val = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
@@ -1151,7 +1153,7 @@ static void postgres_close(target *t)
         pq->finish(g->conn);
     sqlgen_free(g->sql);
     arena_free(&g->mem);
-    jbuf_free(&g->json);
+    jline_free(&g->json);
     free(g->names);
     free(g->reads);
     free(g->writes);

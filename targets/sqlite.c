@@ -20,9 +20,9 @@
 #include <sqlite3.h>
 
 #include "drivers.h"
+#include "json_line.h"
 #include "runtime.h"
 #include "sqlgen.h"
-#include "valjson.h"
 
 typedef struct sq_table {
     sqlite3_stmt *select, *insert, *update;
@@ -36,7 +36,7 @@ typedef struct sqlite_store {
     sq_table *tables;
     sqlite3_stmt *begin, *commit, *rollback, *event;
     arena mem;  /* values handed back by load; reset at begin */
-    jbuf json;  /* JSON text of the statement being bound */
+    jline json; /* JSON text of the statement being bound */
     size_t *at; /* per field: where its JSON starts in json */
     size_t max_fields;
     bool in_txn;
@@ -96,9 +96,8 @@ static int bind_state(sqlite_store *q, sqlite3_stmt *st, const ty *t, const valu
     for (size_t i = 0; i < t->nfields; i++) {
         q->at[i] = q->json.len;
         const value *v = &state->u.items[i];
-        if ((v->kind == VAL_STRUCT || v->kind == VAL_LIST) &&
-            valjson_write(&q->json, t->fields[i].type, v) < 0)
-            return oom(q);
+        if (v->kind == VAL_STRUCT || v->kind == VAL_LIST)
+            json_put_stored(&q->json, t->fields[i].type, v);
     }
     q->at[t->nfields] = q->json.len;
     for (size_t i = 0; i < t->nfields; i++)
@@ -133,17 +132,18 @@ static int column_value(sqlite_store *q, sqlite3_stmt *st, int col, const field 
             .kind = VAL_STRING, .len = (uint32_t)len, .u.s = arena_strndup(&q->mem, text, len)};
         return 0;
     }
+    char why[256] = "";
     if (t->kind == TY_ENUM) {
         int e = ty_enum_index(t, text, len);
         *out = (value){.kind = VAL_ENUM, .u.e = e};
         if (e >= 0)
             return 0;
-    } else if (valjson_read(&q->mem, t, text, len, out) == 0) {
+    } else if (json_decode_stored(text, len, t, f->name, &q->mem, out, why, sizeof why) == 0) {
         return 0;
     }
     snprintf(q->base.error, sizeof q->base.error,
-             "sqlite: the column of field %s holds '%.100s', which is not a value of its type",
-             f->name, text);
+             "sqlite: the column of field %s holds '%.100s', which is not a value of its type%s%s",
+             f->name, text, why[0] ? ": " : "", why);
     return -1;
 }
 
@@ -223,8 +223,7 @@ static int sq_append_event(store *s, const event_def *ev, const aggregate *agg, 
     sqlite_store *q = (sqlite_store *)s;
     sqlite3_stmt *st = q->event;
     q->json.len = 0;
-    if (valjson_write(&q->json, ev->payload, payload) < 0)
-        return oom(q);
+    json_put_stored(&q->json, ev->payload, payload);
     char id[24];
     int rc = sqlite3_bind_text(st, 1, agg->name, -1, SQLITE_STATIC);
     if (rc == SQLITE_OK && key->kind == VAL_INT) {
@@ -327,7 +326,7 @@ static void store_close(sqlite_store *q)
     sqlite3_close_v2(q->db);
     sqlgen_free(q->sql);
     arena_free(&q->mem);
-    jbuf_free(&q->json);
+    jline_free(&q->json);
     free(q->tables);
     free(q->at);
 }

@@ -1,7 +1,8 @@
 /* bench_spawn.h: runs the real bench binary (or any program) from a test
  * and collects its exit status, stdout and stderr, reading both pipes to the
- * end before waiting so that a chatty child never blocks. Used by
- * test_gate_cli.c and test_html.c; include after cmocka.h. */
+ * end before waiting so that a chatty child never blocks. Used by the tests
+ * that run bench or a runtime as a user would (test_cli.c, test_gate_cli.c,
+ * test_html.c, test_process.c, test_serve.c); include after cmocka.h. */
 #ifndef BENCH_TESTS_SPAWN_H
 #define BENCH_TESTS_SPAWN_H
 

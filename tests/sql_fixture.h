@@ -1,8 +1,7 @@
-/* sql_fixture.h: what test_sqlite.c and test_postgres.c share: a plan
- * compiled from YAML written in the test, an open target of a given driver
- * and options, commands dispatched with arguments written as YAML flow
- * mappings, records loaded back through the target's store, and whole
- * `bench run`s through the runner. Include after cmocka.h. */
+/* sql_fixture.h: what test_sqlite.c and test_postgres.c share beyond
+ * plan_fixture.h (a plan, an open target, commands dispatched, records
+ * loaded back): round trips counted per dispatch, and whole `bench run`s
+ * through the runner. Include after cmocka.h. */
 #ifndef BENCH_TESTS_SQL_FIXTURE_H
 #define BENCH_TESTS_SQL_FIXTURE_H
 
@@ -12,150 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
-#include "plan.h"
+#include "plan_fixture.h"
 #include "runner.h"
 #include "spec.h"
-#include "store.h"
-#include "target.h"
-
-enum { FX_MAX_DOCS = 64 };
-
-typedef struct fx {
-    plan *p;
-    target_spec ts;
-    target *t;
-    store *(*store_of)(target *t);
-    doc *args[FX_MAX_DOCS]; /* argument documents; their arenas hold built values */
-    size_t nargs, next;
-} fx;
-
-static inline plan *fx_compile(const char *yaml)
-{
-    diag_list d = {0};
-    doc *dc = NULL;
-    plan *p = NULL;
-    int rc = load_string("test.yaml", yaml, strlen(yaml), &dc, &d);
-    if (rc == LOAD_OK)
-        rc = plan_compile(dc, &d, &p);
-    for (size_t i = 0; i < d.count; i++)
-        if (d.items[i].severity == DIAG_ERROR)
-            fprintf(stderr, "%s:%d:%d: %s\n", d.items[i].file, d.items[i].line, d.items[i].col,
-                    d.items[i].message);
-    diag_list_free(&d);
-    if (!p)
-        doc_free(dc);
-    assert_non_null(p);
-    return p;
-}
-
-/* Opens a target of ts->name with options ts on a plan compiled from yaml. */
-static inline fx *fx_open(const char *yaml, const target_spec *ts, store *(*store_of)(target *))
-{
-    fx *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    f->p = fx_compile(yaml);
-    f->ts = *ts;
-    f->store_of = store_of;
-    const target_driver *drv = target_find(ts->name);
-    assert_non_null(drv);
-    char err[1024] = "";
-    if (drv->open(f->p, &f->ts, 1, &f->t, err, sizeof err) != TARGET_OK)
-        fail_msg("opening %s: %s", ts->name, err);
-    return f;
-}
-
-static inline void fx_close(fx *f)
-{
-    target_close(f->t);
-    for (size_t i = 0; i < f->nargs; i++)
-        doc_free(f->args[i]);
-    plan_free(f->p);
-    free(f);
-}
-
-/* n as a value of type t, by YAML shape only (constraints are not checked). */
-static inline value fx_value(arena *a, const ty *t, const node *n)
-{
-    switch (t->kind) {
-    case TY_INT: return (value){.kind = VAL_INT, .u.i = n->v.i};
-    case TY_BOOL: return (value){.kind = VAL_BOOL, .u.b = n->v.b};
-    case TY_STRING: return (value){.kind = VAL_STRING, .len = (uint32_t)n->len, .u.s = n->text};
-    case TY_ENUM: {
-        int e = ty_enum_index(t, n->text, n->len);
-        assert_true(e >= 0);
-        return (value){.kind = VAL_ENUM, .u.e = e};
-    }
-    case TY_LIST: {
-        value *items = arena_alloc(a, (n->count + 1) * sizeof *items);
-        for (size_t i = 0; i < n->count; i++)
-            items[i] = fx_value(a, t->elem, n->items[i]);
-        return (value){.kind = VAL_LIST, .len = (uint32_t)n->count, .u.items = items};
-    }
-    case TY_STRUCT: break;
-    }
-    value *items = arena_alloc(a, (t->nfields + 1) * sizeof *items);
-    for (size_t i = 0; i < t->nfields; i++) {
-        const field *fd = &t->fields[i];
-        const node *v = node_get(n, fd->name);
-        if (v && v->kind != NODE_NULL)
-            items[i] = fx_value(a, fd->type, v);
-        else if (fd->has_default)
-            items[i] = fd->def;
-        else if (fd->type->kind == TY_LIST)
-            items[i] = (value){.kind = VAL_LIST};
-    }
-    return (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
-}
-
-/* Arguments for cmd from a YAML flow mapping; they live until fx_close. */
-static inline value fx_args(fx *f, const command *cmd, const char *yaml)
-{
-    diag_list d = {0};
-    doc *dc = NULL;
-    assert_int_equal(load_string("args", yaml, strlen(yaml), &dc, &d), LOAD_OK);
-    diag_list_free(&d);
-    if (f->nargs == FX_MAX_DOCS) { /* long loops: recycle the oldest */
-        doc_free(f->args[f->next]);
-        f->args[f->next] = dc;
-        f->next = (f->next + 1) % FX_MAX_DOCS;
-    } else {
-        f->args[f->nargs++] = dc;
-    }
-    return fx_value(&dc->mem, cmd->params, dc->root);
-}
-
-static inline const command *fx_verb(fx *f, const char *name)
-{
-    const command *cmd = plan_find_verb(f->p, name);
-    if (!cmd)
-        fail_msg("no command %s", name);
-    return cmd;
-}
-
-/* Dispatches verb with args; TARGET_OK, TARGET_REFUSED or TARGET_ERROR. */
-static inline int fx_call(fx *f, const char *name, const char *args)
-{
-    const command *cmd = fx_verb(f, name);
-    value v = fx_args(f, cmd, args);
-    f->t->message[0] = '\0';
-    return target_dispatch(f->t, cmd, &v);
-}
-
-static inline void fx_ok(fx *f, const char *name, const char *args)
-{
-    int rc = fx_call(f, name, args);
-    if (rc != TARGET_OK)
-        fail_msg("%s %s: %d %s", name, args, rc, f->t->message);
-}
-
-static inline void fx_refused(fx *f, const char *name, const char *args, const char *message)
-{
-    int rc = fx_call(f, name, args);
-    if (rc != TARGET_REFUSED)
-        fail_msg("%s %s: expected a refusal, got %d %s", name, args, rc, f->t->message);
-    assert_string_equal(f->t->message, message);
-}
 
 /* Round trips one dispatch took (for targets that count them). */
 static inline uint64_t fx_trips(fx *f, const char *name, const char *args)
@@ -163,66 +21,6 @@ static inline uint64_t fx_trips(fx *f, const char *name, const char *args)
     uint64_t before = f->t->round_trips;
     fx_ok(f, name, args);
     return f->t->round_trips - before;
-}
-
-/* Records of an aggregate or events of a name the store holds. */
-static inline uint64_t fx_count(fx *f, const char *name)
-{
-    uint64_t aggs[16] = {0}, events[64] = {0};
-    assert_true(f->p->naggs <= 16 && f->p->nevents <= 64);
-    if (target_count(f->t, aggs, events) != TARGET_OK)
-        fail_msg("count: %s", f->t->message);
-    for (size_t i = 0; i < f->p->naggs; i++)
-        if (!strcmp(f->p->aggs[i].name, name))
-            return aggs[i];
-    for (size_t i = 0; i < f->p->nevents; i++)
-        if (!strcmp(f->p->events[i].name, name))
-            return events[i];
-    fail_msg("no aggregate or event %s", name);
-    return 0;
-}
-
-static inline const aggregate *fx_agg(fx *f, const char *name)
-{
-    for (size_t i = 0; i < f->p->naggs; i++)
-        if (!strcmp(f->p->aggs[i].name, name))
-            return &f->p->aggs[i];
-    fail_msg("no aggregate %s", name);
-    return NULL;
-}
-
-/* Loads the committed record of aggregate name with a string key. */
-static inline bool fx_load(fx *f, const char *name, const char *key, value *out)
-{
-    store *s = f->store_of(f->t);
-    value k = {.kind = VAL_STRING, .len = (uint32_t)strlen(key), .u.s = key};
-    int rc = s->ops->load(s, fx_agg(f, name), &k, out);
-    if (rc < 0)
-        fail_msg("load: %s", s->error);
-    return rc == 1;
-}
-
-/* The field called name of record rec of aggregate agg. */
-static inline const value *fx_get(fx *f, const char *agg, const value *rec, const char *name)
-{
-    int i = ty_field_index(fx_agg(f, agg)->state, name);
-    if (i < 0)
-        fail_msg("%s has no field %s", agg, name);
-    return &rec->u.items[i];
-}
-
-static inline int64_t fx_int(fx *f, const char *agg, const value *rec, const char *name)
-{
-    const value *v = fx_get(f, agg, rec, name);
-    assert_int_equal(v->kind, VAL_INT);
-    return v->u.i;
-}
-
-static inline void fx_assert_str(const value *v, const char *s, size_t len)
-{
-    assert_int_equal(v->kind, VAL_STRING);
-    assert_int_equal(v->len, len);
-    assert_memory_equal(v->u.s, s, len);
 }
 
 /* ---- whole runs ---- */

@@ -1,6 +1,6 @@
 /* test_cli.c: the command line as users see it, a table of (arguments,
  * exit status, what stdout and stderr must contain) run against the real
- * bench binary with posix_spawn. "@" at the start of an argument or an
+ * bench binary through bench_spawn.h. "@" at the start of an argument or an
  * expected text stands for a scratch directory made for the run, which holds
  * a bad spec, a spec with only warnings and whatever a row writes. */
 /* cmocka.h needs these first */
@@ -13,44 +13,24 @@
 /* clang-format on */
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef BENCH_BINARY
-#define BENCH_BINARY "build/dev/bench"
-#endif
-
-extern char **environ;
+#include "bench_spawn.h"
 
 static char scratch[64]; /* the "@" directory */
 
 /* ---- running the binary ---- */
-
-typedef struct output {
-    char *out, *err;
-    size_t out_len, err_len;
-    int status; /* the exit status, or 128 + signal */
-} output;
-
-static const char *binary(void)
-{
-    const char *env = getenv("BENCH_BINARY");
-    return env && *env ? env : BENCH_BINARY;
-}
 
 /* "@/x" becomes "<scratch>/x"; the caller frees. */
 static char *expand(const char *s)
 {
     size_t n = strlen(scratch) + strlen(s) + 1;
     char *r = malloc(n);
+    assert_non_null(r);
     if (s[0] == '@')
         snprintf(r, n, "%s%s", scratch, s + 1);
     else
@@ -58,99 +38,22 @@ static char *expand(const char *s)
     return r;
 }
 
-static void append(char **buf, size_t *len, const char *data, size_t n)
+/* Runs bench with args (NULL-terminated, "@" expanded). */
+static spawn_output run_bench(const char *const *args)
 {
-    *buf = realloc(*buf, *len + n + 1);
-    memcpy(*buf + *len, data, n);
-    *len += n;
-    (*buf)[*len] = '\0';
-}
-
-static void output_free(output *o);
-static char spawn_error[512];
-
-/* Runs bench with args (NULL-terminated, "@" expanded), reading both pipes
- * to the end before waiting, so a chatty child never blocks. */
-static output run_bench(const char *const *args)
-{
-    output o = {.out = calloc(1, 1), .err = calloc(1, 1)};
     size_t n = 0;
     while (args[n])
         n++;
     char **argv = calloc(n + 2, sizeof *argv);
-    argv[0] = strdup(binary());
+    assert_non_null(argv);
+    argv[0] = strdup(spawn_bench_path());
     for (size_t i = 0; i < n; i++)
         argv[i + 1] = expand(args[i]);
-
-    int out_pipe[2], err_pipe[2];
-    assert_int_equal(pipe(out_pipe), 0);
-    assert_int_equal(pipe(err_pipe), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
-    posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
-    posix_spawn_file_actions_addclose(&fa, out_pipe[1]);
-    posix_spawn_file_actions_addclose(&fa, err_pipe[1]);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    if (rc != 0) {
-        snprintf(spawn_error, sizeof spawn_error, "cannot run %s: %s (build bench first)", argv[0],
-                 strerror(rc));
-        close(out_pipe[0]);
-        close(err_pipe[0]);
-        for (size_t i = 0; i < n + 1; i++)
-            free(argv[i]);
-        free(argv);
-        output_free(&o);
-        fail_msg("%s", spawn_error);
-    }
-
-    struct pollfd fds[2] = {{.fd = out_pipe[0], .events = POLLIN},
-                            {.fd = err_pipe[0], .events = POLLIN}};
-    int open_fds = 2;
-    char buf[8192];
-    while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            fail_msg("poll: %s", strerror(errno));
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got > 0) {
-                if (i == 0)
-                    append(&o.out, &o.out_len, buf, (size_t)got);
-                else
-                    append(&o.err, &o.err_len, buf, (size_t)got);
-            } else if (got == 0 || errno != EINTR) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-            }
-        }
-    }
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0)
-        assert_int_equal(errno, EINTR);
-    o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    spawn_output o = spawn_run(argv);
     for (size_t i = 0; i < n + 1; i++)
         free(argv[i]);
     free(argv);
     return o;
-}
-
-static void output_free(output *o)
-{
-    free(o->out);
-    free(o->err);
 }
 
 /* ---- the scratch directory ---- */
@@ -224,7 +127,7 @@ static cJSON *parse_json(const char *text)
     return root;
 }
 
-static void lint_json_has_one_error(const output *o)
+static void lint_json_has_one_error(const spawn_output *o)
 {
     cJSON *root = parse_json(o->out);
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(root, "errors")->valueint, 1);
@@ -240,7 +143,7 @@ static void lint_json_has_one_error(const output *o)
     cJSON_Delete(root);
 }
 
-static void lint_json_is_clean(const output *o)
+static void lint_json_is_clean(const spawn_output *o)
 {
     cJSON *root = parse_json(o->out);
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(root, "errors")->valueint, 0);
@@ -248,7 +151,7 @@ static void lint_json_is_clean(const output *o)
     cJSON_Delete(root);
 }
 
-static void plan_json_has_totals(const output *o)
+static void plan_json_has_totals(const spawn_output *o)
 {
     cJSON *root = parse_json(o->out);
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "domain")->valuestring, "pizzas");
@@ -259,7 +162,7 @@ static void plan_json_has_totals(const output *o)
     cJSON_Delete(root);
 }
 
-static void targets_lists_memory_and_null(const output *o)
+static void targets_lists_memory_and_null(const spawn_output *o)
 {
     assert_true(strncmp(o->out, "memory ", 7) == 0);
     assert_non_null(strstr(o->out, "\nnull "));
@@ -282,12 +185,12 @@ static void check_run_json(const char *text)
     cJSON_Delete(root);
 }
 
-static void run_json_has_two_results(const output *o)
+static void run_json_has_two_results(const spawn_output *o)
 {
     check_run_json(o->out);
 }
 
-static void run_csv_has_a_header_and_two_rows(const output *o)
+static void run_csv_has_a_header_and_two_rows(const spawn_output *o)
 {
     assert_true(strncmp(o->out, "domain,target,label,", 20) == 0);
     size_t lines = 0;
@@ -296,7 +199,7 @@ static void run_csv_has_a_header_and_two_rows(const output *o)
     assert_int_equal(lines, 3);
 }
 
-static void run_output_file_holds_the_report(const output *o)
+static void run_output_file_holds_the_report(const spawn_output *o)
 {
     assert_int_equal(o->out_len, 0); /* the report went to the file */
     char path[128];
@@ -325,7 +228,7 @@ typedef struct cli_case {
     const char *out; /* a substring of stdout, or NULL */
     const char *err; /* a substring of stderr, or NULL */
     bool out_empty;  /* stdout must be empty */
-    void (*check)(const output *o);
+    void (*check)(const spawn_output *o);
 } cli_case;
 
 static const cli_case cases[] = {
@@ -525,7 +428,7 @@ static void test_cli_case(void **state)
     const cli_case *c = *state;
     char cmd[512];
     describe_args(c, cmd, sizeof cmd);
-    output o = run_bench(c->args);
+    spawn_output o = run_bench(c->args);
     failure[0] = '\0';
     if (strstr(o.err, "Sanitizer"))
         snprintf(failure, sizeof failure, "%s: a sanitizer reported:\n%s", cmd, o.err);
@@ -538,12 +441,12 @@ static void test_cli_case(void **state)
     if (!failure[0] && c->out_empty && o.out_len != 0)
         snprintf(failure, sizeof failure, "%s: stdout should be empty, was:\n%s", cmd, o.out);
     if (failure[0]) {
-        output_free(&o);
+        spawn_output_free(&o);
         fail_msg("%s", failure);
     }
     if (c->check)
         c->check(&o);
-    output_free(&o);
+    spawn_output_free(&o);
 }
 
 static void test_cli_table_has_enough_rows(void **state)

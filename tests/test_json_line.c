@@ -1,8 +1,10 @@
-/* test_json_line.c: the protocol's JSON on its own: values encoded by type
- * (enums by name, unset optionals left out, escapes), decoded back with the
- * compiler's rules (defaults, absent lists, optional nulls), requests told
- * apart, and answers read: the fast path for success, a full parse for
- * everything else, and lines that are not protocol answers. */
+/* test_json_line.c: values as JSON on their own: encoded by type (enums by
+ * name, unset optionals left out, escapes), decoded back with the compiler's
+ * rules (defaults, absent lists, optional nulls), in any key order and
+ * spacing, malformed text refused with its path; the stored form the SQL
+ * targets keep, which reads back exactly; requests told apart, and answers
+ * read: the fast path for success, a full parse for everything else, and
+ * lines that are not protocol answers. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -13,9 +15,11 @@
 /* clang-format on */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_line.h"
+#include "value.h"
 
 static const char *sizes[] = {"small", "large"};
 static const ty size_ty = {.kind = TY_ENUM, .values = sizes, .nvalues = 2};
@@ -30,9 +34,35 @@ static field fields[] = {
 };
 static const ty rec_ty = {.kind = TY_STRUCT, .fields = fields, .nfields = 6};
 
+/* A record as the SQL targets store one: unset optionals that read back
+ * as something else when left out (a default, []). */
+static const ty tags_ty = {.kind = TY_LIST, .elem = &ty_string};
+static field kept_fields[] = {
+    {.name = "label", .type = &ty_string},
+    {.name = "n", .type = &ty_int},
+    {.name = "size", .type = &size_ty},
+    {.name = "flag", .type = &ty_bool},
+    {.name = "note", .type = &ty_string, .optional = true},
+    {.name = "level",
+     .type = &ty_int,
+     .optional = true,
+     .has_default = true,
+     .def = {.kind = VAL_INT, .u.i = 3}},
+    {.name = "tags", .type = &tags_ty, .optional = true},
+};
+static const ty kept_ty = {.kind = TY_STRUCT, .fields = kept_fields, .nfields = 7};
+static const ty kepts_ty = {.kind = TY_LIST, .elem = &kept_ty};
+
 static value str(const char *s)
 {
     return (value){.kind = VAL_STRING, .len = (uint32_t)strlen(s), .u.s = s};
+}
+
+static const char *text_of(jline *b)
+{
+    jline_putc(b, '\0');
+    b->len--;
+    return b->data;
 }
 
 static void test_encode_by_type(void **state)
@@ -93,6 +123,126 @@ static void test_decode_lists_of_any_length(void **state)
     assert_int_equal(json_decode("[1] x", 5, &list_ty, "xs", &a, &v, why, sizeof why), -1);
     assert_string_equal(why, "xs: unexpected text after the value");
     arena_free(&a);
+}
+
+static void test_decode_reads_any_key_order_spacing_and_escapes(void **state)
+{
+    /* as a database may print it: spaces after : and , keys in any order */
+    static const char text[] = " {\"n\": 5, \"flag\": true, \"size\": \"large\",\n"
+                               "  \"label\": \"\\u00e9\\ud834\\udd1e\\/\\b\\f\"}\n";
+    arena a = {0};
+    value v;
+    char why[256];
+    assert_int_equal(json_decode(text, strlen(text), &kept_ty, "", &a, &v, why, sizeof why), 0);
+    assert_int_equal(v.u.items[0].len, 9);
+    assert_memory_equal(v.u.items[0].u.s, "\xc3\xa9\xf0\x9d\x84\x9e/\b\f", 9);
+    assert_int_equal(v.u.items[1].u.i, 5);
+    assert_int_equal(v.u.items[2].u.e, 1);
+    assert_true(v.u.items[3].u.b);
+    assert_int_equal(v.u.items[4].kind, VAL_NONE); /* absent optional */
+    assert_int_equal(v.u.items[5].u.i, 3);         /* absent with a default */
+    assert_int_equal(v.u.items[6].kind, VAL_LIST); /* absent list */
+    arena_free(&a);
+}
+
+static void test_decode_refuses_malformed_text_with_its_path(void **state)
+{
+    static const struct {
+        const char *text, *why;
+    } cases[] = {
+        {"", "inner: expected a value, got the end of the line"},
+        {"{", "inner: expected a member name, got the end of the line"},
+        {"{\"n\": 1,}", "inner: expected a member name, got something that is not JSON"},
+        {"[1]", "inner: expected an object, got an array"},
+        {"{\"n\": 1.5}", "inner.n: expected an integer, got a number with a fraction or exponent"},
+        {"{\"n\": 9223372036854775808}",
+         "inner.n: 9223372036854775808 is out of the range of a 64-bit integer"},
+        {"{\"n\": 01}", "inner.n: an integer with a leading zero"},
+        {"{\"n\": null}", "inner.n: expected an integer, got null"},
+        {"{\"size\": \"medium\"}", "inner.size: 'medium' is not one of small, large"},
+        {"{\"label\": \"open}", "inner.label: a string that does not end"},
+        {"{\"label\": \"\\q\"}", "inner.label: an invalid escape in a string"},
+        {"{\"label\": \"\\udd1e\"}", "inner.label: a lone surrogate \\u escape in a string"},
+        {"{\"label\": \"a\nb\"}", "inner.label: a control character inside a string"},
+        {"{\"flag\": yes}", "inner.flag: expected true or false, got something that is not JSON"},
+        {"{\"tags\": [\"a\", 1]}", "inner.tags[1]: expected a string, got a number"},
+        {"{\"extra\": 1}", "inner: 'extra' is not a field of this object"},
+        {"{\"n\": 1, \"n\": 2}", "inner: 'n' appears twice"},
+        {"{\"n\": 1, \"flag\": true, \"size\": \"small\"}", "inner: missing 'label'"},
+        {"{\"label\": \"\", \"n\": 1, \"flag\": true, \"size\": \"small\"} x",
+         "inner: unexpected text after the value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        arena a = {0};
+        value v;
+        char why[256] = "";
+        const char *text = cases[i].text;
+        if (json_decode_stored(text, strlen(text), &kept_ty, "inner", &a, &v, why, sizeof why) !=
+            -1)
+            fail_msg("accepted: %s", text);
+        if (strcmp(why, cases[i].why) != 0)
+            fail_msg("%s: '%s', want '%s'", text, why, cases[i].why);
+        arena_free(&a);
+    }
+}
+
+static void test_stored_form_writes_unset_fields_as_null(void **state)
+{
+    value items[7] = {str("a\"b\\c\nd\x01\b"),
+                      {.kind = VAL_INT, .u.i = -9223372036854775807},
+                      {.kind = VAL_ENUM, .u.e = 0},
+                      {.kind = VAL_BOOL, .u.b = false}};
+    value v = {.kind = VAL_STRUCT, .len = 7, .u.items = items};
+    jline b = {0};
+    json_put_stored(&b, &kept_ty, &v);
+    assert_string_equal(text_of(&b), "{\"label\":\"a\\\"b\\\\c\\nd\\u0001\\u0008\","
+                                     "\"n\":-9223372036854775807,\"size\":\"small\","
+                                     "\"flag\":false,\"note\":null,\"level\":null,\"tags\":null}");
+    b.len = 0;
+    value tags[3] = {str("x"), str(""), str("\xe2\x98\x95")};
+    value list = {.kind = VAL_LIST, .len = 3, .u.items = tags};
+    json_put_stored(&b, &tags_ty, &list);
+    assert_string_equal(text_of(&b), "[\"x\",\"\",\"\xe2\x98\x95\"]");
+    jline_free(&b);
+}
+
+static void test_stored_form_reads_back_exactly(void **state)
+{
+    value tags[2] = {str("q'uote\"s\t"), str("")};
+    value first[7] = {str("\xf0\x9d\x84\x9e"),
+                      {.kind = VAL_INT, .u.i = 9223372036854775807},
+                      {.kind = VAL_ENUM, .u.e = 1},
+                      {.kind = VAL_BOOL, .u.b = true},
+                      str("note"),
+                      {.kind = VAL_INT, .u.i = -1},
+                      {.kind = VAL_LIST, .len = 2, .u.items = tags}};
+    value second[7] = {str(""), {.kind = VAL_INT}, {.kind = VAL_ENUM}, {.kind = VAL_BOOL}};
+    value recs[2] = {{.kind = VAL_STRUCT, .len = 7, .u.items = first},
+                     {.kind = VAL_STRUCT, .len = 7, .u.items = second}};
+    value v = {.kind = VAL_LIST, .len = 2, .u.items = recs};
+    jline b = {0};
+    json_put_stored(&b, &kepts_ty, &v);
+    /* decoded from a copy that is gone afterwards, as a database row is */
+    char *text = malloc(b.len);
+    memcpy(text, b.data, b.len);
+    arena a = {0};
+    value back;
+    char why[256];
+    assert_int_equal(
+        json_decode_stored(text, b.len, &kepts_ty, "items", &a, &back, why, sizeof why), 0);
+    memset(text, 'x', b.len);
+    free(text);
+    assert_true(value_equal(&v, &back));
+    assert_int_equal(back.u.items[1].u.items[5].kind, VAL_NONE); /* not its default */
+    assert_int_equal(back.u.items[1].u.items[6].kind, VAL_NONE); /* not [] */
+    /* the protocol's form leaves them out, so they would come back set */
+    b.len = 0;
+    json_put_value(&b, &kepts_ty, &v);
+    assert_int_equal(json_decode(b.data, b.len, &kepts_ty, "items", &a, &back, why, sizeof why), 0);
+    assert_int_equal(back.u.items[1].u.items[5].u.i, 3);
+    assert_int_equal(back.u.items[1].u.items[6].kind, VAL_LIST);
+    arena_free(&a);
+    jline_free(&b);
 }
 
 static void test_requests_are_told_apart(void **state)
@@ -156,6 +306,10 @@ int main(void)
         cmocka_unit_test(test_encode_by_type),
         cmocka_unit_test(test_decode_fills_defaults_lists_and_optionals),
         cmocka_unit_test(test_decode_lists_of_any_length),
+        cmocka_unit_test(test_decode_reads_any_key_order_spacing_and_escapes),
+        cmocka_unit_test(test_decode_refuses_malformed_text_with_its_path),
+        cmocka_unit_test(test_stored_form_writes_unset_fields_as_null),
+        cmocka_unit_test(test_stored_form_reads_back_exactly),
         cmocka_unit_test(test_requests_are_told_apart),
         cmocka_unit_test(test_answers_are_read),
     };

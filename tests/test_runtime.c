@@ -17,219 +17,36 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "load.h"
 #include "memory.h"
-#include "plan.h"
+#include "plan_fixture.h"
 #include "runtime.h"
-#include "target.h"
 
-/* ---- fixture: a compiled plan, an open memory target ---- */
+/* ---- fixture: plan_fixture.h on the memory target ---- */
 
-enum { FX_MAX_DOCS = 64 };
+static const target_spec memory_ts = {.name = "memory", .label = "memory"};
 
-typedef struct fx {
-    plan *p;
-    target *t;
-    doc *args[FX_MAX_DOCS]; /* argument documents; their arenas hold built values */
-    size_t nargs;
-    size_t next; /* the next doc slot to reuse once all are taken */
-} fx;
-
-static plan *compile_yaml(const char *yaml)
+static fx *fx_memory(const char *yaml)
 {
-    diag_list d = {0};
-    doc *dc = NULL;
-    plan *p = NULL;
-    int rc = load_string("test.yaml", yaml, strlen(yaml), &dc, &d);
-    if (rc == LOAD_OK)
-        rc = plan_compile(dc, &d, &p);
-    for (size_t i = 0; i < d.count; i++)
-        if (d.items[i].severity == DIAG_ERROR)
-            fprintf(stderr, "%s:%d:%d: %s\n", d.items[i].file, d.items[i].line, d.items[i].col,
-                    d.items[i].message);
-    diag_list_free(&d);
-    if (!p)
-        doc_free(dc);
-    assert_non_null(p);
-    return p;
-}
-
-static fx *fx_open(const char *yaml)
-{
-    fx *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    f->p = compile_yaml(yaml);
-    const target_driver *drv = target_find("memory");
-    assert_non_null(drv);
-    char err[256];
-    assert_int_equal(drv->open(f->p, &f->p->work.targets[0], 1, &f->t, err, sizeof err), TARGET_OK);
-    return f;
-}
-
-static void fx_close(fx *f)
-{
-    target_close(f->t);
-    for (size_t i = 0; i < f->nargs; i++)
-        doc_free(f->args[i]);
-    plan_free(f->p);
-    free(f);
-}
-
-/* n as a value of type t, by YAML shape only (constraints are not checked). */
-static value to_value(arena *a, const ty *t, const node *n)
-{
-    switch (t->kind) {
-    case TY_INT: return (value){.kind = VAL_INT, .u.i = n->v.i};
-    case TY_BOOL: return (value){.kind = VAL_BOOL, .u.b = n->v.b};
-    case TY_STRING: return (value){.kind = VAL_STRING, .len = (uint32_t)n->len, .u.s = n->text};
-    case TY_ENUM: {
-        int e = ty_enum_index(t, n->text, n->len);
-        assert_true(e >= 0);
-        return (value){.kind = VAL_ENUM, .u.e = e};
-    }
-    case TY_LIST: {
-        value *items = arena_alloc(a, (n->count + 1) * sizeof *items);
-        for (size_t i = 0; i < n->count; i++)
-            items[i] = to_value(a, t->elem, n->items[i]);
-        return (value){.kind = VAL_LIST, .len = (uint32_t)n->count, .u.items = items};
-    }
-    case TY_STRUCT: break;
-    }
-    value *items = arena_alloc(a, (t->nfields + 1) * sizeof *items);
-    for (size_t i = 0; i < t->nfields; i++) {
-        const field *fd = &t->fields[i];
-        const node *v = node_get(n, fd->name);
-        if (v && v->kind != NODE_NULL)
-            items[i] = to_value(a, fd->type, v);
-        else if (fd->has_default)
-            items[i] = fd->def;
-        else if (fd->type->kind == TY_LIST)
-            items[i] = (value){.kind = VAL_LIST};
-    }
-    return (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
-}
-
-/* Arguments for cmd from a YAML flow mapping; they live until fx_close. */
-static value fx_args(fx *f, const command *cmd, const char *yaml)
-{
-    diag_list d = {0};
-    doc *dc = NULL;
-    assert_int_equal(load_string("args", yaml, strlen(yaml), &dc, &d), LOAD_OK);
-    diag_list_free(&d);
-    if (f->nargs == FX_MAX_DOCS) { /* long loops: recycle the oldest */
-        doc_free(f->args[f->next]);
-        f->args[f->next] = dc;
-        f->next = (f->next + 1) % FX_MAX_DOCS;
-    } else {
-        f->args[f->nargs++] = dc;
-    }
-    return to_value(&dc->mem, cmd->params, dc->root);
-}
-
-static const command *verb(fx *f, const char *name)
-{
-    const command *cmd = plan_find_verb(f->p, name);
-    if (!cmd)
-        fail_msg("no command %s", name);
-    return cmd;
-}
-
-/* Dispatches verb with args; TARGET_OK, TARGET_REFUSED or TARGET_ERROR. */
-static int call(fx *f, const char *name, const char *args)
-{
-    const command *cmd = verb(f, name);
-    value v = fx_args(f, cmd, args);
-    f->t->message[0] = '\0';
-    return target_dispatch(f->t, cmd, &v);
-}
-
-static void ok(fx *f, const char *name, const char *args)
-{
-    int rc = call(f, name, args);
-    if (rc != TARGET_OK)
-        fail_msg("%s %s: %d %s", name, args, rc, f->t->message);
-}
-
-static void refused(fx *f, const char *name, const char *args, const char *message)
-{
-    int rc = call(f, name, args);
-    if (rc != TARGET_REFUSED)
-        fail_msg("%s %s: expected a refusal, got %d %s", name, args, rc, f->t->message);
-    assert_string_equal(f->t->message, message);
-}
-
-static uint64_t count_of(fx *f, const char *name)
-{
-    uint64_t aggs[16] = {0}, events[64] = {0};
-    assert_true(f->p->naggs <= 16 && f->p->nevents <= 64);
-    assert_int_equal(target_count(f->t, aggs, events), TARGET_OK);
-    for (size_t i = 0; i < f->p->naggs; i++)
-        if (!strcmp(f->p->aggs[i].name, name))
-            return aggs[i];
-    for (size_t i = 0; i < f->p->nevents; i++)
-        if (!strcmp(f->p->events[i].name, name))
-            return events[i];
-    fail_msg("no aggregate or event %s", name);
-    return 0;
-}
-
-static const aggregate *agg_named(fx *f, const char *name)
-{
-    for (size_t i = 0; i < f->p->naggs; i++)
-        if (!strcmp(f->p->aggs[i].name, name))
-            return &f->p->aggs[i];
-    fail_msg("no aggregate %s", name);
-    return NULL;
-}
-
-/* Loads the committed record of aggregate name with a string key; false when absent. */
-static bool load(fx *f, const char *name, const char *key, value *out)
-{
-    store *s = memory_target_store(f->t);
-    value k = {.kind = VAL_STRING, .len = (uint32_t)strlen(key), .u.s = key};
-    int rc = s->ops->load(s, agg_named(f, name), &k, out);
-    assert_true(rc >= 0);
-    return rc == 1;
+    return fx_open(yaml, &memory_ts, memory_target_store);
 }
 
 static bool load_int(fx *f, const char *name, int64_t key, value *out)
 {
-    store *s = memory_target_store(f->t);
     value k = {.kind = VAL_INT, .u.i = key};
-    int rc = s->ops->load(s, agg_named(f, name), &k, out);
-    assert_true(rc >= 0);
-    return rc == 1;
-}
-
-/* The field called name of record rec of aggregate agg. */
-static const value *get(fx *f, const char *agg, const value *rec, const char *name)
-{
-    int i = ty_field_index(agg_named(f, agg)->state, name);
-    if (i < 0)
-        fail_msg("%s has no field %s", agg, name);
-    return &rec->u.items[i];
-}
-
-static int64_t get_int(fx *f, const char *agg, const value *rec, const char *name)
-{
-    const value *v = get(f, agg, rec, name);
-    assert_int_equal(v->kind, VAL_INT);
-    return v->u.i;
+    return fx_load_key(f, name, &k, out);
 }
 
 static const char *get_enum(fx *f, const char *agg, const value *rec, const char *name)
 {
-    const value *v = get(f, agg, rec, name);
+    const value *v = fx_get(f, agg, rec, name);
     assert_int_equal(v->kind, VAL_ENUM);
-    int i = ty_field_index(agg_named(f, agg)->state, name);
-    return agg_named(f, agg)->state->fields[i].type->values[v->u.e];
+    const ty *t = fx_agg(f, agg)->state;
+    return t->fields[ty_field_index(t, name)].type->values[v->u.e];
 }
 
 static void assert_str(const value *v, const char *s)
 {
-    assert_int_equal(v->kind, VAL_STRING);
-    assert_int_equal(v->len, strlen(s));
-    assert_memory_equal(v->u.s, s, v->len);
+    fx_assert_str(v, s, strlen(s));
 }
 
 /* ---- domains ---- */
@@ -514,125 +331,125 @@ static void create_pizza(fx *f, const char *name)
 {
     char args[128];
     snprintf(args, sizeof args, "{name: %s, pizza: {price_cents: 1200, size: large}}", name);
-    ok(f, "Order.CreatePizza", args);
+    fx_ok(f, "Order.CreatePizza", args);
 }
 
 static void test_pizza_cycle_changes_the_record_and_counts_events(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
-    ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
-    ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Olive, amount: 2}}");
-    ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Olive, amount: 2}}");
+    fx_ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
 
     value rec;
-    assert_true(load(f, "Order", "pizza-1", &rec));
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
     assert_string_equal(get_enum(f, "Order", &rec, "status"), "sold");
-    assert_str(get(f, "Order", &rec, "customer_name"), "Chris");
-    const value *tops = get(f, "Order", &rec, "toppings");
+    assert_str(fx_get(f, "Order", &rec, "customer_name"), "Chris");
+    const value *tops = fx_get(f, "Order", &rec, "toppings");
     assert_int_equal(tops->len, 2);
     assert_str(&tops->u.items[0].u.items[0], "Basil");
     assert_str(&tops->u.items[1].u.items[0], "Olive");
     assert_int_equal(tops->u.items[1].u.items[1].u.i, 2);
-    const value *pizza = get(f, "Order", &rec, "pizza");
+    const value *pizza = fx_get(f, "Order", &rec, "pizza");
     assert_int_equal(pizza->u.items[0].u.i, 1200);
 
-    assert_int_equal(count_of(f, "Order"), 1);
-    assert_int_equal(count_of(f, "PizzaCreated"), 1);
-    assert_int_equal(count_of(f, "ToppingAdded"), 2);
-    assert_int_equal(count_of(f, "PizzaPurchased"), 1);
+    assert_int_equal(fx_count(f, "Order"), 1);
+    assert_int_equal(fx_count(f, "PizzaCreated"), 1);
+    assert_int_equal(fx_count(f, "ToppingAdded"), 2);
+    assert_int_equal(fx_count(f, "PizzaPurchased"), 1);
     fx_close(f);
 }
 
 static void test_new_record_takes_defaults_and_leaves_optionals_unset(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
     value rec;
-    assert_true(load(f, "Order", "pizza-1", &rec));
-    assert_str(get(f, "Order", &rec, "name"), "pizza-1");
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
+    assert_str(fx_get(f, "Order", &rec, "name"), "pizza-1");
     assert_string_equal(get_enum(f, "Order", &rec, "status"), "available");
-    assert_int_equal(get(f, "Order", &rec, "customer_name")->kind, VAL_NONE);
-    assert_int_equal(get(f, "Order", &rec, "toppings")->kind, VAL_LIST);
-    assert_int_equal(get(f, "Order", &rec, "toppings")->len, 0);
+    assert_int_equal(fx_get(f, "Order", &rec, "customer_name")->kind, VAL_NONE);
+    assert_int_equal(fx_get(f, "Order", &rec, "toppings")->kind, VAL_LIST);
+    assert_int_equal(fx_get(f, "Order", &rec, "toppings")->len, 0);
     fx_close(f);
 }
 
 static void test_bad_argument_refuses_naming_the_parameter(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
-    ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
-    refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: -5}",
-            "Order.Purchase refused: amount: -5 is less than the minimum 0");
-    refused(f, "Order.CreatePizza", "{name: pizza-2, pizza: {price_cents: -1, size: large}}",
-            "Order.CreatePizza refused: pizza.price_cents: -1 is less than the minimum 0");
-    assert_int_equal(count_of(f, "Order"), 1);
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: -5}",
+               "Order.Purchase refused: amount: -5 is less than the minimum 0");
+    fx_refused(f, "Order.CreatePizza", "{name: pizza-2, pizza: {price_cents: -1, size: large}}",
+               "Order.CreatePizza refused: pizza.price_cents: -1 is less than the minimum 0");
+    assert_int_equal(fx_count(f, "Order"), 1);
     fx_close(f);
 }
 
 static void test_create_refuses_an_identity_that_exists(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-3");
-    refused(f, "Order.CreatePizza", "{name: pizza-3, pizza: {price_cents: 1, size: small}}",
-            "Order.CreatePizza refused: Order 'pizza-3' already exists");
+    fx_refused(f, "Order.CreatePizza", "{name: pizza-3, pizza: {price_cents: 1, size: small}}",
+               "Order.CreatePizza refused: Order 'pizza-3' already exists");
     value rec;
-    assert_true(load(f, "Order", "pizza-3", &rec));
-    assert_int_equal(get(f, "Order", &rec, "pizza")->u.items[0].u.i, 1200);
-    assert_int_equal(count_of(f, "PizzaCreated"), 1);
+    assert_true(fx_load(f, "Order", "pizza-3", &rec));
+    assert_int_equal(fx_get(f, "Order", &rec, "pizza")->u.items[0].u.i, 1200);
+    assert_int_equal(fx_count(f, "PizzaCreated"), 1);
     fx_close(f);
 }
 
 static void test_command_refuses_an_identity_that_does_not_exist(void **state)
 {
-    fx *f = fx_open(pizzas);
-    refused(f, "Order.AddTopping", "{name: pizza-9, topping: {name: Basil, amount: 3}}",
-            "Order.AddTopping refused: Order 'pizza-9' does not exist");
-    assert_int_equal(count_of(f, "Order"), 0);
-    assert_int_equal(count_of(f, "ToppingAdded"), 0);
+    fx *f = fx_memory(pizzas);
+    fx_refused(f, "Order.AddTopping", "{name: pizza-9, topping: {name: Basil, amount: 3}}",
+               "Order.AddTopping refused: Order 'pizza-9' does not exist");
+    assert_int_equal(fx_count(f, "Order"), 0);
+    assert_int_equal(fx_count(f, "ToppingAdded"), 0);
     fx_close(f);
 }
 
 static void test_guard_refuses_with_its_text(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
-    ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
-    ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
-    refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Dana, amount: 1500}",
-            "Order.Purchase refused: the pizza is already sold");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Dana, amount: 1500}",
+               "Order.Purchase refused: the pizza is already sold");
     value rec;
-    assert_true(load(f, "Order", "pizza-1", &rec));
-    assert_str(get(f, "Order", &rec, "customer_name"), "Chris");
-    assert_int_equal(count_of(f, "PizzaPurchased"), 1);
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
+    assert_str(fx_get(f, "Order", &rec, "customer_name"), "Chris");
+    assert_int_equal(fx_count(f, "PizzaPurchased"), 1);
     fx_close(f);
 }
 
 static void test_guards_run_in_order_and_the_first_false_one_refuses(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
     /* no topping and no payment: the topping guard comes first */
-    refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
-            "Order.Purchase refused: a pizza needs a topping");
-    ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
-    refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
-            "Order.Purchase refused: payment must be positive");
-    refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1199}",
-            "Order.Purchase refused: payment does not cover the price");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
+               "Order.Purchase refused: a pizza needs a topping");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
+               "Order.Purchase refused: payment must be positive");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1199}",
+               "Order.Purchase refused: payment does not cover the price");
     fx_close(f);
 }
 
 static void test_list_guard_bounds_toppings(void **state)
 {
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     create_pizza(f, "pizza-1");
     for (int i = 0; i < 10; i++)
-        ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}");
-    refused(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}",
-            "Order.AddTopping refused: at most 10 toppings");
-    assert_int_equal(count_of(f, "ToppingAdded"), 10);
+        fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}");
+    fx_refused(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}",
+               "Order.AddTopping refused: at most 10 toppings");
+    assert_int_equal(fx_count(f, "ToppingAdded"), 10);
     fx_close(f);
 }
 
@@ -643,56 +460,56 @@ static const char ada[] =
 
 static void test_read_of_a_missing_record_refuses_naming_the_alias(void **state)
 {
-    fx *f = fx_open(banking);
-    ok(f, "Customer.Register", ada);
-    refused(f, "Account.Open", "{number: acct-1, customer: CUST-0002, daily_limit: 100}",
-            "Account.Open refused: Customer 'CUST-0002' does not exist (read as owner)");
-    assert_int_equal(count_of(f, "Account"), 0);
-    ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}");
+    fx *f = fx_memory(banking);
+    fx_ok(f, "Customer.Register", ada);
+    fx_refused(f, "Account.Open", "{number: acct-1, customer: CUST-0002, daily_limit: 100}",
+               "Account.Open refused: Customer 'CUST-0002' does not exist (read as owner)");
+    assert_int_equal(fx_count(f, "Account"), 0);
+    fx_ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}");
     value rec;
-    assert_true(load(f, "Account", "acct-1", &rec));
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
     assert_string_equal(get_enum(f, "Account", &rec, "customer_status"), "active");
     fx_close(f);
 }
 
 static void test_guard_reads_the_loaded_alias(void **state)
 {
-    fx *f = fx_open(banking);
-    ok(f, "Customer.Register", ada);
-    ok(f, "Customer.Suspend", "{reference: CUST-0001}");
-    refused(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}",
-            "Account.Open refused: the customer is not active");
+    fx *f = fx_memory(banking);
+    fx_ok(f, "Customer.Register", ada);
+    fx_ok(f, "Customer.Suspend", "{reference: CUST-0001}");
+    fx_refused(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}",
+               "Account.Open refused: the customer is not active");
     fx_close(f);
 }
 
 static void test_pattern_constraint_refuses_a_bad_argument(void **state)
 {
-    fx *f = fx_open(banking);
-    refused(f, "Customer.Register",
-            "{reference: CUST-0001, name: {given: Ada, family: Lovelace}, email: not-an-email}",
-            "Customer.Register refused: email: 'not-an-email' does not match the pattern "
-            "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
-    assert_int_equal(count_of(f, "Customer"), 0);
+    fx *f = fx_memory(banking);
+    fx_refused(f, "Customer.Register",
+               "{reference: CUST-0001, name: {given: Ada, family: Lovelace}, email: not-an-email}",
+               "Customer.Register refused: email: 'not-an-email' does not match the pattern "
+               "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
+    assert_int_equal(fx_count(f, "Customer"), 0);
     fx_close(f);
 }
 
 static void open_account(fx *f)
 {
-    ok(f, "Customer.Register", ada);
-    ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 50000}");
+    fx_ok(f, "Customer.Register", ada);
+    fx_ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 50000}");
 }
 
 static void test_append_builds_a_struct_from_expressions(void **state)
 {
-    fx *f = fx_open(banking);
+    fx *f = fx_memory(banking);
     open_account(f);
-    ok(f, "Account.Credit", "{number: acct-1, amount: 10000, narrative: Deposit}");
-    ok(f, "Account.Credit", "{number: acct-1, amount: 5000, narrative: Deposit}");
-    ok(f, "Account.Debit", "{number: acct-1, amount: 2500, narrative: Groceries}");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 10000, narrative: Deposit}");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 5000, narrative: Deposit}");
+    fx_ok(f, "Account.Debit", "{number: acct-1, amount: 2500, narrative: Groceries}");
     value rec;
-    assert_true(load(f, "Account", "acct-1", &rec));
-    assert_int_equal(get_int(f, "Account", &rec, "balance"), 12500);
-    const value *ledger = get(f, "Account", &rec, "ledger");
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 12500);
+    const value *ledger = fx_get(f, "Account", &rec, "ledger");
     assert_int_equal(ledger->len, 3);
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(ledger->u.items[i].u.items[0].u.i, i + 1); /* sequence */
@@ -700,56 +517,56 @@ static void test_append_builds_a_struct_from_expressions(void **state)
     assert_int_equal(debit->u.items[1].u.i, 2500);
     assert_str(&debit->u.items[2], "Groceries");
     assert_int_equal(debit->u.items[3].u.e, 1); /* debit */
-    assert_int_equal(count_of(f, "AccountCredited"), 2);
-    assert_int_equal(count_of(f, "AccountDebited"), 1);
+    assert_int_equal(fx_count(f, "AccountCredited"), 2);
+    assert_int_equal(fx_count(f, "AccountDebited"), 1);
     fx_close(f);
 }
 
 static void test_field_constraint_refuses_the_new_state_naming_the_field(void **state)
 {
-    fx *f = fx_open(banking);
+    fx *f = fx_memory(banking);
     open_account(f);
-    ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
-    refused(f, "Account.Overdraw", "{number: acct-1, amount: 105}",
-            "Account.Overdraw refused: balance: -5 is less than the minimum 0");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    fx_refused(f, "Account.Overdraw", "{number: acct-1, amount: 105}",
+               "Account.Overdraw refused: balance: -5 is less than the minimum 0");
     value rec;
-    assert_true(load(f, "Account", "acct-1", &rec));
-    assert_int_equal(get_int(f, "Account", &rec, "balance"), 100);
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 100);
     fx_close(f);
 }
 
 static void test_ensure_compares_the_new_state_with_old(void **state)
 {
-    fx *f = fx_open(banking);
+    fx *f = fx_memory(banking);
     open_account(f);
-    ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
-    ok(f, "Account.Debit", "{number: acct-1, amount: 40, narrative: Tea}"); /* ensures hold */
-    refused(f, "Account.Skim", "{number: acct-1, amount: 10}",
-            "Account.Skim refused: the balance moved wrongly");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    fx_ok(f, "Account.Debit", "{number: acct-1, amount: 40, narrative: Tea}"); /* ensures hold */
+    fx_refused(f, "Account.Skim", "{number: acct-1, amount: 10}",
+               "Account.Skim refused: the balance moved wrongly");
     value rec;
-    assert_true(load(f, "Account", "acct-1", &rec));
-    assert_int_equal(get_int(f, "Account", &rec, "balance"), 60);
-    assert_int_equal(get(f, "Account", &rec, "ledger")->len, 2);
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 60);
+    assert_int_equal(fx_get(f, "Account", &rec, "ledger")->len, 2);
     fx_close(f);
 }
 
 static void test_refusal_keeps_nothing_of_the_command(void **state)
 {
-    fx *f = fx_open(banking);
+    fx *f = fx_memory(banking);
     open_account(f);
-    ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
-    uint64_t credited = count_of(f, "AccountCredited"), debited = count_of(f, "AccountDebited");
-    refused(f, "Account.Debit", "{number: acct-1, amount: 101, narrative: Too much}",
-            "Account.Debit refused: the balance does not cover it");
-    refused(f, "Account.Skim", "{number: acct-1, amount: 1}",
-            "Account.Skim refused: the balance moved wrongly");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    uint64_t credited = fx_count(f, "AccountCredited"), debited = fx_count(f, "AccountDebited");
+    fx_refused(f, "Account.Debit", "{number: acct-1, amount: 101, narrative: Too much}",
+               "Account.Debit refused: the balance does not cover it");
+    fx_refused(f, "Account.Skim", "{number: acct-1, amount: 1}",
+               "Account.Skim refused: the balance moved wrongly");
     value rec;
-    assert_true(load(f, "Account", "acct-1", &rec));
-    assert_int_equal(get_int(f, "Account", &rec, "balance"), 100);
-    assert_int_equal(get(f, "Account", &rec, "ledger")->len, 1);
-    assert_int_equal(count_of(f, "AccountCredited"), credited);
-    assert_int_equal(count_of(f, "AccountDebited"), debited);
-    assert_int_equal(count_of(f, "Account"), 1);
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 100);
+    assert_int_equal(fx_get(f, "Account", &rec, "ledger")->len, 1);
+    assert_int_equal(fx_count(f, "AccountCredited"), credited);
+    assert_int_equal(fx_count(f, "AccountDebited"), debited);
+    assert_int_equal(fx_count(f, "Account"), 1);
     fx_close(f);
 }
 
@@ -757,18 +574,18 @@ static void test_refusal_keeps_nothing_of_the_command(void **state)
 
 static void test_effects_see_the_old_state(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
-    ok(f, "Pair.Swap", "{id: x}");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Swap", "{id: x}");
     value rec;
-    assert_true(load(f, "Pair", "x", &rec));
-    assert_int_equal(get_int(f, "Pair", &rec, "a"), 2);
-    assert_int_equal(get_int(f, "Pair", &rec, "b"), 1);
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), 2);
+    assert_int_equal(fx_int(f, "Pair", &rec, "b"), 1);
     /* the appended item reads a before the set raises it */
-    ok(f, "Pair.JotTagged", "{id: x, tag: red}");
-    assert_true(load(f, "Pair", "x", &rec));
-    assert_int_equal(get_int(f, "Pair", &rec, "a"), 102);
-    const value *note = &get(f, "Pair", &rec, "notes")->u.items[0];
+    fx_ok(f, "Pair.JotTagged", "{id: x, tag: red}");
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), 102);
+    const value *note = &fx_get(f, "Pair", &rec, "notes")->u.items[0];
     assert_int_equal(note->u.items[0].u.i, 2);
     assert_str(&note->u.items[1], "tagged");
     assert_int_equal(note->u.items[2].u.e, 0); /* plain */
@@ -778,12 +595,12 @@ static void test_effects_see_the_old_state(void **state)
 
 static void test_append_build_fills_defaults_and_leaves_optionals_unset(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
-    ok(f, "Pair.Jot", "{id: x}");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
     value rec;
-    assert_true(load(f, "Pair", "x", &rec));
-    const value *notes = get(f, "Pair", &rec, "notes");
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    const value *notes = fx_get(f, "Pair", &rec, "notes");
     assert_int_equal(notes->len, 1);
     const value *note = &notes->u.items[0];
     assert_int_equal(note->u.items[0].u.i, 1);
@@ -796,62 +613,62 @@ static void test_append_build_fills_defaults_and_leaves_optionals_unset(void **s
 
 static void test_list_max_items_is_an_invariant(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
-    ok(f, "Pair.Jot", "{id: x}");
-    ok(f, "Pair.Jot", "{id: x}");
-    refused(f, "Pair.Jot", "{id: x}",
-            "Pair.Jot refused: notes: 3 item(s), more than the maximum 2");
-    assert_int_equal(count_of(f, "Jotted"), 2);
-    assert_int_equal(count_of(f, "Log"), 2);
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    fx_refused(f, "Pair.Jot", "{id: x}",
+               "Pair.Jot refused: notes: 3 item(s), more than the maximum 2");
+    assert_int_equal(fx_count(f, "Jotted"), 2);
+    assert_int_equal(fx_count(f, "Log"), 2);
     fx_close(f);
 }
 
 static void test_payload_expressions_see_the_new_and_old_states(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 7, b: 2}");
-    ok(f, "Pair.Jot", "{id: x}");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 7, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
     value rec;
     assert_true(load_int(f, "Log", 1, &rec));
-    assert_str(get(f, "Log", &rec, "id"), "x");
-    assert_int_equal(get_int(f, "Log", &rec, "before"), 0);
-    assert_int_equal(get_int(f, "Log", &rec, "a"), 7);
+    assert_str(fx_get(f, "Log", &rec, "id"), "x");
+    assert_int_equal(fx_int(f, "Log", &rec, "before"), 0);
+    assert_int_equal(fx_int(f, "Log", &rec, "a"), 7);
     fx_close(f);
 }
 
 static void test_int_overflow_refuses(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 9223372036854775806, b: 0}");
-    ok(f, "Pair.Add", "{id: x, by: 1}");
-    refused(f, "Pair.Add", "{id: x, by: 1}",
-            "Pair.Add refused: integer overflow in \"a + arg.by\"");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 9223372036854775806, b: 0}");
+    fx_ok(f, "Pair.Add", "{id: x, by: 1}");
+    fx_refused(f, "Pair.Add", "{id: x, by: 1}",
+               "Pair.Add refused: integer overflow in \"a + arg.by\"");
     value rec;
-    assert_true(load(f, "Pair", "x", &rec));
-    assert_int_equal(get_int(f, "Pair", &rec, "a"), INT64_MAX);
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), INT64_MAX);
     fx_close(f);
 }
 
 static void test_division_by_zero_refuses(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 7, b: 0}");
-    ok(f, "Pair.Divide", "{id: x, by: -2}");
-    refused(f, "Pair.Divide", "{id: x, by: 0}",
-            "Pair.Divide refused: division by zero in \"a / arg.by\"");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 7, b: 0}");
+    fx_ok(f, "Pair.Divide", "{id: x, by: -2}");
+    fx_refused(f, "Pair.Divide", "{id: x, by: 0}",
+               "Pair.Divide refused: division by zero in \"a / arg.by\"");
     value rec;
-    assert_true(load(f, "Pair", "x", &rec));
-    assert_int_equal(get_int(f, "Pair", &rec, "a"), -3); /* C truncation */
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), -3); /* C truncation */
     fx_close(f);
 }
 
 static void test_reading_an_unset_optional_refuses(void **state)
 {
-    fx *f = fx_open(misc);
-    ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
-    refused(f, "Pair.Greet", "{id: x}",
-            "Pair.Greet refused: an optional field is not set in \"nick == 'bob'\"");
+    fx *f = fx_memory(misc);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_refused(f, "Pair.Greet", "{id: x}",
+               "Pair.Greet refused: an optional field is not set in \"nick == 'bob'\"");
     fx_close(f);
 }
 
@@ -861,59 +678,59 @@ static void library_setup(fx *f, int max_loans)
 {
     char args[64];
     snprintf(args, sizeof args, "{card: M-0001, max_loans: %d}", max_loans);
-    ok(f, "Member.Join", args);
+    fx_ok(f, "Member.Join", args);
 }
 
 static void test_policy_runs_in_the_same_dispatch(void **state)
 {
-    fx *f = fx_open(library);
+    fx *f = fx_memory(library);
     library_setup(f, 3);
-    ok(f, "Copy.Acquire", "{barcode: c-1}");
-    ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
     value rec;
-    assert_true(load(f, "Member", "M-0001", &rec));
-    assert_int_equal(get_int(f, "Member", &rec, "loans"), 1);
-    assert_int_equal(count_of(f, "CopyLent"), 1);
-    assert_int_equal(count_of(f, "LoanCounted"), 1);
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "CopyLent"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 1);
 
     /* the payload of Return is computed: card comes from the copy's borrower */
-    ok(f, "Copy.Return", "{barcode: c-1, days_late: 2}");
-    assert_true(load(f, "Member", "M-0001", &rec));
-    assert_int_equal(get_int(f, "Member", &rec, "loans"), 0);
-    assert_int_equal(get_int(f, "Member", &rec, "fines"), 50);
-    assert_int_equal(count_of(f, "CopyReturned"), 1);
+    fx_ok(f, "Copy.Return", "{barcode: c-1, days_late: 2}");
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 0);
+    assert_int_equal(fx_int(f, "Member", &rec, "fines"), 50);
+    assert_int_equal(fx_count(f, "CopyReturned"), 1);
     fx_close(f);
 }
 
 static void test_refused_policy_rolls_back_the_whole_dispatch(void **state)
 {
-    fx *f = fx_open(library);
+    fx *f = fx_memory(library);
     library_setup(f, 1);
-    ok(f, "Copy.Acquire", "{barcode: c-1}");
-    ok(f, "Copy.Acquire", "{barcode: c-2}");
-    ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
-    refused(f, "Copy.Lend", "{barcode: c-2, card: M-0001}",
-            "Copy.Lend refused: policy Member.CountLoan refused: at most max_loans loans");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-2}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
+    fx_refused(f, "Copy.Lend", "{barcode: c-2, card: M-0001}",
+               "Copy.Lend refused: policy Member.CountLoan refused: at most max_loans loans");
     value rec;
-    assert_true(load(f, "Copy", "c-2", &rec));
+    assert_true(fx_load(f, "Copy", "c-2", &rec));
     assert_string_equal(get_enum(f, "Copy", &rec, "status"), "on_shelf");
-    assert_str(get(f, "Copy", &rec, "borrower"), "");
-    assert_true(load(f, "Member", "M-0001", &rec));
-    assert_int_equal(get_int(f, "Member", &rec, "loans"), 1);
-    assert_int_equal(count_of(f, "CopyLent"), 1);
-    assert_int_equal(count_of(f, "LoanCounted"), 1);
+    assert_str(fx_get(f, "Copy", &rec, "borrower"), "");
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "CopyLent"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 1);
     fx_close(f);
 }
 
 static void test_policy_on_a_missing_record_refuses_the_command(void **state)
 {
-    fx *f = fx_open(library);
-    ok(f, "Copy.Acquire", "{barcode: c-1}");
-    refused(f, "Copy.Lend", "{barcode: c-1, card: M-0404}",
-            "Copy.Lend refused: policy Member.CountLoan refused: Member 'M-0404' does not "
-            "exist");
+    fx *f = fx_memory(library);
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_refused(f, "Copy.Lend", "{barcode: c-1, card: M-0404}",
+               "Copy.Lend refused: policy Member.CountLoan refused: Member 'M-0404' does not "
+               "exist");
     value rec;
-    assert_true(load(f, "Copy", "c-1", &rec));
+    assert_true(fx_load(f, "Copy", "c-1", &rec));
     assert_string_equal(get_enum(f, "Copy", &rec, "status"), "on_shelf");
     fx_close(f);
 }
@@ -957,18 +774,18 @@ static const char audit[] =
 
 static void test_policy_sees_its_commands_uncommitted_write(void **state)
 {
-    fx *f = fx_open(audit);
-    ok(f, "Counter.Make", "{id: 7}");
-    ok(f, "Counter.Inc", "{id: 7}");
-    ok(f, "Counter.Inc", "{id: 7}");
+    fx *f = fx_memory(audit);
+    fx_ok(f, "Counter.Make", "{id: 7}");
+    fx_ok(f, "Counter.Inc", "{id: 7}");
+    fx_ok(f, "Counter.Inc", "{id: 7}");
     value rec;
     assert_true(load_int(f, "Counter", 7, &rec));
-    assert_int_equal(get_int(f, "Counter", &rec, "n"), 2);
-    assert_int_equal(get_int(f, "Counter", &rec, "audited"), 2);
-    assert_int_equal(count_of(f, "Counter"), 1);
-    assert_int_equal(count_of(f, "Incremented"), 2);
-    assert_int_equal(count_of(f, "Audited"), 2);
-    refused(f, "Counter.Inc", "{id: 8}", "Counter.Inc refused: Counter 8 does not exist");
+    assert_int_equal(fx_int(f, "Counter", &rec, "n"), 2);
+    assert_int_equal(fx_int(f, "Counter", &rec, "audited"), 2);
+    assert_int_equal(fx_count(f, "Counter"), 1);
+    assert_int_equal(fx_count(f, "Incremented"), 2);
+    assert_int_equal(fx_count(f, "Audited"), 2);
+    fx_refused(f, "Counter.Inc", "{id: 8}", "Counter.Inc refused: Counter 8 does not exist");
     fx_close(f);
 }
 
@@ -1011,25 +828,25 @@ static const char chain[] =
 
 static void test_policy_chain_of_depth_eight_runs(void **state)
 {
-    fx *f = fx_open(chain);
-    ok(f, "C.Make", "{id: x}");
-    ok(f, "C.S0", "{id: x}");
+    fx *f = fx_memory(chain);
+    fx_ok(f, "C.Make", "{id: x}");
+    fx_ok(f, "C.S0", "{id: x}");
     value rec;
-    assert_true(load(f, "C", "x", &rec));
-    assert_int_equal(get_int(f, "C", &rec, "n"), 9);
-    assert_int_equal(count_of(f, "E7"), 1);
+    assert_true(fx_load(f, "C", "x", &rec));
+    assert_int_equal(fx_int(f, "C", &rec, "n"), 9);
+    assert_int_equal(fx_count(f, "E7"), 1);
     fx_close(f);
 }
 
 static void test_policy_chain_deeper_than_eight_refuses(void **state)
 {
-    fx *f = fx_open(chain);
+    fx *f = fx_memory(chain);
     /* the compiler refuses cycles; make one behind its back, as a plan from
      * elsewhere might, to reach the runtime's own bound */
-    command *s8 = (command *)verb(f, "C.S8");
-    s8->event = verb(f, "C.S0")->event;
-    ok(f, "C.Make", "{id: x}");
-    assert_int_equal(call(f, "C.S0", "{id: x}"), TARGET_REFUSED);
+    command *s8 = (command *)fx_verb(f, "C.S8");
+    s8->event = fx_verb(f, "C.S0")->event;
+    fx_ok(f, "C.Make", "{id: x}");
+    assert_int_equal(fx_call(f, "C.S0", "{id: x}"), TARGET_REFUSED);
     const char *m = f->t->message;
     const char *head = "C.S0 refused: policy C.S1 refused: policy C.S2 refused: policy";
     const char *tail = "C.S1 refused: policies chain deeper than 8";
@@ -1037,9 +854,9 @@ static void test_policy_chain_deeper_than_eight_refuses(void **state)
     assert_true(strlen(m) > strlen(tail));
     assert_string_equal(m + strlen(m) - strlen(tail), tail);
     value rec;
-    assert_true(load(f, "C", "x", &rec));
-    assert_int_equal(get_int(f, "C", &rec, "n"), 0);
-    assert_int_equal(count_of(f, "E0"), 0);
+    assert_true(fx_load(f, "C", "x", &rec));
+    assert_int_equal(fx_int(f, "C", &rec, "n"), 0);
+    assert_int_equal(fx_count(f, "E0"), 0);
     s8->event = NULL;
     fx_close(f);
 }
@@ -1076,20 +893,20 @@ static const char tagging[] =
 
 static void test_rolled_back_create_can_be_created_again(void **state)
 {
-    fx *f = fx_open(tagging);
-    ok(f, "Item.Create", "{id: a, tag: red}");
-    refused(f, "Item.Create", "{id: b, tag: red}",
-            "Item.Create refused: policy Tag.Claim refused: Tag 'red' already exists");
+    fx *f = fx_memory(tagging);
+    fx_ok(f, "Item.Create", "{id: a, tag: red}");
+    fx_refused(f, "Item.Create", "{id: b, tag: red}",
+               "Item.Create refused: policy Tag.Claim refused: Tag 'red' already exists");
     value rec;
-    assert_false(load(f, "Item", "b", &rec));
-    assert_int_equal(count_of(f, "Item"), 1);
-    assert_int_equal(count_of(f, "Created"), 1);
-    ok(f, "Item.Create", "{id: b, tag: blue}");
-    assert_true(load(f, "Item", "b", &rec));
-    assert_str(get(f, "Item", &rec, "tag"), "blue");
-    assert_int_equal(count_of(f, "Item"), 2);
-    assert_int_equal(count_of(f, "Tag"), 2);
-    assert_int_equal(count_of(f, "Claimed"), 2);
+    assert_false(fx_load(f, "Item", "b", &rec));
+    assert_int_equal(fx_count(f, "Item"), 1);
+    assert_int_equal(fx_count(f, "Created"), 1);
+    fx_ok(f, "Item.Create", "{id: b, tag: blue}");
+    assert_true(fx_load(f, "Item", "b", &rec));
+    assert_str(fx_get(f, "Item", &rec, "tag"), "blue");
+    assert_int_equal(fx_count(f, "Item"), 2);
+    assert_int_equal(fx_count(f, "Tag"), 2);
+    assert_int_equal(fx_count(f, "Claimed"), 2);
     fx_close(f);
 }
 
@@ -1098,43 +915,43 @@ static void test_rolled_back_create_can_be_created_again(void **state)
 static void test_store_grows_past_many_thousands_of_records(void **state)
 {
     enum { N = 30000 };
-    fx *f = fx_open(pizzas);
+    fx *f = fx_memory(pizzas);
     char args[128];
     for (int i = 0; i < N; i++) {
         snprintf(args, sizeof args, "{name: p%d, pizza: {price_cents: %d, size: small}}", i, i);
-        ok(f, "Order.CreatePizza", args);
+        fx_ok(f, "Order.CreatePizza", args);
     }
-    assert_int_equal(count_of(f, "Order"), N);
-    assert_int_equal(count_of(f, "PizzaCreated"), N);
+    assert_int_equal(fx_count(f, "Order"), N);
+    assert_int_equal(fx_count(f, "PizzaCreated"), N);
     for (int i = 0; i < N; i += 7) {
         char key[32];
         snprintf(key, sizeof key, "p%d", i);
         value rec;
-        assert_true(load(f, "Order", key, &rec));
-        assert_int_equal(get(f, "Order", &rec, "pizza")->u.items[0].u.i, i);
+        assert_true(fx_load(f, "Order", key, &rec));
+        assert_int_equal(fx_get(f, "Order", &rec, "pizza")->u.items[0].u.i, i);
     }
-    ok(f, "Order.AddTopping", "{name: p12345, topping: {name: Basil, amount: 3}}");
-    refused(f, "Order.CreatePizza", "{name: p29999, pizza: {price_cents: 1, size: small}}",
-            "Order.CreatePizza refused: Order 'p29999' already exists");
+    fx_ok(f, "Order.AddTopping", "{name: p12345, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.CreatePizza", "{name: p29999, pizza: {price_cents: 1, size: small}}",
+               "Order.CreatePizza refused: Order 'p29999' already exists");
     value rec;
-    assert_false(load(f, "Order", "p30000", &rec));
+    assert_false(fx_load(f, "Order", "p30000", &rec));
     fx_close(f);
 }
 
 static void test_int_identities_grow_too(void **state)
 {
     enum { N = 20000 };
-    fx *f = fx_open(audit);
+    fx *f = fx_memory(audit);
     char args[64];
     for (int i = 0; i < N; i++) {
         snprintf(args, sizeof args, "{id: %d}", i * 1024); /* same low bits */
-        ok(f, "Counter.Make", args);
+        fx_ok(f, "Counter.Make", args);
     }
-    assert_int_equal(count_of(f, "Counter"), N);
-    ok(f, "Counter.Inc", "{id: 1024}");
+    assert_int_equal(fx_count(f, "Counter"), N);
+    fx_ok(f, "Counter.Inc", "{id: 1024}");
     value rec;
     assert_true(load_int(f, "Counter", 1024, &rec));
-    assert_int_equal(get_int(f, "Counter", &rec, "n"), 1);
+    assert_int_equal(fx_int(f, "Counter", &rec, "n"), 1);
     assert_false(load_int(f, "Counter", 1, &rec));
     fx_close(f);
 }
@@ -1210,7 +1027,7 @@ static const store_ops failing_ops = {.begin = fs_begin,
 
 static void test_store_error_is_an_error_not_a_refusal(void **state)
 {
-    plan *p = compile_yaml(pizzas);
+    plan *p = fx_compile(pizzas);
     failing_store fs = {.base.ops = &failing_ops};
     assert_int_equal(memory_store_new(p, &fs.inner), 0);
     runtime *rt;
@@ -1271,7 +1088,7 @@ static void test_registry_lists_memory_and_null(void **state)
 
 static void test_null_target_accepts_everything_and_cannot_count(void **state)
 {
-    plan *p = compile_yaml(pizzas);
+    plan *p = fx_compile(pizzas);
     const target_driver *drv = target_find("null");
     target *t;
     char err[128];
