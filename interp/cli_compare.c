@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "report.h"
 #include "report_html.h"
 
 /* The gate's default threshold, in percent, as the seed's example uses. */
@@ -508,43 +509,20 @@ int cli_gate(int argc, char **argv)
 
 /* ---- report ----------------------------------------------------------------- */
 
-/* Writes the page to a temporary file beside path, then renames it over path. */
+static int write_page(FILE *out, const void *ctx)
+{
+    const result_file *f = ctx;
+    return report_html(f->root, f->path, out);
+}
+
+/* Writes the page atomically, as every report bench writes. */
 static int write_html_atomic(const result_file *f, const char *path)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".XXXXXX");
-    if (!tmp)
-        return -1;
-    snprintf(tmp, len + sizeof ".XXXXXX", "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "bench report: cannot write %s: %s\n", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    FILE *out = fdopen(fd, "w");
-    int rc = -1;
-    if (!out) {
-        close(fd);
-    } else {
-        errno = 0;
-        int wrc = report_html(f->root, f->path, out);
-        int e = errno;
-        if (fclose(out) == 0 && wrc == 0 && rename(tmp, path) == 0)
-            rc = 0;
-        else if (!e)
-            e = errno;
-        if (rc != 0)
-            fprintf(stderr, "bench report: cannot write %s: %s\n", path,
-                    e ? strerror(e) : "write error");
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    char err[1024];
+    if (write_atomic(path, write_page, f, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "bench report: %s\n", err);
+    return -1;
 }
 
 int cli_report(int argc, char **argv)

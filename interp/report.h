@@ -34,6 +34,10 @@ cJSON *report_to_cjson(const report *r);
  * (may be NULL); on failure the temporary is removed and path is untouched. */
 int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
                         char *err, size_t size);
+/* The same for any content: writer(tmp, ctx) writes it (returns 0, or
+ * nonzero on failure). */
+int write_atomic(const char *path, int (*writer)(FILE *out, const void *ctx), const void *ctx,
+                 char *err, size_t size);
 
 /* The rounding the Markdown uses, exported for tests and docs. Each writes a
  * NUL-terminated string into buf[n] (truncated if n is too small), and "n/a"

@@ -1,5 +1,6 @@
-/* report_write.c: write a report so that path holds either the old file or
- * the whole new one, never a partial file, even if bench dies mid-write. */
+/* report_write.c: write a file (a report, a page) so that path holds either
+ * the old file or the whole new one, never a partial file, even if bench
+ * dies mid-write. */
 #include "report.h"
 
 #include <errno.h>
@@ -34,8 +35,8 @@ static void sync_dir(const char *dir)
     }
 }
 
-int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
-                        char *err, size_t size)
+int write_atomic(const char *path, int (*writer)(FILE *out, const void *ctx), const void *ctx,
+                 char *err, size_t size)
 {
     if (!path || !*path)
         return fail(err, size, "no output path was given.");
@@ -63,7 +64,7 @@ int report_write_atomic(const char *path, int (*writer)(const report *, FILE *),
     FILE *f = NULL;
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        fail(err, size, "cannot create a temporary file in %s to write %s: %s.", dir, path,
+        fail(err, size, "cannot write %s: no temporary file can be made in %s: %s.", path, dir,
              strerror(errno));
         goto done;
     }
@@ -81,7 +82,7 @@ int report_write_atomic(const char *path, int (*writer)(const report *, FILE *),
         goto remove;
     }
     errno = 0;
-    int wrc = writer(r, f);
+    int wrc = writer(f, ctx);
     if (wrc != 0 || fflush(f) != 0 || ferror(f)) {
         int e = errno;
         fail(err, size, "cannot write the report to %s%s%s.", tmp, e ? ": " : "",
@@ -114,4 +115,22 @@ done:
     free(tmp);
     free(dir);
     return rc;
+}
+
+typedef struct report_writer {
+    int (*writer)(const report *, FILE *);
+    const report *r;
+} report_writer;
+
+static int write_report(FILE *out, const void *ctx)
+{
+    const report_writer *w = ctx;
+    return w->writer(w->r, out);
+}
+
+int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
+                        char *err, size_t size)
+{
+    report_writer w = {writer, r};
+    return write_atomic(path, write_report, &w, err, size);
 }
