@@ -494,20 +494,12 @@ static int memory_open(const plan *p, const target_spec *spec, int run, target *
 
 static int memory_dispatch(target *t, const command *cmd, const value *args)
 {
-    memory_target *mt = (memory_target *)t;
-    runtime_status st = runtime_dispatch(mt->rt, cmd, args);
-    if (st == RUNTIME_OK)
-        return TARGET_OK;
-    return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
-                       runtime_message(mt->rt));
+    return target_runtime_dispatch(t, ((memory_target *)t)->rt, cmd, args);
 }
 
 static int memory_count(target *t, uint64_t *aggs, uint64_t *events)
 {
-    store *s = ((memory_target *)t)->store;
-    if (s->ops->count(s, aggs, events) < 0)
-        return target_fail(t, TARGET_ERROR, "%s", s->error);
-    return TARGET_OK;
+    return target_store_count(t, ((memory_target *)t)->store, aggs, events);
 }
 
 const target_driver memory_target_driver = {

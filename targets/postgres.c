@@ -1204,20 +1204,12 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, target
 
 static int postgres_dispatch(target *t, const command *cmd, const value *args)
 {
-    postgres_target *pt = (postgres_target *)t;
-    runtime_status rs = runtime_dispatch(pt->rt, cmd, args);
-    if (rs == RUNTIME_OK)
-        return TARGET_OK;
-    return target_fail(t, rs == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
-                       runtime_message(pt->rt));
+    return target_runtime_dispatch(t, ((postgres_target *)t)->rt, cmd, args);
 }
 
 static int postgres_count(target *t, uint64_t *aggs, uint64_t *events)
 {
-    store *s = postgres_target_store(t);
-    if (s->ops->count(s, aggs, events) < 0)
-        return target_fail(t, TARGET_ERROR, "%s", s->error);
-    return TARGET_OK;
+    return target_store_count(t, postgres_target_store(t), aggs, events);
 }
 
 const target_driver postgres_target_driver = {

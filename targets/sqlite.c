@@ -508,20 +508,12 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, target *
 
 static int sqlite_dispatch(target *t, const command *cmd, const value *args)
 {
-    sqlite_target *st = (sqlite_target *)t;
-    runtime_status rs = runtime_dispatch(st->rt, cmd, args);
-    if (rs == RUNTIME_OK)
-        return TARGET_OK;
-    return target_fail(t, rs == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
-                       runtime_message(st->rt));
+    return target_runtime_dispatch(t, ((sqlite_target *)t)->rt, cmd, args);
 }
 
 static int sqlite_count(target *t, uint64_t *aggs, uint64_t *events)
 {
-    store *s = sqlite_target_store(t);
-    if (s->ops->count(s, aggs, events) < 0)
-        return target_fail(t, TARGET_ERROR, "%s", s->error);
-    return TARGET_OK;
+    return target_store_count(t, sqlite_target_store(t), aggs, events);
 }
 
 const target_driver sqlite_target_driver = {

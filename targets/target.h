@@ -102,4 +102,13 @@ static inline void target_close(target *t)
 /* Sets t->message printf-style and returns status, for drivers. */
 int target_fail(target *t, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* For the targets that run the C runtime on a store (memory, sqlite,
+ * postgres): one dispatch, with the runtime's outcome turned into a target
+ * status and its message copied into t->message. */
+struct runtime;
+struct store;
+int target_runtime_dispatch(target *t, struct runtime *rt, const command *cmd, const value *args);
+/* The store's counts for verify; a store error becomes TARGET_ERROR. */
+int target_store_count(target *t, struct store *s, uint64_t *aggs, uint64_t *events);
+
 #endif
