@@ -66,18 +66,6 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-static char *vformat(const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s)
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
-}
-
 /* Appends a sentence to a string list; -1 when out of memory. */
 static int strings_add(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -86,7 +74,7 @@ static int strings_add(char ***v, size_t *n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    char *s = diag_vformat(fmt, ap);
     va_end(ap);
     char **grown = s ? realloc(*v, (*n + 1) * sizeof **v) : NULL;
     if (!grown) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *vformat(const char *fmt, va_list ap)
+char *diag_vformat(const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
@@ -42,7 +42,7 @@ void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int c
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = vformat(fmt, ap);
+    char *msg = diag_vformat(fmt, ap);
     va_end(ap);
     push(d, sev, file, line, col, msg);
 }
@@ -51,7 +51,7 @@ void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = vformat(fmt, ap);
+    char *msg = diag_vformat(fmt, ap);
     va_end(ap);
     push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
 }
@@ -60,7 +60,7 @@ void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = vformat(fmt, ap);
+    char *msg = diag_vformat(fmt, ap);
     va_end(ap);
     push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
 }

@@ -4,6 +4,7 @@
 #ifndef BENCH_DIAG_H
 #define BENCH_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,6 +37,9 @@ void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A malloc'd string formatted from fmt and ap, the caller's to free; aborts
+ * when out of memory. */
+char *diag_vformat(const char *fmt, va_list ap);
 /* Sorts by file, line, column, keeping insertion order for ties. */
 void diag_sort(diag_list *d);
 void diag_list_free(diag_list *d);

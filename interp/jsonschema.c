@@ -98,19 +98,6 @@ typedef struct jctx {
     size_t kw_cap, kw_n;
 } jctx;
 
-static char *vformat(const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        abort();
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
-}
-
 /* Records a failure at node at when failures are wanted; always returns false
  * so that checks can end with `return ok || fail(...)`. */
 static bool fail(jctx *c, const node *at, const char *fmt, ...)
@@ -122,7 +109,7 @@ static bool fail(jctx *c, const node *at, const char *fmt, ...)
         return false;
     va_list ap;
     va_start(ap, fmt);
-    char *msg = vformat(fmt, ap);
+    char *msg = diag_vformat(fmt, ap);
     va_end(ap);
     errs_push(c->errs, (jerr){at, at->file, at->line, at->col, msg});
     return false;

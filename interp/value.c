@@ -167,34 +167,6 @@ static void print_json_string(FILE *out, const char *s, size_t len)
     fputc('"', out);
 }
 
-void value_print_json(FILE *out, const ty *t, const value *v)
-{
-    switch (v->kind) {
-    case VAL_NONE: fputs("null", out); return;
-    case VAL_INT: fprintf(out, "%" PRId64, v->u.i); return;
-    case VAL_BOOL: fputs(v->u.b ? "true" : "false", out); return;
-    case VAL_ENUM: print_json_string(out, t->values[v->u.e], strlen(t->values[v->u.e])); return;
-    case VAL_STRING: print_json_string(out, v->u.s, v->len); return;
-    case VAL_STRUCT:
-        fputc('{', out);
-        for (uint32_t i = 0; i < v->len; i++) {
-            fprintf(out, "%s\"%s\":", i ? "," : "", t->fields[i].name);
-            value_print_json(out, t->fields[i].type, &v->u.items[i]);
-        }
-        fputc('}', out);
-        return;
-    case VAL_LIST:
-        fputc('[', out);
-        for (uint32_t i = 0; i < v->len; i++) {
-            if (i)
-                fputc(',', out);
-            value_print_json(out, t->elem, &v->u.items[i]);
-        }
-        fputc(']', out);
-        return;
-    }
-}
-
 void value_print_flow(FILE *out, const ty *t, const value *v)
 {
     switch (v->kind) {
@@ -222,6 +194,8 @@ void value_print_flow(FILE *out, const ty *t, const value *v)
         }
         fputc(']', out);
         return;
-    default: value_print_json(out, t, v);
+    case VAL_NONE: fputs("null", out); return;
+    case VAL_INT: fprintf(out, "%" PRId64, v->u.i); return;
+    case VAL_BOOL: fputs(v->u.b ? "true" : "false", out); return;
     }
 }

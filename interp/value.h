@@ -17,8 +17,6 @@
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size);
 /* Deep equality of two values of compatible types. */
 bool value_equal(const value *a, const value *b);
-/* Writes v as JSON (enums as their names, unset optionals as null). */
-void value_print_json(FILE *out, const ty *t, const value *v);
 /* Writes v in a compact YAML flow form for plan listings. */
 void value_print_flow(FILE *out, const ty *t, const value *v);
 
