@@ -177,9 +177,9 @@ static void library_versions(char *buf, size_t n)
     if (pcre2_config(PCRE2_CONFIG_VERSION, NULL) <= (int)sizeof pcre)
         pcre2_config(PCRE2_CONFIG_VERSION, pcre);
     pcre[strcspn(pcre, " ")] = '\0'; /* "10.42 2022-12-11": the date is noise here */
-    /* libpq is not named: nothing links it until the postgres target exists,
-     * and loading it (with its TLS and Kerberos libraries) would cost every
-     * bench command several milliseconds of start-up */
+    /* libpq is not named here: the postgres target loads it (dlopen) only when
+     * it runs, since loading it with its TLS and Kerberos libraries would cost
+     * every bench command milliseconds of start-up; env_add_postgres adds it */
     snprintf(buf, n, "libyaml %s, SQLite %s, PCRE2 %s, cJSON %s", yaml_get_version_string(),
              sqlite3_libversion(), pcre, cJSON_Version());
 }

@@ -16,8 +16,11 @@
 #include "cli.h"
 #include "json_line.h"
 #include "memory.h"
+#include "postgres.h"
 #include "runtime.h"
 #include "spec.h"
+#include "sqlite.h"
+#include "target.h"
 
 static const char usage_serve[] =
     "usage: bench serve [--store memory|sqlite|postgres] SPEC\n"
@@ -350,6 +353,40 @@ int serve_run(const plan *p, store *s, int in_fd, int out_fd)
 
 /* ---- bench serve ---- */
 
+/* The store behind --store: the memory store, or the store of a sqlite or
+ * postgres target opened as for one run (a scratch file or schema that the
+ * close removes), so serve and the targets share one implementation. */
+typedef struct serve_store {
+    target_spec spec; /* the target's options: its defaults; outlives the target */
+    target *t;        /* NULL for memory */
+    store *s;
+} serve_store;
+
+static int serve_store_open(const plan *p, serve_store *ss, char *err, size_t size)
+{
+    if (!strcmp(ss->spec.name, "memory")) {
+        if (memory_store_new(p, &ss->s) == 0)
+            return 0;
+        snprintf(err, size, "out of memory");
+        return -1;
+    }
+    const target_driver *drv = target_find(ss->spec.name);
+    if (drv->available(&ss->spec, err, size) != 0 ||
+        drv->open(p, &ss->spec, 1, &ss->t, err, size) != TARGET_OK)
+        return -1;
+    ss->s = !strcmp(ss->spec.name, "sqlite") ? sqlite_target_store(ss->t)
+                                             : postgres_target_store(ss->t);
+    return 0;
+}
+
+static void serve_store_close(serve_store *ss)
+{
+    if (ss->t)
+        target_close(ss->t);
+    else
+        memory_store_free(ss->s);
+}
+
 int cli_serve(int argc, char **argv)
 {
     static const struct option opts[] = {{"store", required_argument, NULL, 's'},
@@ -370,14 +407,8 @@ int cli_serve(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error("serve", "give exactly one spec");
-    if (!strcmp(store_name, "sqlite") || !strcmp(store_name, "postgres")) {
-        fprintf(stderr,
-                "bench serve: the %s store is not implemented in this version of bench yet; "
-                "use --store memory\n",
-                store_name);
-        return EXIT_USAGE;
-    }
-    if (strcmp(store_name, "memory"))
+    if (strcmp(store_name, "memory") && strcmp(store_name, "sqlite") &&
+        strcmp(store_name, "postgres"))
         return cli_usage_error("serve", "unknown store '%s'; use memory, sqlite or postgres",
                                store_name);
     diag_list d = {0};
@@ -390,16 +421,17 @@ int cli_serve(int argc, char **argv)
         spec_close(&sp);
         return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
     }
-    store *s = NULL;
+    serve_store ss = {.spec = {.name = store_name, .label = store_name}};
+    char err[1024];
     int rc = EXIT_CLEAN;
-    if (memory_store_new(sp.p, &s) < 0) {
-        fprintf(stderr, "bench serve: out of memory\n");
-        rc = EXIT_FAILED;
-    } else if (serve_run(sp.p, s, STDIN_FILENO, STDOUT_FILENO) < 0) {
+    if (serve_store_open(sp.p, &ss, err, sizeof err) < 0) {
+        fprintf(stderr, "bench serve: %s\n", err);
+        rc = EXIT_USAGE;
+    } else if (serve_run(sp.p, ss.s, STDIN_FILENO, STDOUT_FILENO) < 0) {
         fprintf(stderr, "bench serve: %s\n", strerror(errno));
         rc = EXIT_FAILED;
     }
-    memory_store_free(s);
+    serve_store_close(&ss);
     spec_close(&sp);
     return rc;
 }

@@ -72,7 +72,8 @@ typedef struct server {
     size_t len;
 } server;
 
-static server *serve_start(const char *spec)
+/* bench serve SPEC, or with --store STORE when store is not NULL. */
+static server *serve_start_on(const char *store, const char *spec)
 {
     server *s = calloc(1, sizeof *s);
     assert_non_null(s);
@@ -85,7 +86,11 @@ static server *serve_start(const char *spec)
         dup2(in[0], 0);
         dup2(out[1], 1);
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        execl(spawn_bench_path(), spawn_bench_path(), "serve", spec, (char *)NULL);
+        if (store)
+            execl(spawn_bench_path(), spawn_bench_path(), "serve", "--store", store, spec,
+                  (char *)NULL);
+        else
+            execl(spawn_bench_path(), spawn_bench_path(), "serve", spec, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -93,6 +98,11 @@ static server *serve_start(const char *spec)
     s->in = in[1];
     s->out = out[0];
     return s;
+}
+
+static server *serve_start(const char *spec)
+{
+    return serve_start_on(NULL, spec);
 }
 
 /* Sends one line (a newline is added) and returns the answer line without
@@ -205,6 +215,38 @@ static void test_serve_count_request_counts_what_was_kept(void **state)
                         "{\"ok\":true,\"aggregates\":{\"Order\":2},\"events\":{\"PizzaCreated\":2,"
                         "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
     assert_int_equal(serve_stop(s), 0);
+}
+
+/* The SQL stores behind serve: the same answers as the memory store. */
+static void serve_on_a_sql_store(const char *store)
+{
+    server *s = serve_start_on(store, "specs/pizzas.yaml");
+    assert_string_equal(ask(s, CREATE("p1")),
+                        "{\"ok\":true,\"events\":[{\"name\":\"PizzaCreated\",\"payload\":{\"name\":"
+                        "\"p1\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}]}");
+    assert_string_equal(ask(s, CREATE("p1")),
+                        "{\"ok\":false,\"error\":\"Order.CreatePizza refused: Order 'p1' already "
+                        "exists\"}");
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
+           "\"amount\":1}}}");
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":1},\"events\":{\"PizzaCreated\":1,"
+                        "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_on_the_sqlite_store(void **state)
+{
+    serve_on_a_sql_store("sqlite");
+}
+
+static void test_serve_on_the_postgres_store(void **state)
+{
+    if (!getenv("BENCH_PG_SCRATCH")) {
+        print_message("skipped: no scratch PostgreSQL server (make test starts one)\n");
+        skip();
+    }
+    serve_on_a_sql_store("postgres");
 }
 
 static void test_serve_answers_policy_events_in_order(void **state)
@@ -403,11 +445,6 @@ static void test_serve_command_line_errors(void **state)
         int status;
         const char *err;
     } cases[] = {
-        {{"--store", "sqlite", "specs/pizzas.yaml"},
-         2,
-         "bench serve: the sqlite store is not implemented in this version of bench yet; use "
-         "--store memory"},
-        {{"--store", "postgres", "specs/pizzas.yaml"}, 2, "the postgres store is not implemented"},
         {{"--store", "redis", "specs/pizzas.yaml"},
          2,
          "bench serve: unknown store 'redis'; use memory, sqlite or postgres"},
@@ -440,6 +477,8 @@ int main(void)
         cmocka_unit_test(test_serve_refuses_the_empty_request_at_once),
         cmocka_unit_test(test_serve_refusal_carries_the_runtime_message),
         cmocka_unit_test(test_serve_count_request_counts_what_was_kept),
+        cmocka_unit_test(test_serve_on_the_sqlite_store),
+        cmocka_unit_test(test_serve_on_the_postgres_store),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
