@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "test_util.h"
 /* clang-format on */
 
 #include <dirent.h>
@@ -32,22 +33,6 @@
 #define SCHEMA_PATH "schema/result.schema.json"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s: %s (tests run from the repository root)", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
-    return text;
-}
 
 /* What writer prints for r, as a string the caller frees. Not inlined: GCC's
  * -Wdangling-pointer then mistakes the result for the address of `text`. */

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "test_util.h"
 /* clang-format on */
 
 #include <dirent.h>
@@ -68,22 +69,6 @@ static const char fake_yaml[] = "spec: 1\n"
                                 "    - memory: {label: b}\n";
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s: %s (tests run from the repository root)", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
-    return text;
-}
 
 /* The 1-based line of the first line of text that contains needle. */
 static int line_of(const char *text, const char *needle)
