@@ -1247,3 +1247,14 @@ void expr_visit_names(const expr *e,
 {
     visit(e->root, fn, ctx);
 }
+
+bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **path)
+{
+    if (e->root->op != XOP_NAME)
+        return false;
+    const xname *nm = e->root->name;
+    *scope = nm->scope;
+    *alias = nm->scope == SCOPE_ALIAS ? nm->alias : 0;
+    *path = nm->fields;
+    return true;
+}

@@ -62,6 +62,10 @@ const char *expr_render(const expr *e, char *buf, size_t size);
 void expr_visit_names(const expr *e,
                       void (*fn)(void *ctx, expr_scope scope, int alias, const char *path),
                       void *ctx);
+/* True when the whole expression is one name (`event.card`, `borrower`):
+ * then its scope, alias index (SCOPE_ALIAS, else 0) and field path inside
+ * the scope ("card") are set. The path lives as long as the expression. */
+bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **path);
 
 /* The values names are read from at evaluation: each is a VAL_STRUCT laid out
  * as the corresponding env type (NULL where the scope does not exist). */

@@ -21,6 +21,14 @@ enum {
     RUNTIME_WHY_MAX = 512,
 };
 
+/* Where the key of a record a policy of a command's event loads comes from:
+ * an argument of the command, or a field of the command's stored record. */
+typedef struct policy_key {
+    const aggregate *agg; /* the record the policy's command loads */
+    bool via;             /* true: field `field` of the command's record; false: param */
+    int field;
+} policy_key;
+
 struct runtime {
     const plan *p;
     store *s;
@@ -28,6 +36,10 @@ struct runtime {
     /* per command index, per read: its key reads only arguments, so a store
      * with prefetch can fetch it before the command's record is loaded */
     bool **arg_only;
+    /* per command index: the records its event's policies load whose keys
+     * are known before the command runs (policy_keys), and how many */
+    policy_key **policy_keys;
+    size_t *npolicy_keys;
     bool conflict;     /* the dispatch's create was refused as already existing */
     bool args_checked; /* the dispatched command's arguments passed their checks */
     char message[RUNTIME_MESSAGE_MAX];
@@ -37,6 +49,82 @@ static void note_scope(void *ctx, expr_scope scope, int alias, const char *path)
 {
     if (scope != SCOPE_ARG)
         *(bool *)ctx = false;
+}
+
+static bool effects_set(const command *cmd, int f)
+{
+    for (size_t i = 0; i < cmd->neffects; i++)
+        if (cmd->effects[i].field == f)
+            return true;
+    return false;
+}
+
+/* Where the payload field f of cmd's event comes from, when it is an
+ * argument or a stored field of cmd's record that cmd leaves unchanged. */
+static bool payload_source(const command *cmd, int f, policy_key *out)
+{
+    if (!cmd->payload) { /* the payload is the arguments */
+        int param = ty_field_index(cmd->params, cmd->event->payload->fields[f].name);
+        *out = (policy_key){.via = false, .field = param};
+        return param >= 0;
+    }
+    expr_scope scope;
+    int alias;
+    const char *path;
+    if (!cmd->payload[f] || !expr_name_path(cmd->payload[f], &scope, &alias, &path) ||
+        strchr(path, '.'))
+        return false;
+    if (scope == SCOPE_ARG) {
+        *out = (policy_key){.via = false, .field = ty_field_index(cmd->params, path)};
+        return out->field >= 0;
+    }
+    /* in a payload a bare name is the new state: the stored one only when
+     * no effect sets it; a created record is not stored before */
+    if ((scope != SCOPE_SELF && scope != SCOPE_OLD) || cmd->creates)
+        return false;
+    *out = (policy_key){.via = true, .field = ty_field_index(cmd->agg->state, path)};
+    return out->field >= 0 && (scope == SCOPE_OLD || !effects_set(cmd, out->field));
+}
+
+/* Which records the policies of each command's event load by a key known
+ * before the command runs: a policy argument `event.f` for the identity of
+ * the policy's command, where the payload field f is an argument or an
+ * unchanged stored field of the command's record. Other keys are loaded
+ * when their policy runs (a policy's own policies are hinted then). */
+static int find_policy_keys(runtime *rt, bool via_ok)
+{
+    const plan *p = rt->p;
+    size_t n = p->ncommands ? p->ncommands : 1;
+    rt->policy_keys = calloc(n, sizeof *rt->policy_keys);
+    rt->npolicy_keys = calloc(n, sizeof *rt->npolicy_keys);
+    if (!rt->policy_keys || !rt->npolicy_keys)
+        return -1;
+    for (size_t c = 0; c < p->ncommands; c++) {
+        const command *cmd = p->commands[c];
+        const event_def *ev = cmd->event;
+        if (!ev || !ev->npolicies)
+            continue;
+        policy_key *keys = calloc(ev->npolicies, sizeof *keys);
+        if (!keys)
+            return -1;
+        rt->policy_keys[cmd->index] = keys;
+        for (size_t i = 0; i < ev->npolicies; i++) {
+            const command *run = ev->policies[i]->run;
+            expr_scope scope;
+            int alias, f;
+            const char *path;
+            policy_key k;
+            if (!expr_name_path(ev->policies[i]->args[run->identity_param], &scope, &alias,
+                                &path) ||
+                scope != SCOPE_EVENT || strchr(path, '.') ||
+                (f = ty_field_index(ev->payload, path)) < 0 || !payload_source(cmd, f, &k) ||
+                (k.via && !via_ok))
+                continue;
+            k.agg = run->agg;
+            keys[rt->npolicy_keys[cmd->index]++] = k;
+        }
+    }
+    return 0;
 }
 
 /* Which reads of each command have keys computed from arguments alone. */
@@ -70,7 +158,8 @@ int runtime_new(const plan *p, store *s, runtime **out)
         return -1;
     rt->p = p;
     rt->s = s;
-    if (s->ops->prefetch && find_arg_only_reads(rt) < 0) {
+    if (s->ops->prefetch &&
+        (find_arg_only_reads(rt) < 0 || find_policy_keys(rt, s->ops->prefetch_via != NULL) < 0)) {
         runtime_free(rt);
         return -1;
     }
@@ -85,6 +174,10 @@ void runtime_free(runtime *rt)
     for (size_t c = 0; rt->arg_only && c < rt->p->ncommands; c++)
         free(rt->arg_only[c]);
     free(rt->arg_only);
+    for (size_t c = 0; rt->policy_keys && c < rt->p->ncommands; c++)
+        free(rt->policy_keys[c]);
+    free(rt->policy_keys);
+    free(rt->npolicy_keys);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -269,8 +362,9 @@ static runtime_status already_exists(runtime *rt, const command *cmd, const valu
 
 /* Tells a store with prefetch which records this command will load before
  * its guards: its own (unless the store checks the create itself) and every
- * read whose key comes from the arguments alone. A key that does not
- * evaluate is left for load_reads to refuse. */
+ * read whose key comes from the arguments alone; and which records its
+ * event's policies will load by a key known now (find_policy_keys). A key
+ * that does not evaluate is left for load_reads to refuse. */
 static runtime_status prefetch(runtime *rt, const command *cmd, const value *args, const value *key,
                                bool load_self)
 {
@@ -284,6 +378,16 @@ static runtime_status prefetch(runtime *rt, const command *cmd, const value *arg
         if (!arg_only[i] || expr_eval(cmd->reads[i].key, &ctx, &k) != EXPR_OK)
             continue;
         if (s->ops->prefetch(s, cmd->reads[i].agg, &k) < 0)
+            return store_failed(rt, cmd);
+    }
+    const policy_key *keys = rt->policy_keys[cmd->index];
+    for (size_t i = 0; i < rt->npolicy_keys[cmd->index]; i++) {
+        const policy_key *k = &keys[i];
+        if (!k->via && args->u.items[k->field].kind == VAL_NONE)
+            continue; /* an unset optional: the policy refuses */
+        int rc = k->via ? s->ops->prefetch_via(s, k->agg, cmd->agg, key, k->field)
+                        : s->ops->prefetch(s, k->agg, &args->u.items[k->field]);
+        if (rc < 0)
             return store_failed(rt, cmd);
     }
     return RUNTIME_OK;

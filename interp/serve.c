@@ -116,6 +116,13 @@ static int tap_prefetch(store *s, const aggregate *agg, const value *key)
     return tap_result(t, t->inner->ops->prefetch(t->inner, agg, key));
 }
 
+static int tap_prefetch_via(store *s, const aggregate *agg, const aggregate *from,
+                            const value *from_key, int from_field)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->prefetch_via(t->inner, agg, from, from_key, from_field));
+}
+
 static void tap_init(tap_store *t, store *inner)
 {
     *t = (tap_store){.inner = inner};
@@ -128,6 +135,7 @@ static void tap_init(tap_store *t, store *inner)
         .rollback = tap_rollback,
         .count = tap_count,
         .prefetch = inner->ops->prefetch ? tap_prefetch : NULL,
+        .prefetch_via = inner->ops->prefetch_via ? tap_prefetch_via : NULL,
         .checks_creates = inner->ops->checks_creates,
     };
     t->base.ops = &t->ops;

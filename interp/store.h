@@ -5,7 +5,7 @@
  * Values handed to a store are lent: a store copies what it keeps. Values a
  * store hands back stay valid until the next commit or rollback.
  *
- * Two optional members let a store that talks to a server batch its round
+ * Three optional members let a store that talks to a server batch its round
  * trips (see the postgres target); a store that leaves them unset (memory)
  * is driven exactly as before. */
 #ifndef BENCH_STORE_H
@@ -36,6 +36,14 @@ typedef struct store_ops {
      * follows, so that the store can fetch it together with the other
      * hinted reads in one round trip. Returns 0, or -1 on error. */
     int (*prefetch)(store *s, const aggregate *agg, const value *key);
+    /* Optional (NULL), used only with prefetch: a hint that load(agg, K)
+     * follows, where K is field from_field of the record (from, from_key)
+     * as the transaction sees it now (the caller knows the field does not
+     * change before that load), so that the store can fetch the record
+     * with the other hinted reads without knowing K. Returns 0, or -1 on
+     * error. */
+    int (*prefetch_via)(store *s, const aggregate *agg, const aggregate *from,
+                        const value *from_key, int from_field);
     /* True when the store checks a created identity itself, with its write
      * (an INSERT that the primary key refuses): the runtime then does not
      * load the record of a dispatched creates command first, and save or

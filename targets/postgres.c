@@ -25,8 +25,11 @@
  *     its INSERT is refused by the primary key when the identity exists.
  *     So a command that needs no read before its guards takes one round
  *     trip.
- * A policy command that loads a record not yet read in the transaction
- * costs one more round trip per such load (its key comes from the event).
+ * The hints include the record each policy of the command's event loads
+ * when its key is an argument, or a field of the command's stored record
+ * (prefetch_via: one SELECT joins the two, prepared in the pipeline on its
+ * first use). A policy command that loads any other record not yet read
+ * costs one more round trip per such load (docs/targets.md).
  * The target counts its round trips in target.round_trips.
  *
  * Option fence: rls runs the commands as the role bench_fenced (created if
@@ -347,6 +350,8 @@ typedef enum op_kind {
     OP_INSERT,
     OP_UPDATE,
     OP_EVENT,
+    OP_PREPARE, /* a via statement, prepared with the first use */
+    OP_VIA,     /* a record whose key is a field of another (prefetch_via) */
 } op_kind;
 
 /* A statement waiting for the next sync. */
@@ -354,6 +359,7 @@ typedef struct pg_op {
     op_kind kind;
     int table; /* aggregate index (not OP_EVENT) */
     int rec;   /* OP_SELECT: the cache entry it fills */
+    int via;   /* OP_PREPARE, OP_VIA: the statement in pg_store.vias */
     int nparams;
     const char **params; /* text, in the transaction's arena; NULL is SQL NULL */
 } pg_op;
@@ -376,6 +382,15 @@ typedef struct stmt_names {
     char select[32], insert[32], update[32];
 } stmt_names;
 
+/* A statement of prefetch_via: table's record keyed by field `field` of a
+ * record of table `from` (sqlgen_select_via). */
+typedef struct via_stmt {
+    int table, from, field;
+    const char *sql; /* in the schema's arena */
+    bool prepared;
+    char name[32];
+} via_stmt;
+
 typedef struct pg_store {
     store base;
     const plan *p;
@@ -389,6 +404,8 @@ typedef struct pg_store {
     size_t nreads, nwrites, reads_cap, writes_cap;
     pg_rec *recs;
     size_t nrecs, recs_cap;
+    via_stmt *vias;
+    size_t nvias, vias_cap;
     bool in_txn;
     bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
     int unread_syncs; /* syncs sent by rollback whose results are still to read */
@@ -511,6 +528,8 @@ static const char *stmt_of(const pg_store *g, const pg_op *op)
     case OP_SELECT: return g->names[op->table].select;
     case OP_INSERT: return g->names[op->table].insert;
     case OP_UPDATE: return g->names[op->table].update;
+    case OP_PREPARE:
+    case OP_VIA: return g->vias[op->via].name;
     case OP_EVENT: break;
     }
     return "event";
@@ -519,10 +538,15 @@ static const char *stmt_of(const pg_store *g, const pg_op *op)
 /* Queues one statement in libpq's buffer; a failure leaves the pipeline in
  * an unknown state, so the connection is given up (close drops the schema
  * on a new one). */
-static int send_stmt(pg_store *g, const char *name, int nparams, const char *const *params)
+static int send_stmt(pg_store *g, const pg_op *op)
 {
-    if (pq->sendQueryPrepared(g->conn, name, nparams, params, NULL, NULL, 0))
+    const char *name = stmt_of(g, op);
+    if (op->kind == OP_PREPARE) {
+        if (pq->sendPrepare(g->conn, name, g->vias[op->via].sql, 0, NULL))
+            return 0;
+    } else if (pq->sendQueryPrepared(g->conn, name, op->nparams, op->params, NULL, NULL, 0)) {
         return 0;
+    }
     char msg[PG_ERROR_MAX];
     one_line(pq->errorMessage(g->conn), msg, sizeof msg);
     g->pipeline = false;
@@ -536,15 +560,12 @@ typedef struct outcome {
     char first[PG_ERROR_MAX];
 } outcome;
 
-/* A SELECT's row as the cached record. */
-static int take_row(pg_store *g, const pg_op *op, PGresult *r)
+/* Row 0 of r from column first on, the record's fields but its identity
+ * as select returns them, as cache entry rec. */
+static int fill_rec(pg_store *g, int at, PGresult *r, int first)
 {
-    pg_rec *rec = &g->recs[op->rec];
-    if (pq->ntuples(r) == 0) {
-        rec->state = REC_ABSENT;
-        return 0;
-    }
-    const aggregate *agg = &g->p->aggs[op->table];
+    pg_rec *rec = &g->recs[at];
+    const aggregate *agg = &g->p->aggs[rec->table];
     const ty *t = agg->state;
     value *items = arena_alloc(&g->mem, (t->nfields + 1) * sizeof *items);
     int col = 0;
@@ -554,7 +575,7 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
             items[i] = rec->key;
             continue;
         }
-        int c = col++;
+        int c = first + col++;
         if (pq->getisnull(r, 0, c))
             continue; /* zeroed: VAL_NONE */
         const char *text = pq->getvalue(r, 0, c);
@@ -594,6 +615,41 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
     return 0;
 }
 
+/* A SELECT's row as the cached record. */
+static int take_row(pg_store *g, const pg_op *op, PGresult *r)
+{
+    if (pq->ntuples(r) == 0) {
+        g->recs[op->rec].state = REC_ABSENT;
+        return 0;
+    }
+    return fill_rec(g, op->rec, r, 0);
+}
+
+/* A via statement's row: the key K found in the other record, then the
+ * record K or NULLs. The record K, present or absent, joins the cache
+ * unless the transaction already knows it (it may have written it). No row:
+ * the other record is absent, and its own load says so. */
+static int take_via_row(pg_store *g, const pg_op *op, PGresult *r)
+{
+    if (pq->ntuples(r) == 0 || pq->getisnull(r, 0, 0))
+        return 0;
+    const aggregate *agg = &g->p->aggs[op->table];
+    const char *text = pq->getvalue(r, 0, 0);
+    value key = {.kind = VAL_STRING, .len = (uint32_t)pq->getlength(r, 0, 0), .u.s = text};
+    if (agg->state->fields[agg->identity].type->kind == TY_INT) {
+        char *end;
+        key = (value){.kind = VAL_INT, .u.i = strtoll(text, &end, 10)};
+        if (*end != '\0')
+            return 0; /* not a key: the load finds out */
+    }
+    if (find_rec(g, op->table, &key) >= 0)
+        return 0;
+    int at = add_rec(g, op->table, &key, REC_ABSENT);
+    if (at < 0)
+        return -1;
+    return pq->getisnull(r, 0, 1) ? 0 : fill_rec(g, at, r, 2);
+}
+
 /* Reads the results of one statement. */
 static void take(pg_store *g, const pg_op *op, outcome *o)
 {
@@ -615,11 +671,14 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
             o->status = dup ? STORE_CONFLICT : -1;
             one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
         }
-    } else if (st == PGRES_TUPLES_OK && op->kind == OP_SELECT) {
-        if (o->status == 0 && take_row(g, op, r) < 0) {
+    } else if (st == PGRES_TUPLES_OK && (op->kind == OP_SELECT || op->kind == OP_VIA)) {
+        if (o->status == 0 &&
+            (op->kind == OP_SELECT ? take_row(g, op, r) : take_via_row(g, op, r)) < 0) {
             o->status = -1;
             snprintf(o->first, sizeof o->first, "%s", g->base.error + strlen("postgres: "));
         }
+    } else if (st == PGRES_COMMAND_OK && op->kind == OP_PREPARE) {
+        g->vias[op->via].prepared = true;
     } else if (st == PGRES_COMMAND_OK && op->kind == OP_UPDATE) {
         if (o->status == 0 && strcmp(pq->cmdTuples(r), "1") != 0) {
             o->status = -1;
@@ -692,10 +751,10 @@ static int flush(pg_store *g, bool final)
 {
     size_t nwrites = final ? g->nwrites : 0;
     for (size_t i = 0; i < g->nreads; i++)
-        if (send_stmt(g, stmt_of(g, &g->reads[i]), g->reads[i].nparams, g->reads[i].params) < 0)
+        if (send_stmt(g, &g->reads[i]) < 0)
             return -1;
     for (size_t i = 0; i < nwrites; i++)
-        if (send_stmt(g, stmt_of(g, &g->writes[i]), g->writes[i].nparams, g->writes[i].params) < 0)
+        if (send_stmt(g, &g->writes[i]) < 0)
             return -1;
     bool sent = final ? pq->pipelineSync(g->conn) == 1
                       : pq->sendFlushRequest(g->conn) == 1 && pq->flush(g->conn) == 0;
@@ -748,6 +807,63 @@ static int pg_prefetch(store *s, const aggregate *agg, const value *key)
         return oom(g);
     op->rec = rec;
     return param_text(g, agg->state->fields[agg->identity].type, key, &op->params[0]);
+}
+
+/* The via statement for (agg, from, field), added unprepared when new. */
+static int find_via(pg_store *g, int table, int from, int from_field)
+{
+    for (size_t i = 0; i < g->nvias; i++)
+        if (g->vias[i].table == table && g->vias[i].from == from && g->vias[i].field == from_field)
+            return (int)i;
+    if (grow((void **)&g->vias, &g->vias_cap, g->nvias, sizeof *g->vias) < 0)
+        return oom(g);
+    via_stmt *v = &g->vias[g->nvias];
+    *v = (via_stmt){
+        .table = table,
+        .from = from,
+        .field = from_field,
+        .sql = sqlgen_select_via(g->sql, &g->p->aggs[table], &g->p->aggs[from], from_field)};
+    snprintf(v->name, sizeof v->name, "via_%zu", g->nvias);
+    return (int)g->nvias++;
+}
+
+/* Queues the via statement, and its PREPARE first when it is not prepared
+ * and no PREPARE of it is queued already (a discarded one never ran). */
+static int queue_via(pg_store *g, int via, const ty *from_id, const value *from_key)
+{
+    bool queued = g->vias[via].prepared;
+    for (size_t i = 0; !queued && i < g->nreads; i++)
+        queued = g->reads[i].kind == OP_PREPARE && g->reads[i].via == via;
+    pg_op *op = queued ? NULL : queue(g, false, OP_PREPARE, g->vias[via].table, 0);
+    if (!queued && !op)
+        return oom(g);
+    if (op)
+        op->via = via;
+    op = queue(g, false, OP_VIA, g->vias[via].table, 1);
+    if (!op)
+        return oom(g);
+    op->via = via;
+    return param_text(g, from_id, from_key, &op->params[0]);
+}
+
+static int pg_prefetch_via(store *s, const aggregate *agg, const aggregate *from,
+                           const value *from_key, int from_field)
+{
+    pg_store *g = (pg_store *)s;
+    ty_kind id = agg->state->fields[agg->identity].type->kind;
+    if (id != from->state->fields[from_field].type->kind || (id != TY_INT && id != TY_STRING))
+        return 0; /* the columns may not compare: the load fetches it */
+    int i = find_rec(g, (int)from->index, from_key);
+    if (i >= 0 && g->recs[i].state == REC_ABSENT)
+        return 0;
+    if (i >= 0 && g->recs[i].state == REC_PRESENT) {
+        const value *k = &g->recs[i].val.u.items[from_field];
+        return k->kind == VAL_NONE ? 0 : pg_prefetch(s, agg, k);
+    }
+    int via = find_via(g, (int)agg->index, (int)from->index, from_field);
+    if (via < 0)
+        return -1;
+    return queue_via(g, via, from->state->fields[from->identity].type, from_key);
 }
 
 static int pg_load(store *s, const aggregate *agg, const value *key, value *out)
@@ -911,6 +1027,7 @@ static const store_ops postgres_store_ops = {
     .rollback = pg_rollback,
     .count = pg_count,
     .prefetch = pg_prefetch,
+    .prefetch_via = pg_prefetch_via,
     .checks_creates = true,
 };
 
@@ -1155,6 +1272,7 @@ static void postgres_close(target *t)
     arena_free(&g->mem);
     jline_free(&g->json);
     free(g->names);
+    free(g->vias);
     free(g->reads);
     free(g->writes);
     free(g->recs);

@@ -23,6 +23,7 @@ static char failure[512];
     X(execParams, PQexecParams)                                                                    \
     X(prepare, PQprepare)                                                                          \
     X(sendQueryPrepared, PQsendQueryPrepared)                                                      \
+    X(sendPrepare, PQsendPrepare)                                                                  \
     X(getResult, PQgetResult)                                                                      \
     X(enterPipelineMode, PQenterPipelineMode)                                                      \
     X(exitPipelineMode, PQexitPipelineMode)                                                        \

@@ -33,6 +33,8 @@ typedef struct pq_api {
     int (*sendQueryPrepared)(PGconn *conn, const char *stmtName, int nParams,
                              const char *const *paramValues, const int *paramLengths,
                              const int *paramFormats, int resultFormat);
+    int (*sendPrepare)(PGconn *conn, const char *stmtName, const char *query, int nParams,
+                       const Oid *paramTypes);
     PGresult *(*getResult)(PGconn *conn);
     int (*enterPipelineMode)(PGconn *conn);
     int (*exitPipelineMode)(PGconn *conn);

@@ -317,3 +317,25 @@ void sqlgen_free(sql_schema *s)
     arena_free(&s->mem);
     free(s);
 }
+
+const char *sqlgen_select_via(sql_schema *s, const aggregate *agg, const aggregate *from,
+                              int from_field)
+{
+    const sql_table *to = &s->tables[agg->index], *fr = &s->tables[from->index];
+    const ty *st = agg->state;
+    gen g = {.s = s};
+    add(&g.t, "SELECT f.\"%s\", a.\"%s\"", fr->columns[from_field], to->columns[agg->identity]);
+    for (size_t i = 0; i < st->nfields; i++)
+        if ((int)i != agg->identity)
+            add(&g.t, ", a.\"%s\"", to->columns[i]);
+    add(&g.t, " FROM ");
+    add_table(&g, fr->name);
+    add(&g.t, " AS f LEFT JOIN ");
+    add_table(&g, to->name);
+    add(&g.t, " AS a ON a.\"%s\" = f.\"%s\" WHERE f.\"%s\" = ", to->columns[agg->identity],
+        fr->columns[from_field], fr->columns[from->identity]);
+    add_param(&g, 1);
+    const char *sql = take(&s->mem, &g.t);
+    free(g.t.buf);
+    return sql;
+}

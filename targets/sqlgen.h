@@ -67,6 +67,13 @@ int sqlgen_schema(const plan *p, sql_dialect d, const char *schema, sql_schema *
                   size_t size);
 void sqlgen_free(sql_schema *s);
 
+/* A SELECT that takes the identity of a `from` record as $1 and returns,
+ * when that record exists, one row: its field from_field (K), then the
+ * identity of agg's record K (NULL when there is none) and its other fields
+ * as select returns them. Lives in the schema's arena. */
+const char *sqlgen_select_via(sql_schema *s, const aggregate *agg, const aggregate *from,
+                              int from_field);
+
 /* The SQL type of a field's column in dialect d ("bigint", "json", ...). */
 const char *sqlgen_column_type(sql_dialect d, const ty *t);
 

@@ -483,6 +483,30 @@ static void test_expr_visit_names_reports_each_read(void **state)
     assert_string_equal(s.names[4], "old0:toppings");
 }
 
+static void test_expr_name_path_is_true_only_for_one_whole_name(void **state)
+{
+    expr_scope scope;
+    int alias;
+    const char *path;
+    assert_true(expr_name_path(compile_in(&env_policy, NULL, "event.name"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_EVENT);
+    assert_string_equal(path, "name");
+    assert_true(
+        expr_name_path(compile_in(&env_ensure, NULL, "owner.status"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_ALIAS);
+    assert_string_equal(path, "status");
+    assert_true(
+        expr_name_path(compile_in(&env_guard, NULL, "pizza.price_cents"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_SELF);
+    assert_string_equal(path, "pizza.price_cents");
+    assert_true(expr_name_path(compile_in(&env_ensure, NULL, "old.name"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_OLD);
+    assert_false(
+        expr_name_path(compile_in(&env_guard, NULL, "arg.amount + 0"), &scope, &alias, &path));
+    assert_false(expr_name_path(compile_in(&env_guard, NULL, "len(name)"), &scope, &alias, &path));
+    assert_false(expr_name_path(compile_in(&env_guard, NULL, "'x'"), &scope, &alias, &path));
+}
+
 /* ---- errors ---- */
 
 enum { IN_GUARD, IN_ENSURE, IN_POLICY };
@@ -715,6 +739,7 @@ int main(void)
         T(test_expr_strings_point_into_context),
         T(test_expr_event_payload_in_policy),
         T(test_expr_visit_names_reports_each_read),
+        T(test_expr_name_path_is_true_only_for_one_whole_name),
         T(test_expr_bad_expressions_report_message_and_column),
         T(test_expr_nesting_is_bounded),
         T(test_expr_length_is_bounded),

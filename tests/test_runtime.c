@@ -1,7 +1,8 @@
 /* test_runtime.c: dispatch semantics (DESIGN section 2) through the memory
  * target, on small domains compiled from YAML written here. Arguments are
  * written as YAML flow mappings and converted by type without checking
- * constraints, so the runtime's own checks are what refuse them. */
+ * constraints, so the runtime's own checks are what refuse them. A store
+ * that logs them shows which records the runtime hints before it loads. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -1066,6 +1067,127 @@ static void test_store_error_is_an_error_not_a_refusal(void **state)
     plan_free(p);
 }
 
+/* A store that wraps the memory store and logs the prefetch hints. */
+typedef struct hint_store {
+    failing_store fs; /* first: the fs_ calls delegate to the memory store */
+    char log[512];
+} hint_store;
+
+static int hs_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    hint_store *h = (hint_store *)s;
+    size_t n = strlen(h->log);
+    snprintf(h->log + n, sizeof h->log - n, "%s %.*s; ", agg->name, (int)key->len, key->u.s);
+    return 0;
+}
+
+static int hs_prefetch_via(store *s, const aggregate *agg, const aggregate *from,
+                           const value *from_key, int from_field)
+{
+    hint_store *h = (hint_store *)s;
+    size_t n = strlen(h->log);
+    snprintf(h->log + n, sizeof h->log - n, "%s by %s %.*s.%s; ", agg->name, from->name,
+             (int)from_key->len, from_key->u.s, from->state->fields[from_field].name);
+    return 0;
+}
+
+static const store_ops hinted_ops = {.begin = fs_begin,
+                                     .load = fs_load,
+                                     .save = fs_save,
+                                     .append_event = fs_append_event,
+                                     .commit = fs_commit,
+                                     .rollback = fs_rollback,
+                                     .count = fs_count,
+                                     .prefetch = hs_prefetch,
+                                     .prefetch_via = hs_prefetch_via};
+
+/* clang-format off */
+static const char hints_spec[] =
+    "spec: 1\n"
+    "domain: hints\n"
+    "aggregates:\n"
+    "  Member:\n"
+    "    identity: card\n"
+    "    fields: {card: string, n: {type: int, default: 0}}\n"
+    "    commands:\n"
+    "      Join: {creates: true, params: {card: string}}\n"
+    "      Bump: {params: {card: string}, set: {n: n + 1}}\n"
+    "  Copy:\n"
+    "    identity: barcode\n"
+    "    fields: {barcode: string, holder: {type: string, default: ''}}\n"
+    "    commands:\n"
+    "      Acquire: {creates: true, params: {barcode: string, card: string},\n"
+    "                set: {holder: arg.card}, emits: {event: Acquired, payload: {card: holder}}}\n"
+    "      Poke: {params: {barcode: string, card: string}, emits: Poked}\n"
+    "      Mix: {params: {barcode: string, card: string},\n"
+    "            emits: {event: Mixed, payload: {card: arg.card, other: holder}}}\n"
+    "      Drop: {params: {barcode: string}, emits: {event: Dropped, payload: {card: holder}}}\n"
+    "      Take: {params: {barcode: string}, set: {holder: \"''\"},\n"
+    "             emits: {event: Taken, payload: {card: old.holder}}}\n"
+    "      Give: {params: {barcode: string, card: string}, set: {holder: arg.card},\n"
+    "             emits: {event: Given, payload: {card: holder}}}\n"
+    "policies:\n"
+    "  - {on: Acquired, run: Member.Bump, args: {card: event.card}}\n"
+    "  - {on: Poked, run: Member.Bump, args: {card: event.card}}\n"
+    "  - {on: Mixed, run: Member.Bump, args: {card: event.card}}\n"
+    "  - {on: Mixed, run: Member.Bump, args: {card: event.other}}\n"
+    "  - {on: Dropped, run: Member.Bump, args: {card: event.card}}\n"
+    "  - {on: Taken, run: Member.Bump, args: {card: event.card}}\n"
+    "  - {on: Given, run: Member.Bump, args: {card: event.card}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Member.Join: {card: \"m-${n}\"}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+/* The hints one dispatch of verb gave, with string arguments a and b. */
+static const char *hints_of(runtime *rt, hint_store *h, const plan *p, const char *verb,
+                            const char *a, const char *b)
+{
+    const command *cmd = plan_find_verb(p, verb);
+    assert_non_null(cmd);
+    value items[2] = {{.kind = VAL_STRING, .len = (uint32_t)strlen(a), .u.s = a},
+                      {.kind = VAL_STRING, .len = b ? (uint32_t)strlen(b) : 0, .u.s = b}};
+    value args = {.kind = VAL_STRUCT, .len = (uint32_t)cmd->params->nfields, .u.items = items};
+    h->log[0] = '\0';
+    if (runtime_dispatch(rt, cmd, &args) != RUNTIME_OK)
+        fail_msg("%s: %s", verb, runtime_message(rt));
+    return h->log;
+}
+
+static void test_policy_keys_known_before_the_command_are_hinted(void **state)
+{
+    plan *p = fx_compile(hints_spec);
+    hint_store h = {.fs.base.ops = &hinted_ops};
+    assert_int_equal(memory_store_new(p, &h.fs.inner), 0);
+    runtime *rt;
+    assert_int_equal(runtime_new(p, &h.fs.base, &rt), 0);
+    assert_string_equal(hints_of(rt, &h, p, "Member.Join", "m-1", NULL), "Member m-1; ");
+    /* each command hints its own record as it runs, a policy's too (the
+     * last hints); a created record is not stored before, so its fields
+     * give no key */
+    assert_string_equal(hints_of(rt, &h, p, "Copy.Acquire", "c-1", "m-1"),
+                        "Copy c-1; Member m-1; ");
+    /* the default payload, and arg.x, are the arguments */
+    assert_string_equal(hints_of(rt, &h, p, "Copy.Poke", "c-1", "m-1"),
+                        "Copy c-1; Member m-1; Member m-1; ");
+    /* a stored field the command does not set, bare or as old.x */
+    assert_string_equal(
+        hints_of(rt, &h, p, "Copy.Mix", "c-1", "m-1"),
+        "Copy c-1; Member m-1; Member by Copy c-1.holder; Member m-1; Member m-1; ");
+    assert_string_equal(hints_of(rt, &h, p, "Copy.Drop", "c-1", NULL),
+                        "Copy c-1; Member by Copy c-1.holder; Member m-1; ");
+    assert_string_equal(hints_of(rt, &h, p, "Copy.Take", "c-1", NULL),
+                        "Copy c-1; Member by Copy c-1.holder; Member m-1; ");
+    /* a field the command sets is known only when the policy runs */
+    assert_string_equal(hints_of(rt, &h, p, "Copy.Give", "c-1", "m-1"), "Copy c-1; Member m-1; ");
+    runtime_free(rt);
+    memory_store_free(h.fs.inner);
+    plan_free(p);
+}
+
 /* ---- the registry and the null target ---- */
 
 static void test_registry_lists_memory_and_null(void **state)
@@ -1145,6 +1267,7 @@ int main(void)
         cmocka_unit_test(test_store_grows_past_many_thousands_of_records),
         cmocka_unit_test(test_int_identities_grow_too),
         cmocka_unit_test(test_store_error_is_an_error_not_a_refusal),
+        cmocka_unit_test(test_policy_keys_known_before_the_command_are_hinted),
         cmocka_unit_test(test_registry_lists_memory_and_null),
         cmocka_unit_test(test_null_target_accepts_everything_and_cannot_count),
         cmocka_unit_test(test_target_fail_sets_the_message_and_returns_the_status),

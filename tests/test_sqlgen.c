@@ -1,6 +1,7 @@
 /* test_sqlgen.c: the SQL the sqlite and postgres targets generate from a
  * domain: the exact statements for pizzas (which the perf peers issue too),
- * names made unique ignoring case and kept within 63 bytes, and names that
+ * the join that fetches a record keyed by another's column, names made
+ * unique ignoring case and kept within 63 bytes, and names that
  * are not identifiers refused before they reach SQL text. */
 /* cmocka.h needs these first */
 /* clang-format off */
@@ -91,6 +92,18 @@ static void test_sqlgen_postgres_tables_for_pizzas_match_the_pgbench_setup(void 
     plan_free(p);
 }
 
+static void test_sqlgen_select_via_joins_the_key_column_to_the_record(void **state)
+{
+    plan *p = fx_compile(lending_spec);
+    sql_schema *s = generate(p, SQL_POSTGRES, "S");
+    assert_string_equal(sqlgen_select_via(s, &p->aggs[0], &p->aggs[1], 2),
+                        "SELECT f.\"card\", a.\"card\", a.\"loans\", a.\"max_loans\" FROM "
+                        "\"S\".\"Copy\" AS f LEFT JOIN \"S\".\"Member\" AS a ON a.\"card\" = "
+                        "f.\"card\" WHERE f.\"barcode\" = $1");
+    sqlgen_free(s);
+    plan_free(p);
+}
+
 static void test_sqlgen_column_types_per_dialect(void **state)
 {
     static const struct {
@@ -159,6 +172,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sqlgen_sqlite_statements_for_pizzas),
         cmocka_unit_test(test_sqlgen_postgres_tables_for_pizzas_match_the_pgbench_setup),
+        cmocka_unit_test(test_sqlgen_select_via_joins_the_key_column_to_the_record),
         cmocka_unit_test(test_sqlgen_column_types_per_dialect),
         cmocka_unit_test(test_sqlgen_names_are_unique_ignoring_case_and_short),
         cmocka_unit_test(test_sqlgen_refuses_a_name_that_is_not_an_identifier),
