@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "env.h"
@@ -37,7 +38,8 @@ static const char usage_run[] =
     "  --cpu LIST         pin the harness (and its children) to these CPUs, e.g. 0 or 0-1\n"
     "  --process-cmd CMD  the command of the process target (split on spaces)\n"
     "  --progress SEC     a progress line every SEC seconds during timed passes\n"
-    "  --quiet            no progress lines on stderr\n"
+    "  --quiet            no progress on stderr (by default one line per run, and\n"
+    "                     a live line during timed passes when stderr is a terminal)\n"
     "  --keep             keep the sqlite and postgres scratch stores and say where\n"
     "  -h, --help         show this help\n"
     "\n"
@@ -194,6 +196,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         return cli_usage_error("run", "no spec given");
     if (a->cpu && parse_cpu(a->cpu))
         return EXIT_USAGE;
+    a->o.live = isatty(STDERR_FILENO) != 0;
     return 0;
 }
 

@@ -201,12 +201,16 @@ typedef struct progress {
     double every_ns;
     uint64_t next;
     bool on;
+    bool live; /* redrawn in place on a terminal rather than one line each time */
 } progress;
 
-static void progress_line(run_state *rs, uint64_t done)
+enum { LIVE_EVERY_MS = 250 };
+
+static void progress_line(run_state *rs, uint64_t done, bool live)
 {
-    fprintf(stderr, "  %s %s run %d: %" PRIu64 " commands, p50 %.1f us so far\n", rs->p->domain,
-            rs->ts->label, rs->run, done, (double)hist_percentile(&rs->all, 0.5) / 1000.0);
+    fprintf(stderr, "%s  %s %s run %d: %" PRIu64 " commands, p50 %.3f us so far%s",
+            live ? "\r\033[K" : "", rs->p->domain, rs->ts->label, rs->run, done,
+            (double)hist_percentile(&rs->all, 0.5) / 1000.0, live ? "" : "\n");
 }
 
 /* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
@@ -219,22 +223,29 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     uint64_t next_tenth = stats_tenth_start(1, cycles);
     uint64_t *sample = rs->samples;
     progress pg = {.on = o->progress_seconds > 0, .every_ns = o->progress_seconds * 1e9};
+    if (!pg.on && o->live && !o->quiet)
+        pg = (progress){.on = true, .live = true, .every_ns = LIVE_EVERY_MS * 1e6};
+    int rc = 0;
     uint64_t start = now_ns();
     pg.next = start + (uint64_t)pg.every_ns;
-    for (uint64_t k = 0; k < cycles; k++) {
-        if (runner_interrupted)
-            return -1;
+    for (uint64_t k = 0; k < cycles && rc == 0; k++) {
+        if (runner_interrupted) {
+            rc = -1;
+            break;
+        }
         if (k == next_tenth && tenth < STATS_TENTHS - 1)
             next_tenth = stats_tenth_start(++tenth + 1, cycles);
         uint64_t n = first + k;
-        for (size_t s = 0; s < w->ncycle; s++) {
+        for (size_t s = 0; s < w->ncycle && rc == 0; s++) {
             step_inst *si = &rs->cycle[s];
             inst_expand(si, n, rs->run);
-            if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK)
-                return check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
+            if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
+                rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
+                break;
+            }
             uint64_t trips = rs->t->round_trips;
             uint64_t t0 = now_ns();
-            int rc = target_dispatch(rs->t, si->st->cmd, &si->args);
+            int drc = target_dispatch(rs->t, si->st->cmd, &si->args);
             uint64_t t1 = now_ns();
             rs->verb_trips[si->verb] += rs->t->round_trips - trips;
             uint64_t ns = t1 - t0;
@@ -243,20 +254,21 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             hist_record(&rs->verbs[si->verb], ns);
             if (sample)
                 *sample++ = ns;
-            if (rc != TARGET_OK || si->st->expect_refused) {
-                if (check_outcome(rs, si, rc, "timed", (int64_t)n) < 0)
-                    return -1;
-                if (rc == TARGET_REFUSED) /* null accepts them: not refused */
+            if (drc != TARGET_OK || si->st->expect_refused) {
+                rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
+                if (drc == TARGET_REFUSED) /* null accepts them: not refused */
                     rs->verb_refused[si->verb]++;
             }
             if (pg.on && t1 >= pg.next) {
-                progress_line(rs, k * w->ncycle + s + 1);
+                progress_line(rs, k * w->ncycle + s + 1, pg.live);
                 pg.next = t1 + (uint64_t)pg.every_ns;
             }
         }
     }
     *wall_seconds = (double)(now_ns() - start) / 1e9;
-    return 0;
+    if (pg.live)
+        fputs("\r\033[K", stderr); /* the run's own line replaces the live one */
+    return rc;
 }
 
 static int verify(run_state *rs, target_result *tr)

@@ -23,6 +23,7 @@ typedef struct run_options {
     bool quiet;              /* no progress lines */
     bool keep;               /* --keep: sqlite and postgres keep their scratch stores */
     double progress_seconds; /* > 0: a progress line every so often, as pgbench -P */
+    bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor and lint's
