@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "target.h"
+#include "value.h"
 
 volatile sig_atomic_t runner_interrupted;
 
@@ -55,21 +56,10 @@ static inline uint64_t now_ns(void)
 
 /* ---- argument instances ---- */
 
-static value copy_value(arena *a, const value *v)
-{
-    value c = *v;
-    if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
-        c.u.items = arena_alloc(a, (v->len ? v->len : 1) * sizeof *c.u.items);
-        for (uint32_t i = 0; i < v->len; i++)
-            c.u.items[i] = copy_value(a, &v->u.items[i]);
-    }
-    return c;
-}
-
 static void inst_init(arena *a, step_inst *si, const step *st)
 {
     si->st = st;
-    si->args = copy_value(a, &st->args);
+    si->args = value_copy(a, &st->args);
     si->slots = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->slots);
     si->bufs = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->bufs);
     for (size_t i = 0; i < st->ntmpls; i++) {

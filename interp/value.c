@@ -130,6 +130,19 @@ static int explain(const ty *t, const value *v, const char *what, char *why, siz
     return 0;
 }
 
+value value_copy(arena *a, const value *v)
+{
+    value c = *v;
+    if (v->kind == VAL_STRING) {
+        c.u.s = arena_strndup(a, v->len ? v->u.s : "", v->len);
+    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
+        c.u.items = arena_alloc(a, (v->len ? v->len : 1) * sizeof *c.u.items);
+        for (uint32_t i = 0; i < v->len; i++)
+            c.u.items[i] = value_copy(a, &v->u.items[i]);
+    }
+    return c;
+}
+
 bool value_equal(const value *a, const value *b)
 {
     if (a->kind != b->kind)

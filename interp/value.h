@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "arena.h"
 #include "types.h"
 
 /* Checks v against t's constraints (recursively for structs and lists):
@@ -15,6 +16,9 @@
  * Returns 0, or -1 with a sentence in why: "price_cents: -1 is less than the
  * minimum 0". Never allocates (pattern matching uses t->md). */
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size);
+/* A deep copy of v in arena a: structs, lists and strings are copied, so the
+ * copy outlives whatever v points into. */
+value value_copy(arena *a, const value *v);
 /* Deep equality of two values of compatible types. */
 bool value_equal(const value *a, const value *b);
 /* Writes v in a compact YAML flow form for plan listings. */

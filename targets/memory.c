@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "drivers.h"
 #include "runtime.h"
+#include "value.h"
 
 enum {
     LOG_CHUNK = 256 * 1024, /* bytes per event-log chunk (more for a larger event) */
@@ -82,20 +84,6 @@ static int no_txn(memory_store *m, const char *call)
     return -1;
 }
 
-/* Grows *items (of elem bytes each) so that one more fits. */
-static int reserve(void **items, size_t *cap, size_t count, size_t elem)
-{
-    if (count < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *more = realloc(*items, ncap * elem);
-    if (!more)
-        return -1;
-    *items = more;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- keys ---- */
 
 static uint64_t mix64(uint64_t h)
@@ -120,15 +108,6 @@ static uint64_t key_hash(const value *k)
         h *= 0x100000001b3ULL;
     }
     return mix64(h);
-}
-
-static bool key_equal(const value *a, const value *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind != VAL_STRING)
-        return a->u.i == b->u.i;
-    return a->len == b->len && (a->len == 0 || !memcmp(a->u.s, b->u.s, a->len));
 }
 
 /* ---- deep copies ---- */
@@ -192,7 +171,7 @@ static slot *table_slot(const table *t, uint64_t hash, const value *key)
     size_t mask = t->cap - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         slot *sl = &t->slots[i];
-        if (!sl->rec || (sl->hash == hash && key_equal(&sl->rec->key, key)))
+        if (!sl->rec || (sl->hash == hash && value_equal(&sl->rec->key, key)))
             return sl;
     }
 }
@@ -243,7 +222,7 @@ static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value
     log_chunk *ch = m->nchunks ? m->chunks[m->nchunks - 1] : NULL;
     if (!ch || ch->size - ch->used < need) {
         size_t size = need > LOG_CHUNK ? need : LOG_CHUNK;
-        if (reserve((void **)&m->chunks, &m->chunks_cap, m->nchunks, sizeof *m->chunks) < 0)
+        if (array_reserve((void **)&m->chunks, &m->chunks_cap, m->nchunks, sizeof *m->chunks) < 0)
             return oom(m);
         ch = malloc(sizeof *ch + size);
         if (!ch)
@@ -298,7 +277,7 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
      * records, so a scan beats a second table */
     for (size_t i = m->nwrites; i-- > 0;) {
         const pending *w = &m->writes[i];
-        if (w->agg == agg->index && w->hash == hash && key_equal(&w->rec->key, key)) {
+        if (w->agg == agg->index && w->hash == hash && value_equal(&w->rec->key, key)) {
             *out = w->rec->state;
             return 1;
         }
@@ -316,7 +295,7 @@ static int mem_save(store *s, const aggregate *agg, const value *key, const valu
     memory_store *m = (memory_store *)s;
     if (!m->in_txn)
         return no_txn(m, "save");
-    if (reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
+    if (array_reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
         return oom(m);
     record *r = record_new(key, state);
     if (!r)
@@ -331,8 +310,8 @@ static int mem_append_event(store *s, const event_def *ev, const aggregate *agg,
     memory_store *m = (memory_store *)s;
     if (!m->in_txn)
         return no_txn(m, "append_event");
-    if (reserve((void **)&m->txn_events, &m->txn_events_cap, m->ntxn_events,
-                sizeof *m->txn_events) < 0)
+    if (array_reserve((void **)&m->txn_events, &m->txn_events_cap, m->ntxn_events,
+                      sizeof *m->txn_events) < 0)
         return oom(m);
     if (log_append(m, (uint32_t)ev->index, (uint32_t)agg->index, key, payload) < 0)
         return -1;

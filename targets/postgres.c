@@ -47,11 +47,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "drivers.h"
 #include "json_line.h"
 #include "pq_dl.h"
 #include "runtime.h"
 #include "sqlgen.h"
+#include "value.h"
 
 enum {
     PG_ERROR_MAX = 512,
@@ -429,54 +431,19 @@ static int oom(pg_store *g)
     return store_error(g, "out of memory");
 }
 
-static int grow(void **items, size_t *cap, size_t count, size_t elem)
-{
-    if (count < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *more = realloc(*items, ncap * elem);
-    if (!more)
-        return -1;
-    *items = more;
-    *cap = ncap;
-    return 0;
-}
-
-static value copy_value(arena *a, const value *v)
-{
-    value c = *v;
-    if (v->kind == VAL_STRING) {
-        c.u.s = arena_strndup(a, v->len ? v->u.s : "", v->len);
-    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
-        c.u.items = arena_alloc(a, (v->len + 1) * sizeof *c.u.items);
-        for (uint32_t i = 0; i < v->len; i++)
-            c.u.items[i] = copy_value(a, &v->u.items[i]);
-    }
-    return c;
-}
-
-static bool same_key(const value *a, const value *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind == VAL_INT)
-        return a->u.i == b->u.i;
-    return a->len == b->len && (a->len == 0 || !memcmp(a->u.s, b->u.s, a->len));
-}
-
 static int find_rec(const pg_store *g, int table, const value *key)
 {
     for (size_t i = 0; i < g->nrecs; i++)
-        if (g->recs[i].table == table && same_key(&g->recs[i].key, key))
+        if (g->recs[i].table == table && value_equal(&g->recs[i].key, key))
             return (int)i;
     return -1;
 }
 
 static int add_rec(pg_store *g, int table, const value *key, rec_state state)
 {
-    if (grow((void **)&g->recs, &g->recs_cap, g->nrecs, sizeof *g->recs) < 0)
+    if (array_reserve((void **)&g->recs, &g->recs_cap, g->nrecs, sizeof *g->recs) < 0)
         return oom(g);
-    g->recs[g->nrecs] = (pg_rec){.table = table, .key = copy_value(&g->mem, key), .state = state};
+    g->recs[g->nrecs] = (pg_rec){.table = table, .key = value_copy(&g->mem, key), .state = state};
     return (int)g->nrecs++;
 }
 
@@ -512,7 +479,7 @@ static pg_op *queue(pg_store *g, bool write, op_kind kind, int table, int nparam
 {
     pg_op **list = write ? &g->writes : &g->reads;
     size_t *n = write ? &g->nwrites : &g->nreads, *cap = write ? &g->writes_cap : &g->reads_cap;
-    if (grow((void **)list, cap, *n, sizeof **list) < 0)
+    if (array_reserve((void **)list, cap, *n, sizeof **list) < 0)
         return NULL;
     pg_op *op = &(*list)[(*n)++];
     *op = (pg_op){.kind = kind, .table = table, .nparams = nparams};
@@ -815,7 +782,7 @@ static int find_via(pg_store *g, int table, int from, int from_field)
     for (size_t i = 0; i < g->nvias; i++)
         if (g->vias[i].table == table && g->vias[i].from == from && g->vias[i].field == from_field)
             return (int)i;
-    if (grow((void **)&g->vias, &g->vias_cap, g->nvias, sizeof *g->vias) < 0)
+    if (array_reserve((void **)&g->vias, &g->vias_cap, g->nvias, sizeof *g->vias) < 0)
         return oom(g);
     via_stmt *v = &g->vias[g->nvias];
     *v = (via_stmt){
@@ -905,7 +872,7 @@ static int pg_save(store *s, const aggregate *agg, const value *key, const value
     if (i < 0 && (i = add_rec(g, (int)agg->index, key, REC_PRESENT)) < 0)
         return -1;
     g->recs[i].state = REC_PRESENT;
-    g->recs[i].val = copy_value(&g->mem, state);
+    g->recs[i].val = value_copy(&g->mem, state);
     return 0;
 }
 
