@@ -22,7 +22,8 @@ static const char usage_top[] =
     "  lint     check specs: structure, names, types, expressions\n"
     "  plan     print the compiled plan of a spec for review\n"
     "  run      run specs against their targets and report the figures\n"
-    "  targets  list the targets and whether each can run here\n"
+    "  targets  list the targets, whether each can run here, and their options\n"
+    "  schema   print the spec schema (JSON Schema) that lint checks against\n"
     "  compare  compare two result files metric by metric\n"
     "  gate     fail when a metric got worse than a threshold against a baseline\n"
     "  report   write a result file as an HTML page with charts\n"
@@ -209,8 +210,9 @@ typedef struct command_entry {
 } command_entry;
 
 static const command_entry commands[] = {
-    {"lint", cli_lint},       {"plan", cli_plan}, {"run", cli_run},       {"targets", cli_targets},
-    {"compare", cli_compare}, {"gate", cli_gate}, {"report", cli_report}, {"serve", cli_serve},
+    {"lint", cli_lint},       {"plan", cli_plan},       {"run", cli_run},
+    {"targets", cli_targets}, {"compare", cli_compare}, {"gate", cli_gate},
+    {"report", cli_report},   {"serve", cli_serve},     {"schema", cli_schema},
 };
 
 static void print_version(void)

@@ -23,6 +23,7 @@ int cli_lint(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_targets(int argc, char **argv);
+int cli_schema(int argc, char **argv);  /* cli_run.c, beside targets */
 int cli_compare(int argc, char **argv); /* cli_compare.c: compare, gate, report */
 int cli_gate(int argc, char **argv);
 int cli_report(int argc, char **argv);

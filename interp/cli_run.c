@@ -1,4 +1,4 @@
-/* cli_run.c: `bench run` and `bench targets`. */
+/* cli_run.c: `bench run`, `bench targets` and `bench schema`. */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <errno.h>
 #include <getopt.h>
@@ -12,13 +12,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+
 #include "env.h"
-#include "postgres.h"
 #include "report.h"
 #include "runner.h"
 #include "sha256.h"
 #include "spec.h"
 #include "target.h"
+#include <cjson/cJSON.h>
 
 static const char usage_run[] =
     "usage: bench run [options] SPEC...\n"
@@ -36,11 +37,13 @@ static const char usage_run[] =
     "  --samples FILE     write every timed latency as CSV (buffered in memory)\n"
     "  --label TEXT       a label recorded in the environment\n"
     "  --cpu LIST         pin the harness (and its children) to these CPUs, e.g. 0 or 0-1\n"
-    "  --process-cmd CMD  the command of the process target (split on spaces)\n"
+    "  --process-cmd CMD  the command of every target with a command option (split\n"
+    "                     on spaces)\n"
     "  --progress SEC     a progress line every SEC seconds during timed passes\n"
     "  --quiet            no progress on stderr (by default one line per run, and\n"
     "                     a live line during timed passes when stderr is a terminal)\n"
-    "  --keep             keep the sqlite and postgres scratch stores and say where\n"
+    "  --keep             keep the scratch stores of the targets with a keep option,\n"
+    "                     and say where\n"
     "  -h, --help         show this help\n"
     "\n"
     "exit status: 0 everything ran (skips allowed), 1 a run or verify failed,\n"
@@ -49,7 +52,16 @@ static const char usage_run[] =
 static const char usage_targets[] =
     "usage: bench targets\n"
     "\n"
-    "Lists every target bench has, and whether it can run here (and why not).\n";
+    "Lists every target bench has, whether it can run here (and why not), what it\n"
+    "can do, and its options (each with its type, default and meaning), as the\n"
+    "targets declare them.\n";
+
+static const char usage_schema[] =
+    "usage: bench schema\n"
+    "\n"
+    "Prints the spec schema (JSON Schema draft-07) that lint checks specs against,\n"
+    "with each target's options as its driver declares them; schema/spec.schema.json\n"
+    "is the same document, for editors.\n";
 
 typedef struct run_args {
     run_options o;
@@ -214,21 +226,14 @@ static void on_sigint(int sig)
     runner_interrupted = 1;
 }
 
-static int check_only(const run_args *a, spec *specs, size_t n)
+static int check_only(const run_args *a, const plan *const *plans, size_t n)
 {
-    for (size_t i = 0; i < a->o.nonly; i++) {
-        bool found = false;
-        for (size_t s = 0; s < n && !found; s++)
-            for (size_t t = 0; t < specs[s].p->work.ntargets && !found; t++) {
-                const target_spec *ts = &specs[s].p->work.targets[t];
-                found = !strcmp(ts->label, a->only[i]) || !strcmp(ts->name, a->only[i]);
-            }
-        if (!found && !target_find(a->only[i]))
+    for (size_t i = 0; i < a->o.nonly; i++)
+        if (!runner_target_known(plans, n, a->only[i]))
             return cli_usage_error("run",
                                    "--targets names '%s', which is neither a target nor a label "
                                    "in the specs",
                                    a->only[i]);
-    }
     return 0;
 }
 
@@ -266,35 +271,37 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     c->runs = a->o.runs >= 0 ? a->o.runs : w ? w->runs : 0;
     c->prefill = a->o.prefill ? a->prefill : w ? w->prefill : NULL;
     c->nprefill = a->o.prefill ? a->o.nprefill : w ? w->nprefill : 0;
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += specs[i].p->work.ntargets;
-    c->targets = calloc(total ? total : 1, sizeof *c->targets);
-    for (size_t i = 0; i < n; i++)
-        for (size_t t = 0; t < specs[i].p->work.ntargets; t++) {
-            const char *label = specs[i].p->work.targets[t].label;
+    /* the labels of every target entry that runs, in order, once each */
+    for (size_t i = 0; i < n; i++) {
+        size_t nt;
+        target_spec *ts = runner_targets(specs[i].p, &a->o, &nt);
+        c->targets = realloc(c->targets, (c->ntargets + nt + 1) * sizeof *c->targets);
+        if (!c->targets)
+            abort();
+        for (size_t t = 0; t < nt; t++) {
             bool seen = false;
-            for (size_t k = 0; k < c->ntargets; k++)
-                seen |= !strcmp(c->targets[k], label);
-            bool in = !a->o.only;
-            for (size_t k = 0; k < a->o.nonly; k++)
-                in |= !strcmp(a->only[k], label) ||
-                      !strcmp(a->only[k], specs[i].p->work.targets[t].name);
-            if (!seen && in)
-                c->targets[c->ntargets++] = label;
+            for (size_t k = 0; k < c->ntargets && !seen; k++)
+                seen = !strcmp(c->targets[k], ts[t].label);
+            if (!seen) /* the label is the plan's or the driver's: it outlives ts */
+                c->targets[c->ntargets++] = ts[t].label;
         }
-    for (size_t k = 0; k < a->o.nonly; k++) {
-        const target_driver *drv = target_find(a->only[k]);
-        bool seen = false;
-        for (size_t t = 0; t < c->ntargets; t++)
-            seen |= !strcmp(c->targets[t], a->only[k]);
-        if (drv && !seen) {
-            c->targets = realloc(c->targets, (c->ntargets + 1) * sizeof *c->targets);
-            c->targets[c->ntargets++] = drv->name;
-        }
+        free(ts);
     }
     c->samples = a->samples != NULL;
     c->cpu = a->cpu;
+}
+
+/* What the targets that talk to a server saw of it, for the environment. */
+static void add_servers(environment *env)
+{
+    size_t n;
+    const target_driver *const *all = target_all(&n);
+    for (size_t i = 0; i < n; i++) {
+        char server[256], lib[64];
+        if (all[i]->environment &&
+            all[i]->environment(all[i], server, sizeof server, lib, sizeof lib) == 0)
+            env_add_postgres(env, server, lib);
+    }
 }
 
 static int write_report(const run_args *a, const report *r)
@@ -324,8 +331,13 @@ int cli_run(int argc, char **argv)
     spec *specs = calloc((size_t)(argc - optind), sizeof *specs);
     int first = optind;
     rc = open_specs(argc - first, argv + first, specs, &nspecs);
+    const plan **plans = calloc(nspecs ? nspecs : 1, sizeof *plans);
+    if (!plans)
+        abort();
+    for (size_t i = 0; i < nspecs; i++)
+        plans[i] = specs[i].p;
     if (rc == 0)
-        rc = check_only(&a, specs, nspecs);
+        rc = check_only(&a, plans, nspecs);
     FILE *samples = NULL;
     if (rc == 0 && a.samples && !(samples = fopen(a.samples, "w")))
         rc = cli_usage_error("run", "cannot write %s: %s", a.samples, strerror(errno));
@@ -338,9 +350,6 @@ int cli_run(int argc, char **argv)
         if (samples)
             fputs("domain,label,run,verb,cycle,nanoseconds\n", samples);
         a.o.samples = samples;
-        const plan **plans = calloc(nspecs ? nspecs : 1, sizeof *plans);
-        for (size_t i = 0; i < nspecs; i++)
-            plans[i] = specs[i].p;
         struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
@@ -349,9 +358,7 @@ int cli_run(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         env_load_after(&r.env);
-        char pg_server[256], pg_lib[64];
-        if (postgres_environment(pg_server, sizeof pg_server, pg_lib, sizeof pg_lib) == 0)
-            env_add_postgres(&r.env, pg_server, pg_lib);
+        add_servers(&r.env);
         if (write_report(&a, &r) != 0 && rc == 0)
             rc = EXIT_FAILED;
         if (samples && fclose(samples) != 0 && rc == 0) {
@@ -359,18 +366,58 @@ int cli_run(int argc, char **argv)
             rc = EXIT_FAILED;
         }
         samples = NULL;
-        free(plans);
         free(r.config.specs);
         free(r.config.targets);
         report_free(&r);
     }
     if (samples)
         fclose(samples);
+    free(plans);
     for (size_t i = 0; i < nspecs; i++)
         spec_close(&specs[i]);
     free(specs);
     free_run_args(&a);
     return rc;
+}
+
+static const char *option_type_name(const target_option *o, char *buf, size_t n)
+{
+    switch (o->type) {
+    case TARGET_OPT_STRING: return "string";
+    case TARGET_OPT_INT: snprintf(buf, n, "integer >= %" PRId64, o->min); return buf;
+    case TARGET_OPT_BOOL: return "true or false";
+    case TARGET_OPT_ARGV: return "list of strings";
+    case TARGET_OPT_VERBS: return "verb: name";
+    case TARGET_OPT_ENUM: break;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; o->values[i] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " | " : "", o->values[i]);
+    return buf;
+}
+
+/* One driver: its line, what it can do, and its options. */
+static void print_driver(const target_driver *d)
+{
+    const target_spec ts = {.name = d->name, .label = d->name, .driver = d};
+    char why[1024] = "";
+    int ok = target_available(d, &ts, why, sizeof why) == 0;
+    printf("%-9s %-4s %s\n", d->name, ok ? "yes" : "no", ok ? d->about : why);
+    char can[256] = "";
+    size_t len = 0;
+    for (unsigned bit = 1; bit && len < sizeof can; bit <<= 1) {
+        const char *name = (d->caps & bit) ? target_capability_name(bit) : NULL;
+        if (name)
+            len += (size_t)snprintf(can + len, sizeof can - len, "%s%s", len ? ", " : "", name);
+    }
+    printf("%14s can: %s\n", "", can[0] ? can : "dispatch only");
+    for (size_t i = 0; i < d->noptions; i++) {
+        const target_option *o = &d->options[i];
+        char type[128];
+        printf("%14s %s (%s%s%s): %s\n", "", o->name, option_type_name(o, type, sizeof type),
+               o->dflt ? ", default " : "", o->dflt ? o->dflt : "", o->about);
+    }
 }
 
 int cli_targets(int argc, char **argv)
@@ -383,11 +430,30 @@ int cli_targets(int argc, char **argv)
         return cli_usage_error("targets", "takes no arguments");
     size_t n;
     const target_driver *const *all = target_all(&n);
-    for (size_t i = 0; i < n; i++) {
-        target_spec ts = {.name = all[i]->name, .label = all[i]->name};
-        char why[1024] = "";
-        int ok = all[i]->available(&ts, why, sizeof why) == 0;
-        printf("%-9s %-4s %s\n", all[i]->name, ok ? "yes" : "no", ok ? all[i]->about : why);
-    }
+    for (size_t i = 0; i < n; i++)
+        print_driver(all[i]);
+    const char *const *names, *const *reasons;
+    size_t nrefused = target_refused(&names, &reasons);
+    for (size_t i = 0; i < nrefused; i++)
+        printf("%-9s %-4s not registered: %s\n", names[i], "no", reasons[i]);
     return EXIT_CLEAN;
+}
+
+int cli_schema(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage_schema, stdout);
+        return EXIT_CLEAN;
+    }
+    if (argc > 1)
+        return cli_usage_error("schema", "takes no arguments");
+    const cJSON *schema = spec_schema();
+    char *text = schema ? cJSON_Print(schema) : NULL;
+    if (!text) {
+        fputs("bench schema: out of memory\n", stderr);
+        return EXIT_FAILED;
+    }
+    int ok = puts(text) >= 0 && fflush(stdout) == 0;
+    cJSON_free(text);
+    return ok ? EXIT_CLEAN : EXIT_FAILED;
 }

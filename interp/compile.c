@@ -1007,13 +1007,3 @@ void plan_free(plan *p)
     arena_free(&p->mem);
     free(p);
 }
-
-const char *durability_name(durability d)
-{
-    switch (d) {
-    case DURABILITY_FULL: return "full";
-    case DURABILITY_NORMAL: return "normal";
-    case DURABILITY_OFF: return "off";
-    }
-    return "?";
-}

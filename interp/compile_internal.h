@@ -1,5 +1,6 @@
 /* compile_internal.h: shared by the compiler's files (compile.c for the
- * domain, compile_work.c for the workload). Not for other stages. */
+ * domain, compile_work.c for the workload, compile_targets.c for its
+ * targets). Not for other stages. */
 #ifndef BENCH_COMPILE_INTERNAL_H
 #define BENCH_COMPILE_INTERNAL_H
 
@@ -29,6 +30,9 @@ int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tm
              int *path, size_t depth);
 /* Compiles the workload section (steps, templates, targets). */
 int cc_workload(cc *c, const node *w);
+/* Compiles the workload's targets (list: its `targets` node, or NULL for
+ * the default, the first target the registry lists). */
+int cc_targets(cc *c, const node *list);
 /* Looks up an aggregate by name. */
 aggregate *cc_find_agg(cc *c, const char *name);
 

@@ -1,6 +1,6 @@
 /* compile_work.c: the workload half of the compiler: constant values with
  * their templates, setup and cycle steps, prefill/warmup/iterations/runs,
- * and targets with their options. */
+ * (targets are compile_targets.c's). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +14,6 @@ enum {
     DEFAULT_ITERATIONS = 1000,
     DEFAULT_RUNS = 3,
 };
-
-static const char *const target_names[] = {"memory", "null", "sqlite", "postgres", "process"};
 
 /* Splits s into literal and ${var} parts. Returns the number of parts, or -1
  * after reporting a bad template at n. */
@@ -351,130 +349,6 @@ static int compile_steps(cc *c, const node *list, bool in_setup, step **out, siz
     return rc;
 }
 
-/* ---- targets ---- */
-
-static int target_options(cc *c, target_spec *t, const node *opts)
-{
-    if (!opts || opts->kind == NODE_NULL)
-        return 0;
-    const node *v;
-    if ((v = node_get(opts, "label")) && v->kind == NODE_STRING)
-        t->label = v->text;
-    if ((v = node_get(opts, "durability"))) {
-        t->durability_set = true;
-        if (node_is_str(v, "full"))
-            t->durability = DURABILITY_FULL;
-        else if (node_is_str(v, "normal"))
-            t->durability = DURABILITY_NORMAL;
-        else if (node_is_str(v, "off"))
-            t->durability = DURABILITY_OFF;
-        else {
-            diag_error_at(c->d, v, "durability is full, normal or off");
-            return -1;
-        }
-    }
-    if ((v = node_get(opts, "dsn")) && v->kind == NODE_STRING)
-        t->dsn = v->text;
-    if ((v = node_get(opts, "fence")) && v->kind == NODE_STRING)
-        t->fence = v->text;
-    if ((v = node_get(opts, "timeout_ms")) && v->kind == NODE_INT)
-        t->timeout_ms = v->v.i;
-    if ((v = node_get(opts, "keep")) && v->kind == NODE_BOOL)
-        t->keep = v->v.b;
-    if ((v = node_get(opts, "command")) && v->kind == NODE_SEQ) {
-        t->command = arena_alloc(c->a, (v->count + 1) * sizeof *t->command);
-        for (size_t i = 0; i < v->count; i++)
-            t->command[i] = v->items[i]->text;
-    }
-    if ((v = node_get(opts, "verbs")) && v->kind == NODE_MAP) {
-        t->verb_from = arena_alloc(c->a, (v->count ? v->count : 1) * sizeof *t->verb_from);
-        t->verb_to = arena_alloc(c->a, (v->count ? v->count : 1) * sizeof *t->verb_to);
-        for (size_t i = 0; i < v->count; i++) {
-            const node *k = v->pairs[i].key;
-            if (!plan_find_verb(c->p, k->text)) {
-                diag_error_at(c->d, k, "unknown command '%s'", k->text);
-                return -1;
-            }
-            t->verb_from[t->nverbs] = k->text;
-            t->verb_to[t->nverbs++] = v->pairs[i].value->text;
-        }
-    }
-    if (t->label[strcspn(t->label, ". \t")] || !t->label[0]) {
-        /* metric names are DOMAIN.LABEL.FIELD, and labels are table cells */
-        diag_error_at(c->d, node_get(opts, "label"),
-                      "a label cannot be empty or contain a dot or a space: '%s'", t->label);
-        return -1;
-    }
-    return 0;
-}
-
-static int compile_target(cc *c, const node *item, target_spec *t)
-{
-    const node *name = item, *opts = NULL;
-    if (item->kind == NODE_MAP) {
-        if (item->count != 1) {
-            diag_error_at(c->d, item, "a target is a name or {name: {options}}");
-            return -1;
-        }
-        name = item->pairs[0].key;
-        opts = item->pairs[0].value;
-    }
-    if (name->kind == NODE_NULL && !strcmp(name->text, "null")) {
-        /* YAML reads a plain `null` as no value; here it can only mean the target */
-    } else if (name->kind != NODE_STRING) {
-        diag_error_at(c->d, name, "a target is a name or {name: {options}}");
-        return -1;
-    }
-    size_t k = sizeof target_names / sizeof *target_names;
-    bool known = false;
-    for (size_t i = 0; i < k; i++)
-        known |= !strcmp(target_names[i], name->text);
-    if (!known) {
-        const char *hint = diag_suggest(name->text, target_names, k);
-        if (hint)
-            diag_error_at(c->d, name, "unknown target '%s' (did you mean '%s'?)", name->text, hint);
-        else
-            diag_error_at(c->d, name,
-                          "unknown target '%s'; the targets are memory, null, sqlite, postgres, "
-                          "process",
-                          name->text);
-        return -1;
-    }
-    t->name = name->text;
-    t->label = name->text;
-    t->at = item;
-    return target_options(c, t, opts);
-}
-
-static int compile_targets(cc *c, const node *list)
-{
-    workload *w = &c->p->work;
-    if (!list) {
-        w->targets = arena_alloc(c->a, sizeof *w->targets);
-        w->targets[0] = (target_spec){.name = "memory", .label = "memory"};
-        w->ntargets = 1;
-        return 0;
-    }
-    size_t n = list->kind == NODE_SEQ ? list->count : 0;
-    w->targets = arena_alloc(c->a, (n ? n : 1) * sizeof *w->targets);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        target_spec *t = &w->targets[w->ntargets];
-        if (compile_target(c, list->items[i], t) < 0) {
-            rc = -1;
-            continue;
-        }
-        for (size_t j = 0; j < w->ntargets; j++)
-            if (!strcmp(w->targets[j].label, t->label)) {
-                diag_error_at(c->d, list->items[i],
-                              "two targets are labelled '%s'; give one a distinct label", t->label);
-                rc = -1;
-            }
-        w->ntargets++;
-    }
-    return rc;
-}
-
 static int64_t int_or(const node *w, const char *key, int64_t dflt)
 {
     const node *v = node_get(w, key);
@@ -523,7 +397,7 @@ int cc_workload(cc *c, const node *wn)
     }
     if (compile_prefill(c, node_get(wn, "prefill")) < 0)
         rc = -1;
-    if (compile_targets(c, node_get(wn, "targets")) < 0)
+    if (cc_targets(c, node_get(wn, "targets")) < 0)
         rc = -1;
     return rc;
 }

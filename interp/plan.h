@@ -123,25 +123,28 @@ typedef struct step {
     const node *at;
 } step;
 
-typedef enum durability {
-    DURABILITY_FULL,
-    DURABILITY_NORMAL,
-    DURABILITY_OFF,
-} durability;
+/* One option of a target entry as the spec gives it; which member holds
+ * the value follows the type its driver declares (target.h). */
+typedef struct target_opt_value {
+    const char *name;        /* the option's name */
+    const char *s;           /* string and enum options */
+    int64_t i;               /* int options */
+    bool b;                  /* bool options */
+    const char *const *argv; /* argv options: NULL-terminated */
+    const char *const *keys; /* verb maps: the spec's verbs ... */
+    const char *const *vals; /* ... and what each is called */
+    size_t n;                /* verb maps: pairs */
+    const node *at;
+} target_opt_value;
+
+struct target_driver;
 
 typedef struct target_spec {
-    const char *name;  /* the driver: memory, null, sqlite, postgres, process */
-    const char *label; /* the row's name; default the driver's name */
-    durability durability;
-    bool durability_set;
-    const char *dsn;
-    const char *fence;      /* "rls" or NULL */
-    const char **command;   /* NULL-terminated argv, or NULL */
-    const char **verb_from; /* verb renames for a process runtime */
-    const char **verb_to;
-    size_t nverbs;
-    int64_t timeout_ms; /* 0: the driver's default */
-    bool keep;
+    const char *name;                   /* the driver's name */
+    const char *label;                  /* the row's name; default the driver's name */
+    const struct target_driver *driver; /* resolved by the compiler (NULL: by name) */
+    const target_opt_value *opts;       /* the options given, in the order written */
+    size_t nopts;
     const node *at;
 } target_spec;
 
@@ -207,7 +210,5 @@ const command *plan_find_verb(const plan *p, const char *verb);
 void plan_print_text(const plan *p, FILE *out);
 /* Prints it as JSON. Returns 0 or -1 on an output error. */
 int plan_print_json(const plan *p, FILE *out);
-
-const char *durability_name(durability d);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "target.h"
 #include "value.h"
 
 /* ---- shared pieces ---- */
@@ -188,26 +189,20 @@ static void print_totals(FILE *out, const plan *p)
     }
 }
 
+/* A target entry: its label, its driver when the label differs, and every
+ * option its driver declares that is in force (given, or by default). */
 static void print_target(FILE *out, const target_spec *t)
 {
     fprintf(out, "  %s", t->label);
     if (strcmp(t->label, t->name) != 0)
         fprintf(out, " (%s)", t->name);
-    if (!strcmp(t->name, "sqlite") || !strcmp(t->name, "postgres"))
-        fprintf(out, ", durability %s", durability_name(t->durability));
-    if (t->fence)
-        fprintf(out, ", fence %s", t->fence);
-    if (t->dsn)
-        fprintf(out, ", dsn %s", t->dsn);
-    if (t->command) {
-        fputs(", command", out);
-        for (size_t i = 0; t->command[i]; i++)
-            fprintf(out, " %s", t->command[i]);
+    const target_driver *d = target_spec_driver(t);
+    for (size_t i = 0; d && i < d->noptions; i++) {
+        char text[1024];
+        if (target_opt_text(t, &d->options[i], text, sizeof text))
+            fprintf(out, ", %s %s%s", d->options[i].name, text,
+                    target_opt_given(t, d->options[i].name) ? "" : " (default)");
     }
-    for (size_t i = 0; i < t->nverbs; i++)
-        fprintf(out, ", verb %s as %s", t->verb_from[i], t->verb_to[i]);
-    if (t->timeout_ms)
-        fprintf(out, ", timeout %" PRId64 " ms", t->timeout_ms);
     fputc('\n', out);
 }
 
@@ -467,6 +462,33 @@ static cJSON *totals_json(const plan *p)
     return a;
 }
 
+/* An option's value in force as JSON, typed as its driver declares it. */
+static cJSON *option_json(const target_spec *t, const target_option *o)
+{
+    const target_opt_value *v = target_opt_given(t, o->name);
+    if (!v && !o->dflt)
+        return NULL;
+    switch (o->type) {
+    case TARGET_OPT_STRING:
+    case TARGET_OPT_ENUM: return cJSON_CreateString(target_opt_str(t, o->name));
+    case TARGET_OPT_INT: return cJSON_CreateNumber((double)target_opt_int(t, o->name, 0));
+    case TARGET_OPT_BOOL: return cJSON_CreateBool(target_opt_bool(t, o->name));
+    case TARGET_OPT_ARGV: {
+        cJSON *a = cJSON_CreateArray();
+        for (size_t j = 0; v && v->argv[j]; j++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(v->argv[j]));
+        return a;
+    }
+    case TARGET_OPT_VERBS: {
+        cJSON *m = cJSON_CreateObject();
+        for (size_t j = 0; v && j < v->n; j++)
+            cJSON_AddStringToObject(m, v->keys[j], v->vals[j]);
+        return m;
+    }
+    }
+    return NULL;
+}
+
 static cJSON *targets_json(const workload *w)
 {
     cJSON *a = cJSON_CreateArray();
@@ -475,24 +497,12 @@ static cJSON *targets_json(const workload *w)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "target", t->name);
         cJSON_AddStringToObject(o, "label", t->label);
-        if (!strcmp(t->name, "sqlite") || !strcmp(t->name, "postgres"))
-            cJSON_AddStringToObject(o, "durability", durability_name(t->durability));
-        if (t->fence)
-            cJSON_AddStringToObject(o, "fence", t->fence);
-        if (t->dsn)
-            cJSON_AddStringToObject(o, "dsn", t->dsn);
-        if (t->command) {
-            cJSON *c = cJSON_AddArrayToObject(o, "command");
-            for (size_t j = 0; t->command[j]; j++)
-                cJSON_AddItemToArray(c, cJSON_CreateString(t->command[j]));
+        const target_driver *d = target_spec_driver(t);
+        for (size_t k = 0; d && k < d->noptions; k++) {
+            cJSON *v = option_json(t, &d->options[k]);
+            if (v)
+                cJSON_AddItemToObject(o, d->options[k].name, v);
         }
-        if (t->nverbs) {
-            cJSON *v = cJSON_AddObjectToObject(o, "verbs");
-            for (size_t j = 0; j < t->nverbs; j++)
-                cJSON_AddStringToObject(v, t->verb_from[j], t->verb_to[j]);
-        }
-        if (t->timeout_ms)
-            cJSON_AddNumberToObject(o, "timeout_ms", (double)t->timeout_ms);
         cJSON_AddItemToArray(a, o);
     }
     return a;

@@ -145,7 +145,7 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
 /* Checks a dispatch's outcome against the step's expectation. */
 static int check_outcome(run_state *rs, const step_inst *si, int rc, const char *phase, int64_t n)
 {
-    if (rs->drv->accepts_all && rc != TARGET_ERROR)
+    if ((rs->drv->caps & TARGET_ACCEPTS_ALL) && rc != TARGET_ERROR)
         return 0;
     if (rc == TARGET_OK && !si->st->expect_refused)
         return 0;
@@ -415,7 +415,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
 static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
     char err[1024] = "";
-    if (rs->drv->open(rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
+    if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
         snprintf(rs->failure, sizeof rs->failure, "run %d: %.900s", rs->run,
                  err[0] ? err : "the target did not open");
         return -1;
@@ -452,9 +452,15 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
 
 /* ---- the whole invocation ---- */
 
-static const target_driver *driver_of(const run_options *o, const char *name)
+static const target_driver *driver_of(const run_options *o, const target_spec *ts)
 {
-    return o->driver_for ? o->driver_for(name) : target_find(name);
+    return o->driver_for ? o->driver_for(ts->name) : target_spec_driver(ts);
+}
+
+/* --targets names a target entry by its label or by its driver's name. */
+static bool names_entry(const char *name, const target_spec *ts)
+{
+    return !strcmp(name, ts->label) || !strcmp(name, ts->name);
 }
 
 static bool wanted(const run_options *o, const target_spec *ts)
@@ -462,7 +468,7 @@ static bool wanted(const run_options *o, const target_spec *ts)
     if (!o->only)
         return true;
     for (size_t i = 0; i < o->nonly; i++)
-        if (!strcmp(o->only[i], ts->label) || !strcmp(o->only[i], ts->name))
+        if (names_entry(o->only[i], ts))
             return true;
     return false;
 }
@@ -475,13 +481,6 @@ static void add_reason(label_reason **list, size_t *n, const char *label, const 
     label_reason *lr = &(*list)[(*n)++];
     snprintf(lr->label, sizeof lr->label, "%s", label);
     snprintf(lr->reason, sizeof lr->reason, "%s", reason);
-}
-
-static const char *durability_of(const target_spec *ts)
-{
-    if (!strcmp(ts->name, "sqlite") || !strcmp(ts->name, "postgres"))
-        return durability_name(ts->durability);
-    return NULL;
 }
 
 static void finish_result(target_result *tr)
@@ -557,10 +556,10 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
 
 static double harness_floor(const plan *p, const run_options *o)
 {
-    const target_driver *drv = target_find("null");
+    const target_driver *drv = target_harness();
     if (!drv || o->floor_cycles == 0)
         return NAN;
-    static const target_spec ts = {.name = "null", .label = "null"};
+    const target_spec ts = {.name = drv->name, .label = drv->name, .driver = drv};
     run_state rs = {.p = p,
                     .ts = &ts,
                     .drv = drv,
@@ -605,37 +604,71 @@ static const char **split_command(const char *cmd, void *mem)
     return k ? argv : NULL;
 }
 
-/* --targets may name a driver the spec does not list: it runs with its
- * default options. --process-cmd replaces the command of every process
- * target. Returns the targets to consider (the caller frees). */
-static target_spec *targets_for(const plan *p, const run_options *o, size_t *n)
+/* Sets option name of ts (which has room for one more) to v, if ts's driver
+ * declares it with the type given. */
+static void override(target_spec *ts, target_opt_value *opts, const char *name,
+                     target_option_type type, target_opt_value v)
+{
+    const target_option *o = target_spec_option(ts, name);
+    if (!o || o->type != type)
+        return;
+    v.name = o->name;
+    opts[ts->nopts++] = v; /* the last one given wins */
+}
+
+target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
 {
     const workload *w = &p->work;
     size_t cap = w->ntargets + o->nonly + 1;
+    size_t nopts = 0;
+    for (size_t i = 0; i < w->ntargets; i++)
+        nopts += w->targets[i].nopts;
+    nopts += 2 * cap; /* room for --keep and --process-cmd on each */
     size_t cmd_size = o->process_cmd ? (strlen(o->process_cmd) / 2 + 2) * sizeof(char *) +
                                            strlen(o->process_cmd) + 1
                                      : 0;
-    /* the --process-cmd argv lives in the same block, freed with it */
-    target_spec *all = calloc(1, cap * sizeof *all + cmd_size);
+    /* the options and the --process-cmd argv live in the same block, freed with it */
+    target_spec *all = calloc(1, cap * sizeof *all + nopts * sizeof(target_opt_value) + cmd_size);
     if (!all)
         abort();
-    const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, all + cap) : NULL;
-    memcpy(all, w->targets, w->ntargets * sizeof *all);
-    *n = w->ntargets;
+    target_opt_value *opts = (target_opt_value *)(all + cap);
+    const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, opts + nopts) : NULL;
+    *n = 0;
+    for (size_t i = 0; i < w->ntargets; i++)
+        if (wanted(o, &w->targets[i]))
+            all[(*n)++] = w->targets[i];
     for (size_t i = 0; i < o->nonly; i++) {
         bool listed = false;
+        for (size_t t = 0; t < w->ntargets && !listed; t++)
+            listed = names_entry(o->only[i], &w->targets[t]);
         for (size_t t = 0; t < *n && !listed; t++)
-            listed = !strcmp(all[t].label, o->only[i]) || !strcmp(all[t].name, o->only[i]);
-        const target_driver *drv = driver_of(o, o->only[i]);
+            listed = names_entry(o->only[i], &all[t]);
+        const target_driver *drv =
+            o->driver_for ? o->driver_for(o->only[i]) : target_find(o->only[i]);
         if (!listed && drv)
-            all[(*n)++] = (target_spec){.name = drv->name, .label = drv->name};
+            all[(*n)++] = (target_spec){.name = drv->name, .label = drv->name, .driver = drv};
     }
-    for (size_t i = 0; cmd_argv && i < *n; i++)
-        if (!strcmp(all[i].name, "process"))
-            all[i].command = cmd_argv;
-    for (size_t i = 0; o->keep && i < *n; i++)
-        all[i].keep = true; /* only sqlite and postgres have a scratch store to keep */
+    for (size_t i = 0; i < *n; i++) {
+        target_spec *ts = &all[i];
+        if (ts->nopts)
+            memcpy(opts, ts->opts, ts->nopts * sizeof *opts);
+        ts->opts = opts;
+        if (o->keep)
+            override(ts, opts, "keep", TARGET_OPT_BOOL, (target_opt_value){.b = true});
+        if (cmd_argv)
+            override(ts, opts, "command", TARGET_OPT_ARGV, (target_opt_value){.argv = cmd_argv});
+        opts += ts->nopts;
+    }
     return all;
+}
+
+bool runner_target_known(const plan *const *plans, size_t nplans, const char *name)
+{
+    for (size_t i = 0; i < nplans; i++)
+        for (size_t t = 0; t < plans[i]->work.ntargets; t++)
+            if (names_entry(name, &plans[i]->work.targets[t]))
+                return true;
+    return target_find(name) != NULL;
 }
 
 static size_t plan_slots(const plan *p, const run_options *o, const target_spec *targets,
@@ -648,14 +681,12 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
     for (size_t k = 0; k < nprefill; k++)
         for (size_t i = 0; i < ntargets; i++) {
             const target_spec *ts = &targets[i];
-            if (!wanted(o, ts))
-                continue;
             slot *sl = &out[n++];
-            *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts->name), .prefill = prefill[k]};
+            *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts), .prefill = prefill[k]};
             char why[1024] = "";
             if (!sl->drv)
                 snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
-            else if (sl->drv->available(ts, why, sizeof why) != 0 && !why[0])
+            else if (target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
                 snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
             if (why[0] && k == 0 && !already_skipped(r, ts->label)) {
                 add_reason(&r->skipped, &r->nskipped, ts->label, why);
@@ -674,7 +705,7 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
     for (size_t pi = 0; pi < nplans && !runner_interrupted; pi++) {
         const plan *p = plans[pi];
         size_t ntargets;
-        target_spec *targets = targets_for(p, o, &ntargets);
+        target_spec *targets = runner_targets(p, o, &ntargets);
         size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
         slot *slots = calloc(cap ? cap : 1, sizeof *slots);
         if (!slots)
@@ -694,7 +725,7 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             tr->target = slots[i].ts->name;
             tr->label = slots[i].ts->label;
             tr->prefill = slots[i].prefill;
-            tr->durability = durability_of(slots[i].ts);
+            tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;
             tr->runs = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
             if (!tr->runs)
@@ -755,7 +786,7 @@ int runner_dry_run(const plan *p, diag_list *d)
     rs.cycle = insts_new(&rs.mem, p->work.cycle, p->work.ncycle);
     char err[1024] = "";
     int out = 0;
-    if (drv->open(p, &ts, 1, &rs.t, err, sizeof err) != TARGET_OK) {
+    if (target_open(drv, p, &ts, 1, &rs.t, err, sizeof err) != TARGET_OK) {
         arena_free(&rs.mem);
         return 0;
     }

@@ -18,10 +18,10 @@ typedef struct run_options {
     int64_t iterations, warmup, runs; /* -1: as the spec says */
     const int64_t *prefill;           /* NULL: as the spec says */
     size_t nprefill;
-    const char *process_cmd; /* --process-cmd: overrides a process target's command */
+    const char *process_cmd; /* --process-cmd: the command of every target that takes one */
     FILE *samples;           /* --samples: raw latencies as CSV, or NULL */
     bool quiet;              /* no progress lines */
-    bool keep;               /* --keep: sqlite and postgres keep their scratch stores */
+    bool keep;               /* --keep: every target with a keep option keeps its store */
     double progress_seconds; /* > 0: a progress line every so often, as pgbench -P */
     bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
@@ -30,6 +30,17 @@ typedef struct run_options {
      * dry run always use the built-in null and memory drivers. */
     const struct target_driver *(*driver_for)(const char *name);
 } run_options;
+
+/* The target entries a run of p considers, in order: the spec's (those
+ * --targets names by label or driver name, or all of them), then each
+ * driver --targets names that the spec does not list, with its defaults;
+ * --keep and --process-cmd applied to the targets whose drivers declare a
+ * keep or command option. This is the one place --targets is applied. The
+ * array is the caller's, to free() (one block, the options inside). */
+target_spec *runner_targets(const plan *p, const run_options *o, size_t *n);
+/* True when name is what --targets may name: a label or driver of some
+ * plan's targets, or a driver built in. */
+bool runner_target_known(const plan *const *plans, size_t nplans, const char *name);
 
 /* Set by the SIGINT handler; the runner stops at the next cycle boundary. */
 extern volatile sig_atomic_t runner_interrupted;

@@ -15,21 +15,22 @@
 
 #include "cli.h"
 #include "json_line.h"
-#include "memory.h"
-#include "postgres.h"
 #include "runtime.h"
 #include "spec.h"
-#include "sqlite.h"
+#include "store.h"
 #include "target.h"
 
 static const char usage_serve[] =
-    "usage: bench serve [--store memory|sqlite|postgres] SPEC\n"
+    "usage: bench serve [--store NAME] SPEC\n"
     "\n"
     "Serves the spec's domain on the C runtime as a JSON-lines server: one\n"
     "request per line on stdin, one answer per line on stdout, until end of\n"
     "input (schema/protocol.md). The process target runs this by default.\n"
     "\n"
-    "  --store NAME   where the runtime keeps records (default memory)\n"
+    "  --store NAME   where the runtime keeps records: one of the stores built in\n"
+    "                 (bench targets lists them: the targets that run the C runtime);\n"
+    "                 default the in-process one. The SQL stores use a scratch file\n"
+    "                 or schema, removed at the end\n"
     "  -h, --help     show this help\n"
     "\n"
     "exit status: 0 at end of input, 1 the spec has errors or I/O failed,\n"
@@ -361,52 +362,22 @@ int serve_run(const plan *p, store *s, int in_fd, int out_fd)
 
 /* ---- bench serve ---- */
 
-/* The store behind --store: the memory store, or the store of a sqlite or
- * postgres target opened as for one run (a scratch file or schema that the
- * close removes), so serve and the targets share one implementation. */
-typedef struct serve_store {
-    target_spec spec; /* the target's options: its defaults; outlives the target */
-    target *t;        /* NULL for memory */
-    store *s;
-} serve_store;
-
-static int serve_store_open(const plan *p, serve_store *ss, char *err, size_t size)
-{
-    if (!strcmp(ss->spec.name, "memory")) {
-        if (memory_store_new(p, &ss->s) == 0)
-            return 0;
-        snprintf(err, size, "out of memory");
-        return -1;
-    }
-    const target_driver *drv = target_find(ss->spec.name);
-    if (drv->available(&ss->spec, err, size) != 0 ||
-        drv->open(p, &ss->spec, 1, &ss->t, err, size) != TARGET_OK)
-        return -1;
-    ss->s = !strcmp(ss->spec.name, "sqlite") ? sqlite_target_store(ss->t)
-                                             : postgres_target_store(ss->t);
-    return 0;
-}
-
-static void serve_store_close(serve_store *ss)
-{
-    if (ss->t)
-        target_close(ss->t);
-    else
-        memory_store_free(ss->s);
-}
-
 int cli_serve(int argc, char **argv)
 {
     static const struct option opts[] = {{"store", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *store_name = "memory";
+    const store_driver *sd = store_default();
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 's': store_name = optarg; break;
+        case 's':
+            if (!(sd = store_find(optarg)))
+                return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
+                                       store_names());
+            break;
         case 'h': fputs(usage_serve, stdout); return EXIT_CLEAN;
         default:
             return cli_usage_error("serve", "unknown option or missing value: '%s'",
@@ -415,10 +386,6 @@ int cli_serve(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error("serve", "give exactly one spec");
-    if (strcmp(store_name, "memory") && strcmp(store_name, "sqlite") &&
-        strcmp(store_name, "postgres"))
-        return cli_usage_error("serve", "unknown store '%s'; use memory, sqlite or postgres",
-                               store_name);
     diag_list d = {0};
     spec sp;
     spec_status st = spec_open(argv[optind], &d, &sp);
@@ -429,17 +396,20 @@ int cli_serve(int argc, char **argv)
         spec_close(&sp);
         return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
     }
-    serve_store ss = {.spec = {.name = store_name, .label = store_name}};
-    char err[1024];
+    /* the store as for one run of its target, with its defaults */
+    const target_spec ts = {.name = sd->name, .label = sd->name};
+    char err[1024] = "";
     int rc = EXIT_CLEAN;
-    if (serve_store_open(sp.p, &ss, err, sizeof err) < 0) {
+    store *s = NULL;
+    if ((sd->available && sd->available(&ts, err, sizeof err) != 0) ||
+        store_open(sd, sp.p, &ts, 1, &s, err, sizeof err) < 0) {
         fprintf(stderr, "bench serve: %s\n", err);
         rc = EXIT_USAGE;
-    } else if (serve_run(sp.p, ss.s, STDIN_FILENO, STDOUT_FILENO) < 0) {
+    } else if (serve_run(sp.p, s, STDIN_FILENO, STDOUT_FILENO) < 0) {
         fprintf(stderr, "bench serve: %s\n", strerror(errno));
         rc = EXIT_FAILED;
     }
-    serve_store_close(&ss);
+    store_close(s);
     spec_close(&sp);
     return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "jsonschema.h"
 #include "runner.h"
+#include "target.h"
 
 extern const char spec_schema_json[];
 extern const size_t spec_schema_json_len;
@@ -17,10 +18,21 @@ static void free_schema(void)
     schema_root = NULL;
 }
 
+/* The embedded schema with its target definition made from the drivers'
+ * declarations (the file's copy of it is for editors; a test keeps the two
+ * equal), so that the schema check takes each target's options from its
+ * driver. */
 const cJSON *spec_schema(void)
 {
     if (!schema_root) {
         schema_root = cJSON_ParseWithLength(spec_schema_json, spec_schema_json_len);
+        cJSON *defs = cJSON_GetObjectItemCaseSensitive(schema_root, "definitions");
+        cJSON *targets = target_schema();
+        if (!defs || !targets || !cJSON_ReplaceItemInObjectCaseSensitive(defs, "target", targets)) {
+            cJSON_Delete(targets);
+            cJSON_Delete(schema_root);
+            schema_root = NULL;
+        }
         if (schema_root)
             atexit(free_schema);
     }

@@ -1,15 +1,18 @@
-/* drivers.h: the drivers built into this binary. Each is defined in its own
- * targets/<name>.c and listed once in targets/registry.c; nothing else
- * names them (the runner goes through target_find). */
+/* drivers.h: the drivers and stores built into this binary. Each is
+ * defined in its own file (targets/<name>.c, targets/store_<name>.c) and
+ * listed once in targets/registry.c; nothing else names them (everything
+ * else goes through target_find and store_find). */
 #ifndef BENCH_DRIVERS_H
 #define BENCH_DRIVERS_H
 
+#include "store.h"
 #include "target.h"
 
-extern const target_driver memory_target_driver;
 extern const target_driver null_target_driver;
-extern const target_driver sqlite_target_driver;
-extern const target_driver postgres_target_driver;
 extern const target_driver process_target_driver;
+
+extern const store_driver memory_store_driver;
+extern const store_driver sqlite_store_driver;
+extern const store_driver postgres_store_driver;
 
 #endif

@@ -5,21 +5,17 @@
 
 #include "drivers.h"
 
-static int null_available(const target_spec *spec, char *why, size_t size)
+static int null_open(const target_driver *self, const plan *p, const target_spec *spec, int run,
+                     target **out, char *err, size_t size)
 {
-    return 0;
-}
-
-static int null_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
-                     size_t size)
-{
+    (void)p, (void)run;
     *out = NULL;
     target *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, size, "null: out of memory");
         return TARGET_ERROR;
     }
-    t->driver = &null_target_driver;
+    t->driver = self;
     t->spec = spec;
     *out = t;
     return TARGET_OK;
@@ -27,6 +23,7 @@ static int null_open(const plan *p, const target_spec *spec, int run, target **o
 
 static int null_dispatch(target *t, const command *cmd, const value *args)
 {
+    (void)t, (void)cmd, (void)args;
     return TARGET_OK;
 }
 
@@ -39,11 +36,8 @@ const target_driver null_target_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "null",
     .about = "accepts every command and does nothing: the harness's own cost",
-    .available = null_available,
+    .caps = TARGET_ACCEPTS_ALL | TARGET_HARNESS,
     .open = null_open,
     .dispatch = null_dispatch,
-    .count = NULL,
-    .probe = NULL,
     .close = null_close,
-    .accepts_all = true,
 };

@@ -42,8 +42,12 @@
 #include "drivers.h"
 #include "json_line.h"
 
+/* per command, unless the spec says timeout_ms (the option's declared default) */
+#define PROCESS_TIMEOUT_MS 5000
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
 enum {
-    PROCESS_TIMEOUT_MS = 5000,   /* per command, unless the spec says timeout_ms */
     PROCESS_GRACE_MS = 2000,     /* after closing stdin, before SIGTERM */
     PROCESS_TERM_MS = 1000,      /* after SIGTERM, before SIGKILL */
     PROCESS_EXIT_MS = 1000,      /* a child that closed its stdout: time to see it exit */
@@ -143,9 +147,12 @@ static bool executable(const char *argv0)
     }
 }
 
-static int process_available(const target_spec *spec, char *why, size_t size)
+static int process_available(const target_driver *drv, const target_spec *spec, char *why,
+                             size_t size)
 {
-    if (!spec->command || !spec->command[0]) {
+    (void)drv;
+    const char *const *argv = target_opt_argv(spec, "command");
+    if (!argv || !argv[0]) {
         char self[PATH_MAX];
         if (self_path(self, sizeof self) == 0 && access(self, X_OK) == 0)
             return 0;
@@ -154,7 +161,7 @@ static int process_available(const target_spec *spec, char *why, size_t size)
                  "target's command");
         return -1;
     }
-    const char *prog = spec->command[0];
+    const char *prog = argv[0];
     if (executable(prog))
         return 0;
     if (strchr(prog, '/'))
@@ -611,11 +618,12 @@ static void build_prefixes(process_target *pt, const target_spec *spec)
     pt->prefix_len = calloc(p->ncommands + 1, sizeof *pt->prefix_len);
     if (!pt->prefix_at || !pt->prefix_len)
         abort();
+    const target_opt_value *renames = target_opt_given(spec, "verbs");
     for (size_t i = 0; i < p->ncommands; i++) {
         const char *verb = p->commands[i]->verb;
-        for (size_t k = 0; k < spec->nverbs; k++)
-            if (!strcmp(spec->verb_from[k], verb))
-                verb = spec->verb_to[k];
+        for (size_t k = 0; renames && k < renames->n; k++)
+            if (!strcmp(renames->keys[k], verb))
+                verb = renames->vals[k];
         pt->prefix_at[i] = pt->prefixes.len;
         jline_puts(&pt->prefixes, "{\"verb\":");
         json_put_string(&pt->prefixes, verb, strlen(verb));
@@ -631,9 +639,10 @@ static void program_name(process_target *pt, const char *argv0, bool is_default)
              is_default ? " serve" : "");
 }
 
-static int process_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
-                        size_t size)
+static int process_open(const target_driver *drv, const plan *p, const target_spec *spec, int run,
+                        target **out, char *err, size_t size)
 {
+    (void)run;
     *out = NULL;
     static bool sigpipe_ignored;
     if (!sigpipe_ignored) { /* a child that exits must not kill bench with SIGPIPE */
@@ -645,14 +654,14 @@ static int process_open(const plan *p, const target_spec *spec, int run, target 
         snprintf(err, size, "process: out of memory");
         return TARGET_ERROR;
     }
-    pt->base.driver = &process_target_driver;
+    pt->base.driver = drv;
     pt->base.spec = spec;
     pt->p = p;
     pt->in_fd = pt->out_fd = pt->err_fd = -1;
     pt->stop[0] = pt->stop[1] = -1;
     pthread_mutex_init(&pt->mu, NULL);
-    pt->timeout_ms = spec->timeout_ms > 0 && spec->timeout_ms < INT_MAX ? (int)spec->timeout_ms
-                                                                        : PROCESS_TIMEOUT_MS;
+    int64_t timeout_ms = target_opt_int(spec, "timeout_ms", PROCESS_TIMEOUT_MS);
+    pt->timeout_ms = timeout_ms > 0 && timeout_ms < INT_MAX ? (int)timeout_ms : PROCESS_TIMEOUT_MS;
     pt->rcap = 64 * 1024;
     pt->rbuf = malloc(pt->rcap);
     if (!pt->rbuf)
@@ -662,7 +671,8 @@ static int process_open(const plan *p, const target_spec *spec, int run, target 
 
     char self[PATH_MAX];
     const char *def[4] = {self, "serve", p->path, NULL};
-    const char *const *argv = spec->command && spec->command[0] ? spec->command : def;
+    const char *const *given = target_opt_argv(spec, "command");
+    const char *const *argv = given && given[0] ? given : def;
     if (argv == def && self_path(self, sizeof self) < 0) {
         snprintf(err, size, "bench cannot find its own executable to run `bench serve`");
         process_close(&pt->base);
@@ -785,10 +795,27 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
     return TARGET_OK;
 }
 
+static const target_option process_options[] = {
+    {.name = "command",
+     .type = TARGET_OPT_ARGV,
+     .about = "the runtime to start, as argv; default bench serve SPEC"},
+    {.name = "verbs",
+     .type = TARGET_OPT_VERBS,
+     .about = "verb renames: Aggregate.Command to the name the runtime expects"},
+    {.name = "timeout_ms",
+     .type = TARGET_OPT_INT,
+     .dflt = TEXT(PROCESS_TIMEOUT_MS),
+     .min = 1,
+     .about = "how long one command may take before the run fails, in milliseconds"},
+};
+
 const target_driver process_target_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "process",
     .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
+    .options = process_options,
+    .noptions = sizeof process_options / sizeof *process_options,
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_PROBE,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,

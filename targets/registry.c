@@ -1,26 +1,158 @@
-/* registry.c: every driver built into this binary, by the name specs use,
- * in the order `bench targets` lists them. */
+/* registry.c: every target and store built into this binary, in the order
+ * `bench targets` lists them. A new store is one file and one line in
+ * `entries`; so is a new target. A store becomes the target of its name
+ * that runs the C runtime on it.
+ *
+ * The registry is built on first use (before any thread starts) and checks
+ * each declaration then: a driver of another interface version, or one whose
+ * declaration does not hold together, is refused and listed with the
+ * reason. */
+#include <stdio.h>
 #include <string.h>
 
 #include "drivers.h"
+#include "runtime_target.h"
+#include "store.h"
 
 /* A driver that cannot run here (postgres without a server or without
  * libpq) says so in available(), so the runner skips it with a sentence. */
-static const target_driver *const drivers[] = {
-    &memory_target_driver,   &null_target_driver,    &sqlite_target_driver,
-    &postgres_target_driver, &process_target_driver,
+typedef struct entry {
+    const store_driver *store;   /* a store, run by the C runtime ... */
+    const target_driver *target; /* ... or a target of its own */
+} entry;
+
+static const entry entries[] = {
+    {.store = &memory_store_driver},    {.target = &null_target_driver},
+    {.store = &sqlite_store_driver},    {.store = &postgres_store_driver},
+    {.target = &process_target_driver},
 };
 
-const target_driver *target_find(const char *name)
+enum { NENTRIES = sizeof entries / sizeof *entries };
+
+static struct {
+    bool built;
+    target_driver runtime[NENTRIES]; /* the targets made from stores */
+    const target_driver *targets[NENTRIES];
+    size_t ntargets;
+    const store_driver *stores[NENTRIES];
+    size_t nstores;
+    const char *refused_names[NENTRIES];
+    const char *refused_reasons[NENTRIES];
+    char reasons[NENTRIES][256];
+    size_t nrefused;
+    char target_names[512], store_names[512];
+} reg;
+
+static void refuse(const char *name, const char *why)
 {
-    for (size_t i = 0; i < sizeof drivers / sizeof *drivers; i++)
-        if (!strcmp(drivers[i]->name, name))
-            return drivers[i];
-    return NULL;
+    size_t k = reg.nrefused++;
+    snprintf(reg.reasons[k], sizeof reg.reasons[k], "%s", why);
+    reg.refused_names[k] = name ? name : "?";
+    reg.refused_reasons[k] = reg.reasons[k];
+}
+
+static void append_name(char *list, size_t size, const char *name)
+{
+    size_t len = strlen(list);
+    snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+static void build(void)
+{
+    if (reg.built)
+        return;
+    reg.built = true;
+    for (size_t i = 0; i < NENTRIES; i++) {
+        const target_driver *d = entries[i].target;
+        char why[256];
+        if (entries[i].store) {
+            const store_driver *sd = entries[i].store;
+            if (sd->version != STORE_DRIVER_VERSION) {
+                snprintf(why, sizeof why,
+                         "built for store interface version %d; this bench has version %d",
+                         sd->version, STORE_DRIVER_VERSION);
+                refuse(sd->name, why);
+                continue;
+            }
+            runtime_target_driver(sd, &reg.runtime[i]);
+            d = &reg.runtime[i];
+            if (target_driver_check(d, why, sizeof why) == 0)
+                reg.stores[reg.nstores++] = sd;
+        }
+        if (target_driver_check(d, why, sizeof why) < 0) {
+            refuse(d->name, why);
+            continue;
+        }
+        reg.targets[reg.ntargets++] = d;
+        append_name(reg.target_names, sizeof reg.target_names, d->name);
+    }
+    for (size_t i = 0; i < reg.nstores; i++)
+        append_name(reg.store_names, sizeof reg.store_names, reg.stores[i]->name);
 }
 
 const target_driver *const *target_all(size_t *n)
 {
-    *n = sizeof drivers / sizeof *drivers;
-    return drivers;
+    build();
+    *n = reg.ntargets;
+    return reg.targets;
+}
+
+const target_driver *target_find(const char *name)
+{
+    build();
+    for (size_t i = 0; name && i < reg.ntargets; i++)
+        if (!strcmp(reg.targets[i]->name, name))
+            return reg.targets[i];
+    return NULL;
+}
+
+const target_driver *target_harness(void)
+{
+    build();
+    for (size_t i = 0; i < reg.ntargets; i++)
+        if (reg.targets[i]->caps & TARGET_HARNESS)
+            return reg.targets[i];
+    return NULL;
+}
+
+size_t target_refused(const char *const **names, const char *const **reasons)
+{
+    build();
+    *names = reg.refused_names;
+    *reasons = reg.refused_reasons;
+    return reg.nrefused;
+}
+
+const char *target_names(void)
+{
+    build();
+    return reg.target_names;
+}
+
+const store_driver *const *store_all(size_t *n)
+{
+    build();
+    *n = reg.nstores;
+    return reg.stores;
+}
+
+const store_driver *store_find(const char *name)
+{
+    build();
+    for (size_t i = 0; name && i < reg.nstores; i++)
+        if (!strcmp(reg.stores[i]->name, name))
+            return reg.stores[i];
+    return NULL;
+}
+
+const store_driver *store_default(void)
+{
+    build();
+    return reg.nstores ? reg.stores[0] : NULL;
+}
+
+const char *store_names(void)
+{
+    build();
+    return reg.store_names;
 }

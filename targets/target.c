@@ -1,10 +1,15 @@
-/* target.c: helpers shared by the drivers. */
+/* target.c: what the drivers share: the check of a declaration, a target
+ * entry's options as its driver declares them, failure messages, and
+ * opening and closing a store. */
 #include "target.h"
 
+#include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "runtime.h"
 #include "store.h"
 
 int target_fail(target *t, int status, const char *fmt, ...)
@@ -16,18 +21,296 @@ int target_fail(target *t, int status, const char *fmt, ...)
     return status;
 }
 
-int target_runtime_dispatch(target *t, runtime *rt, const command *cmd, const value *args)
+static const struct {
+    unsigned bit;
+    const char *name;
+} capability_names[] = {
+    {TARGET_CAN_COUNT, "count"},       {TARGET_CAN_READ_BACK, "read back"},
+    {TARGET_CAN_PROBE, "floor probe"}, {TARGET_CAN_SESSIONS, "sessions"},
+    {TARGET_CAN_QUERY, "queries"},     {TARGET_ACCEPTS_ALL, "accepts all"},
+    {TARGET_HARNESS, "harness floor"},
+};
+
+const char *target_capability_name(unsigned bit)
 {
-    runtime_status st = runtime_dispatch(rt, cmd, args);
-    if (st == RUNTIME_OK)
-        return TARGET_OK;
-    return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
-                       runtime_message(rt));
+    for (size_t i = 0; i < sizeof capability_names / sizeof *capability_names; i++)
+        if (capability_names[i].bit == bit)
+            return capability_names[i].name;
+    return NULL;
 }
 
-int target_store_count(target *t, store *s, uint64_t *aggs, uint64_t *events)
+static bool identifier(const char *s)
 {
-    if (s->ops->count(s, aggs, events) < 0)
-        return target_fail(t, TARGET_ERROR, "%s", s->error);
-    return TARGET_OK;
+    if (!s || !*s)
+        return false;
+    for (const char *c = s; *c; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || *c == '_' || (c > s && *c >= '0' && *c <= '9');
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static int check_option(const target_driver *d, const target_option *o, char *why, size_t size)
+{
+    if (!identifier(o->name) || !strcmp(o->name, "label")) {
+        snprintf(why, size, "the %s target declares an option named '%s'", d->name,
+                 o->name ? o->name : "");
+        return -1;
+    }
+    if (!o->about || !*o->about) {
+        snprintf(why, size, "the %s target's option %s has no about line", d->name, o->name);
+        return -1;
+    }
+    if ((o->type == TARGET_OPT_ENUM) != (o->values != NULL) || (o->values && !o->values[0])) {
+        snprintf(why, size, "the %s target's option %s: only an enum has values, and it needs one",
+                 d->name, o->name);
+        return -1;
+    }
+    return 0;
+}
+
+int target_driver_check(const target_driver *d, char *why, size_t size)
+{
+    if (d->version != TARGET_DRIVER_VERSION) {
+        snprintf(why, size, "built for target interface version %d; this bench has version %d",
+                 d->version, TARGET_DRIVER_VERSION);
+        return -1;
+    }
+    if (!identifier(d->name) || !d->about || !d->open || !d->dispatch || !d->close) {
+        snprintf(why, size, "the driver '%s' lacks a name, an about line, open, dispatch or close",
+                 d->name ? d->name : "");
+        return -1;
+    }
+    if (((d->caps & TARGET_CAN_COUNT) != 0) != (d->count != NULL) ||
+        ((d->caps & TARGET_CAN_PROBE) != 0) != (d->probe != NULL)) {
+        snprintf(why, size, "the %s target's capabilities do not match its callbacks", d->name);
+        return -1;
+    }
+    if (d->noptions && !d->options) {
+        snprintf(why, size, "the %s target declares options it does not list", d->name);
+        return -1;
+    }
+    for (size_t i = 0; i < d->noptions; i++) {
+        if (check_option(d, &d->options[i], why, size) < 0)
+            return -1;
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(d->options[k].name, d->options[i].name)) {
+                snprintf(why, size, "the %s target declares the option %s twice", d->name,
+                         d->options[i].name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* ---- options ---- */
+
+const target_driver *target_spec_driver(const target_spec *ts)
+{
+    return ts->driver ? ts->driver : target_find(ts->name);
+}
+
+const target_option *target_spec_option(const target_spec *ts, const char *name)
+{
+    const target_driver *d = target_spec_driver(ts);
+    for (size_t i = 0; d && i < d->noptions; i++)
+        if (!strcmp(d->options[i].name, name))
+            return &d->options[i];
+    return NULL;
+}
+
+const target_opt_value *target_opt_given(const target_spec *ts, const char *name)
+{
+    for (size_t i = ts->nopts; i-- > 0;) /* the last one given wins */
+        if (!strcmp(ts->opts[i].name, name))
+            return &ts->opts[i];
+    return NULL;
+}
+
+const char *target_opt_str(const target_spec *ts, const char *name)
+{
+    const target_opt_value *v = target_opt_given(ts, name);
+    if (v && v->s)
+        return v->s;
+    const target_option *o = target_spec_option(ts, name);
+    return o ? o->dflt : NULL;
+}
+
+int64_t target_opt_int(const target_spec *ts, const char *name, int64_t fallback)
+{
+    const target_opt_value *v = target_opt_given(ts, name);
+    if (v)
+        return v->i;
+    const target_option *o = target_spec_option(ts, name);
+    return o && o->dflt ? strtoll(o->dflt, NULL, 10) : fallback;
+}
+
+bool target_opt_bool(const target_spec *ts, const char *name)
+{
+    const target_opt_value *v = target_opt_given(ts, name);
+    if (v)
+        return v->b;
+    const target_option *o = target_spec_option(ts, name);
+    return o && o->dflt && !strcmp(o->dflt, "true");
+}
+
+const char *const *target_opt_argv(const target_spec *ts, const char *name)
+{
+    const target_opt_value *v = target_opt_given(ts, name);
+    return v ? v->argv : NULL;
+}
+
+static void put(char *buf, size_t n, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    if (*len >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+    *len += k > 0 ? (size_t)k : 0;
+}
+
+const char *target_opt_text(const target_spec *ts, const target_option *o, char *buf, size_t n)
+{
+    const target_opt_value *v = target_opt_given(ts, o->name);
+    size_t len = 0;
+    if (n)
+        buf[0] = '\0';
+    if (!v)
+        return o->dflt ? (snprintf(buf, n, "%s", o->dflt), buf) : NULL;
+    switch (o->type) {
+    case TARGET_OPT_STRING:
+    case TARGET_OPT_ENUM: put(buf, n, &len, "%s", v->s ? v->s : ""); break;
+    case TARGET_OPT_INT: put(buf, n, &len, "%" PRId64, v->i); break;
+    case TARGET_OPT_BOOL: put(buf, n, &len, "%s", v->b ? "true" : "false"); break;
+    case TARGET_OPT_ARGV:
+        for (size_t i = 0; v->argv && v->argv[i]; i++)
+            put(buf, n, &len, "%s%s", i ? " " : "", v->argv[i]);
+        break;
+    case TARGET_OPT_VERBS:
+        for (size_t i = 0; i < v->n; i++)
+            put(buf, n, &len, "%s%s as %s", i ? ", " : "", v->keys[i], v->vals[i]);
+        break;
+    }
+    return buf;
+}
+
+/* ---- stores ---- */
+
+int store_open(const store_driver *d, const plan *p, const target_spec *spec, int run, store **out,
+               char *err, size_t size)
+{
+    const target_spec dflt = {.name = d->name, .label = d->name};
+    *out = NULL;
+    if (d->open(p, spec ? spec : &dflt, run, out, err, size) < 0) {
+        *out = NULL;
+        return -1;
+    }
+    (*out)->driver = d;
+    return 0;
+}
+
+void store_close(store *s)
+{
+    if (s)
+        s->driver->close(s);
+}
+
+/* ---- the schema of a target entry ---- */
+
+static cJSON *option_schema(const target_option *o)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "description", o->about);
+    switch (o->type) {
+    case TARGET_OPT_STRING:
+        cJSON_AddStringToObject(s, "type", "string");
+        cJSON_AddNumberToObject(s, "minLength", 1);
+        break;
+    case TARGET_OPT_INT:
+        cJSON_AddStringToObject(s, "type", "integer");
+        cJSON_AddNumberToObject(s, "minimum", (double)o->min);
+        break;
+    case TARGET_OPT_BOOL: cJSON_AddStringToObject(s, "type", "boolean"); break;
+    case TARGET_OPT_ENUM: {
+        cJSON *e = cJSON_AddArrayToObject(s, "enum");
+        for (size_t i = 0; o->values[i]; i++)
+            cJSON_AddItemToArray(e, cJSON_CreateString(o->values[i]));
+        break;
+    }
+    case TARGET_OPT_ARGV: {
+        cJSON_AddStringToObject(s, "type", "array");
+        cJSON_AddNumberToObject(s, "minItems", 1);
+        cJSON *items = cJSON_AddObjectToObject(s, "items");
+        cJSON_AddStringToObject(items, "type", "string");
+        break;
+    }
+    case TARGET_OPT_VERBS: {
+        cJSON_AddStringToObject(s, "type", "object");
+        cJSON *names = cJSON_AddObjectToObject(s, "propertyNames");
+        cJSON_AddStringToObject(names, "$ref", "#/definitions/verb");
+        cJSON *vals = cJSON_AddObjectToObject(s, "additionalProperties");
+        cJSON_AddStringToObject(vals, "type", "string");
+        cJSON_AddNumberToObject(vals, "minLength", 1);
+        break;
+    }
+    }
+    if (o->dflt) {
+        if (o->type == TARGET_OPT_BOOL)
+            cJSON_AddBoolToObject(s, "default", !strcmp(o->dflt, "true"));
+        else if (o->type == TARGET_OPT_INT)
+            cJSON_AddNumberToObject(s, "default", (double)strtoll(o->dflt, NULL, 10));
+        else
+            cJSON_AddStringToObject(s, "default", o->dflt);
+    }
+    return s;
+}
+
+static cJSON *driver_schema(const target_driver *d)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "description", d->about);
+    cJSON_AddStringToObject(s, "type", "object");
+    cJSON *props = cJSON_AddObjectToObject(s, "properties");
+    cJSON *label = cJSON_AddObjectToObject(props, "label");
+    cJSON_AddStringToObject(label, "description",
+                            "The name of this entry's row in reports and metric names; default "
+                            "the target's name. No dots or spaces; two entries cannot share a "
+                            "label.");
+    cJSON_AddStringToObject(label, "type", "string");
+    cJSON_AddNumberToObject(label, "minLength", 1);
+    for (size_t i = 0; i < d->noptions; i++)
+        cJSON_AddItemToObject(props, d->options[i].name, option_schema(&d->options[i]));
+    cJSON_AddBoolToObject(s, "additionalProperties", false);
+    return s;
+}
+
+cJSON *target_schema(void)
+{
+    size_t n;
+    const target_driver *const *all = target_all(&n);
+    char about[768];
+    snprintf(about, sizeof about,
+             "A target to run on: its name (%s), or a mapping with exactly one key, the name, "
+             "whose value holds its options (each target has its own; `bench targets` lists "
+             "them). A plain `null` (which YAML reads as no value) means the null target.",
+             target_names());
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "description", about);
+    cJSON *type = cJSON_AddArrayToObject(s, "type");
+    cJSON_AddItemToArray(type, cJSON_CreateString("string"));
+    cJSON_AddItemToArray(type, cJSON_CreateString("object"));
+    cJSON_AddItemToArray(type, cJSON_CreateString("null"));
+    cJSON_AddNumberToObject(s, "minProperties", 1);
+    cJSON_AddNumberToObject(s, "maxProperties", 1);
+    cJSON *props = cJSON_AddObjectToObject(s, "properties");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToObject(props, all[i]->name, driver_schema(all[i]));
+    cJSON_AddBoolToObject(s, "additionalProperties", false);
+    return s;
 }

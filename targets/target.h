@@ -1,7 +1,10 @@
 /* target.h: one interface for every target a plan runs against. A driver
- * fills a target_driver in its own file (targets/<name>.c) and registers it
- * in targets/registry.c under the name specs use. The runner calls the
- * wrappers below and never knows which driver it has.
+ * declares itself (its name, one line about it, its options and its
+ * capabilities) and fills the callbacks in its own file; targets/registry.c
+ * lists it once. Everything outside targets/ learns what a target is from
+ * that declaration: the schema check and lint take its options from it,
+ * `bench targets` and `bench plan` print it, and the runner calls the
+ * wrappers below without knowing which driver it has.
  *
  * A driver's private state embeds `target` as its first member, so the
  * runner's `target *` converts to the driver's struct. */
@@ -14,7 +17,9 @@
 
 #include "plan.h"
 
-enum { TARGET_DRIVER_VERSION = 1 };
+/* Bumped whenever target_driver changes shape; the registry refuses a
+ * driver built against another version. */
+enum { TARGET_DRIVER_VERSION = 2 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -24,6 +29,43 @@ typedef enum target_status {
 } target_status;
 
 enum { TARGET_MESSAGE_MAX = 1024 };
+
+/* ---- what a driver declares ---- */
+
+typedef enum target_option_type {
+    TARGET_OPT_STRING, /* a non-empty string */
+    TARGET_OPT_INT,    /* an integer, at least min */
+    TARGET_OPT_BOOL,
+    TARGET_OPT_ENUM,  /* one of values */
+    TARGET_OPT_ARGV,  /* a non-empty list of strings: a command line */
+    TARGET_OPT_VERBS, /* a mapping from the spec's verbs to strings */
+} target_option_type;
+
+typedef struct target_option {
+    const char *name;
+    target_option_type type;
+    const char *dflt;          /* the default, as text ("full", "5000", "false"), or NULL */
+    const char *about;         /* one line: what it does */
+    const char *const *values; /* TARGET_OPT_ENUM: the values, NULL-terminated */
+    int64_t min;               /* TARGET_OPT_INT: the smallest value allowed */
+} target_option;
+
+/* What a target can do beyond dispatching; each bit matches a callback or a
+ * property the registry checks at registration. */
+typedef enum target_capability {
+    TARGET_CAN_COUNT = 1 << 0,     /* counts aggregates and events (count) for verify */
+    TARGET_CAN_READ_BACK = 1 << 1, /* reads records back from its store */
+    TARGET_CAN_PROBE = 1 << 2,     /* a round trip refused at once, for the floor (probe) */
+    TARGET_CAN_SESSIONS = 1 << 3,  /* one session per client, for many clients */
+    TARGET_CAN_QUERY = 1 << 4,     /* read-only queries */
+    TARGET_ACCEPTS_ALL = 1 << 5,   /* accepts every command without judging it: the
+                                      runner does not hold it to the steps' outcomes */
+    TARGET_HARNESS = 1 << 6,       /* does nothing: its cost is the harness's own (the floor) */
+} target_capability;
+
+/* One capability's name for `bench targets` ("count", "read back" ...), or
+ * NULL for a bit that is not a capability. */
+const char *target_capability_name(unsigned bit);
 
 typedef struct target_driver target_driver;
 
@@ -38,13 +80,16 @@ struct target_driver {
     int version; /* TARGET_DRIVER_VERSION */
     const char *name;
     const char *about; /* one line for `bench targets` */
+    const target_option *options;
+    size_t noptions;
+    unsigned caps; /* target_capability bits */
     /* Can this target run here with these options? Returns 0, or -1 with one
      * sentence in why saying what is missing and how to fix it. */
-    int (*available)(const target_spec *spec, char *why, size_t size);
+    int (*available)(const target_driver *self, const target_spec *spec, char *why, size_t size);
     /* A fresh boot for one run: a new store or a new process. On failure
      * returns TARGET_ERROR with the reason in err and *out NULL. */
-    int (*open)(const plan *p, const target_spec *spec, int run, target **out, char *err,
-                size_t size);
+    int (*open)(const target_driver *self, const plan *p, const target_spec *spec, int run,
+                target **out, char *err, size_t size);
     /* Optional (NULL): called before the first clock read with the command
      * about to be dispatched, for work that is the harness's and not the
      * target's (e.g. encoding the request line of a process target). The
@@ -54,24 +99,81 @@ struct target_driver {
     /* Carries out one command. Between the runner's two clock reads: all the
      * target's own work happens here. */
     int (*dispatch)(target *t, const command *cmd, const value *args);
-    /* Optional (NULL): aggregates per type and events per name now held,
-     * indexed like the plan's aggregates and events. */
+    /* With TARGET_CAN_COUNT: aggregates per type and events per name now
+     * held, indexed like the plan's aggregates and events. */
     int (*count)(target *t, uint64_t *aggs, uint64_t *events);
-    /* Optional (NULL): one round trip the target refuses at once ({} for a
-     * process), for the round-trip floor. */
+    /* With TARGET_CAN_PROBE: one round trip the target refuses at once ({}
+     * for a process), for the round-trip floor. */
     int (*probe)(target *t);
     /* Ends the run; always releases everything (files, schemas, children). */
     void (*close)(target *t);
-    /* True for a target that accepts every command without judging it (null):
-     * the runner does not hold it to the steps' expected outcomes. */
-    bool accepts_all;
+    /* Optional (NULL): what this target saw of the server it talks to, for
+     * the report's environment: the server's version and settings, and the
+     * client library's version. Returns 0, or -1 when it has not connected. */
+    int (*environment)(const target_driver *self, char *server, size_t server_size, char *library,
+                       size_t library_size);
+    /* Optional: for the targets that run the C runtime on a store (set by
+     * runtime_target.c), the store's driver. */
+    const struct store_driver *store;
 };
 
-/* The registry: every driver built in, in a stable order. */
-const target_driver *target_find(const char *name);
-const target_driver *const *target_all(size_t *n);
+/* ---- the registry ---- */
 
-/* Wrappers the runner uses. */
+/* Every driver built in and accepted, in a stable order (`bench targets`). */
+const target_driver *const *target_all(size_t *n);
+/* The driver named name, or NULL. */
+const target_driver *target_find(const char *name);
+/* The driver with TARGET_HARNESS (the harness floor's), or NULL. */
+const target_driver *target_harness(void);
+/* Drivers the registry refused (a wrong version, a malformed declaration),
+ * with the reason; `bench targets` lists them. */
+size_t target_refused(const char *const **names, const char *const **reasons);
+/* Checks one declaration: the version, the name, the options, the
+ * capabilities against the callbacks. Returns 0, or -1 with the reason. */
+int target_driver_check(const target_driver *d, char *why, size_t size);
+/* The names of every driver, comma-separated ("memory, null, ..."), lent. */
+const char *target_names(void);
+
+/* The JSON Schema (draft-07) of one entry of a workload's targets, made
+ * from the drivers' declarations: the spec schema's definitions.target.
+ * The caller's, to cJSON_Delete; NULL when out of memory. */
+struct cJSON *target_schema(void);
+
+/* ---- a target entry's options, as the driver declares them ---- */
+
+/* The driver of a target entry: the one the compiler resolved, or the one
+ * of its name. */
+const target_driver *target_spec_driver(const target_spec *ts);
+/* The declaration of option name of ts's driver, or NULL when it has none. */
+const target_option *target_spec_option(const target_spec *ts, const char *name);
+/* The value given in the spec, or NULL. */
+const target_opt_value *target_opt_given(const target_spec *ts, const char *name);
+/* An option's value in force: as given, else the declared default. A string
+ * or enum option: NULL when neither exists (or the driver has no such
+ * option); an int: fallback; a bool: false. */
+const char *target_opt_str(const target_spec *ts, const char *name);
+int64_t target_opt_int(const target_spec *ts, const char *name, int64_t fallback);
+bool target_opt_bool(const target_spec *ts, const char *name);
+/* An argv option as given (NULL-terminated), or NULL. */
+const char *const *target_opt_argv(const target_spec *ts, const char *name);
+/* The value in force of option o of ts as text ("full", "5000", "a b c",
+ * "X as Y, ..."), written into buf; returns buf, or NULL when it has none. */
+const char *target_opt_text(const target_spec *ts, const target_option *o, char *buf, size_t n);
+
+/* ---- wrappers the runner uses ---- */
+
+static inline int target_available(const target_driver *d, const target_spec *ts, char *why,
+                                   size_t size)
+{
+    return d->available ? d->available(d, ts, why, size) : 0;
+}
+
+static inline int target_open(const target_driver *d, const plan *p, const target_spec *ts, int run,
+                              target **out, char *err, size_t size)
+{
+    return d->open(d, p, ts, run, out, err, size);
+}
+
 static inline int target_dispatch(target *t, const command *cmd, const value *args)
 {
     return t->driver->dispatch(t, cmd, args);
@@ -93,6 +195,11 @@ static inline int target_probe(target *t)
     return t->driver->probe ? t->driver->probe(t) : TARGET_UNSUPPORTED;
 }
 
+static inline bool target_accepts_all(const target *t)
+{
+    return (t->driver->caps & TARGET_ACCEPTS_ALL) != 0;
+}
+
 static inline void target_close(target *t)
 {
     if (t)
@@ -102,13 +209,8 @@ static inline void target_close(target *t)
 /* Sets t->message printf-style and returns status, for drivers. */
 int target_fail(target *t, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* For the targets that run the C runtime on a store (memory, sqlite,
- * postgres): one dispatch, with the runtime's outcome turned into a target
- * status and its message copied into t->message. */
-struct runtime;
-struct store;
-int target_runtime_dispatch(target *t, struct runtime *rt, const command *cmd, const value *args);
-/* The store's counts for verify; a store error becomes TARGET_ERROR. */
-int target_store_count(target *t, struct store *s, uint64_t *aggs, uint64_t *events);
+/* The store of an open target that runs the C runtime on a store (memory,
+ * sqlite, postgres), lent until target_close; NULL for any other target. */
+struct store *runtime_target_store(target *t);
 
 #endif

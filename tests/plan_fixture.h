@@ -63,7 +63,7 @@ static inline fx *fx_open(const char *yaml, const target_spec *ts, store *(*stor
     const target_driver *drv = target_find(ts->name);
     assert_non_null(drv);
     char err[1024] = "";
-    if (drv->open(f->p, &f->ts, 1, &f->t, err, sizeof err) != TARGET_OK)
+    if (target_open(drv, f->p, &f->ts, 1, &f->t, err, sizeof err) != TARGET_OK)
         fail_msg("opening %s: %s", ts->name, err);
     return f;
 }

@@ -19,6 +19,7 @@
 #include "load.h"
 #include "plan.h"
 #include "spec.h"
+#include "target.h"
 
 /* ---- helpers ---- */
 
@@ -261,12 +262,13 @@ static void test_compile_pizzas_workload(void **state)
     for (size_t i = 0; i < 6; i++)
         assert_string_equal(w->targets[i].label, labels[i]);
     assert_string_equal(w->targets[5].name, "process");
-    assert_string_equal(w->targets[5].command[0], "python3");
-    assert_string_equal(w->targets[5].command[1], "examples/pizzas_runtime.py");
-    assert_null(w->targets[5].command[2]);
+    const char *const *argv = target_opt_argv(&w->targets[5], "command");
+    assert_string_equal(argv[0], "python3");
+    assert_string_equal(argv[1], "examples/pizzas_runtime.py");
+    assert_null(argv[2]);
     assert_string_equal(w->targets[3].name, "postgres");
-    assert_string_equal(w->targets[3].fence, "rls");
-    assert_null(w->targets[2].fence);
+    assert_string_equal(target_opt_str(&w->targets[3], "fence"), "rls");
+    assert_null(target_opt_str(&w->targets[2], "fence"));
     /* the AddTopping argument is a struct built from the YAML mapping */
     const value *topping = &w->cycle[1].args.u.items[1];
     assert_int_equal(topping->kind, VAL_STRUCT);
@@ -630,31 +632,33 @@ static void test_compile_target_options(void **state)
     assert_int_equal(w->ntargets, 6);
     const target_spec *t = w->targets;
     assert_string_equal(t[0].name, "memory");
-    assert_string_equal(t[0].label, "memory"); /* the label defaults to the name */
-    assert_false(t[0].durability_set);
-    assert_int_equal(t[0].durability, DURABILITY_FULL);
+    assert_string_equal(t[0].label, "memory");        /* the label defaults to the name */
+    assert_null(target_opt_str(&t[0], "durability")); /* memory has no durability */
+    assert_int_equal(t[0].nopts, 0);
     assert_string_equal(t[1].name, "null"); /* a plain YAML null names the null target */
     assert_string_equal(t[1].label, "null");
     assert_string_equal(t[2].name, "null");
     assert_string_equal(t[2].label, "floor");
     assert_string_equal(t[3].name, "sqlite");
-    assert_true(t[3].durability_set);
-    assert_int_equal(t[3].durability, DURABILITY_NORMAL);
-    assert_true(t[3].keep);
+    assert_string_equal(target_opt_str(&t[3], "durability"), "normal");
+    assert_true(target_opt_bool(&t[3], "keep"));
     assert_string_equal(t[4].label, "pg-rls");
-    assert_string_equal(t[4].fence, "rls");
-    assert_string_equal(t[4].dsn, "host=/tmp");
-    assert_int_equal(t[4].durability, DURABILITY_OFF);
+    assert_string_equal(target_opt_str(&t[4], "fence"), "rls");
+    assert_string_equal(target_opt_str(&t[4], "dsn"), "host=/tmp");
+    assert_string_equal(target_opt_str(&t[4], "durability"), "off");
+    assert_false(target_opt_bool(&t[4], "keep")); /* the declared default */
     assert_string_equal(t[5].name, "process");
     assert_string_equal(t[5].label, "py");
-    assert_string_equal(t[5].command[0], "python3");
-    assert_string_equal(t[5].command[1], "rt.py");
-    assert_null(t[5].command[2]);
-    assert_true(t[5].timeout_ms == 5000);
-    assert_int_equal(t[5].nverbs, 1);
-    assert_string_equal(t[5].verb_from[0], "Cart.Open");
-    assert_string_equal(t[5].verb_to[0], "Shop::Cart.Open");
-    assert_string_equal(durability_name(DURABILITY_NORMAL), "normal");
+    const char *const *argv = target_opt_argv(&t[5], "command");
+    assert_string_equal(argv[0], "python3");
+    assert_string_equal(argv[1], "rt.py");
+    assert_null(argv[2]);
+    assert_true(target_opt_int(&t[5], "timeout_ms", 0) == 5000);
+    const target_opt_value *verbs = target_opt_given(&t[5], "verbs");
+    assert_int_equal(verbs->n, 1);
+    assert_string_equal(verbs->keys[0], "Cart.Open");
+    assert_string_equal(verbs->vals[0], "Shop::Cart.Open");
+    assert_null(target_opt_given(&t[3], "dsn")); /* sqlite has no dsn */
     release(&c);
 }
 

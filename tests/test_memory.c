@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "memory.h"
+#include "store_memory.h"
 
 /* Two aggregates (0: string keys, 1: int keys), two events. */
 static aggregate aggs[2] = {{.name = "Order", .index = 0}, {.name = "Ticket", .index = 1}};

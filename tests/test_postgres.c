@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "postgres.h"
 #include "pq_dl.h"
 #include "sql_scenarios.h"
+#include "store_postgres.h"
 
 #ifndef BENCH_BINARY
 #define BENCH_BINARY "build/dev/bench"
@@ -38,7 +38,9 @@
 extern char **environ;
 
 static const target_spec pg_plain = {.name = "postgres", .label = "postgres"};
-static const target_spec pg_fenced = {.name = "postgres", .label = "postgres-rls", .fence = "rls"};
+static const target_opt_value fence_rls[] = {{.name = "fence", .s = "rls"}};
+static const target_spec pg_fenced = {
+    .name = "postgres", .label = "postgres-rls", .opts = fence_rls, .nopts = 1};
 
 static const pq_api *pq;
 
@@ -87,7 +89,7 @@ static long schemas_of(long pid)
 static void target_query(fx *f, const char *sql, const char *want)
 {
     char out[512];
-    if (postgres_target_query(f->t, sql, out, sizeof out) != 0)
+    if (postgres_store_query(runtime_target_store(f->t), sql, out, sizeof out) != 0)
         fail_msg("%s: %s", sql, out);
     assert_string_equal(out, want);
 }
@@ -116,25 +118,25 @@ static void test_postgres_bundled_specs_and_examples_verify(void **state)
 
 static void test_postgres_refusals_roll_back_with_the_memory_messages(void **state)
 {
-    scenario_refusals_roll_back(&pg_plain, postgres_target_store);
-    scenario_refusals_roll_back(&pg_fenced, postgres_target_store);
+    scenario_refusals_roll_back(&pg_plain, runtime_target_store);
+    scenario_refusals_roll_back(&pg_fenced, runtime_target_store);
 }
 
 static void test_postgres_values_come_back_verbatim(void **state)
 {
-    scenario_values_round_trip(&pg_plain, postgres_target_store);
-    scenario_values_round_trip(&pg_fenced, postgres_target_store);
+    scenario_values_round_trip(&pg_plain, runtime_target_store);
+    scenario_values_round_trip(&pg_fenced, runtime_target_store);
 }
 
 static void test_postgres_new_record_leaves_optionals_unset(void **state)
 {
-    scenario_new_record_leaves_optionals_unset(&pg_plain, postgres_target_store);
+    scenario_new_record_leaves_optionals_unset(&pg_plain, runtime_target_store);
 }
 
 static void test_postgres_awkward_names_get_their_own_tables_and_columns(void **state)
 {
-    scenario_awkward_names(&pg_plain, postgres_target_store);
-    scenario_awkward_names(&pg_fenced, postgres_target_store);
+    scenario_awkward_names(&pg_plain, runtime_target_store);
+    scenario_awkward_names(&pg_fenced, runtime_target_store);
 }
 
 /* ---- round trips ---- */
@@ -143,7 +145,7 @@ static void test_postgres_round_trips_per_command(void **state)
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(lending_spec, specs[k], postgres_target_store);
+        fx *f = fx_open(lending_spec, specs[k], runtime_target_store);
         /* a create that reads nothing before its guards: one */
         assert_int_equal(fx_trips(f, "Member.Join", "{card: M-1, max_loans: 2}"), 1);
         assert_int_equal(fx_trips(f, "Copy.Acquire", "{barcode: c-1, title: T}"), 1);
@@ -266,7 +268,7 @@ static void test_postgres_policy_keys_from_the_record_come_with_round_trip_one(v
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(returns_spec, specs[k], postgres_target_store);
+        fx *f = fx_open(returns_spec, specs[k], runtime_target_store);
         fx_ok(f, "Member.Join", "{card: M-1}");
         fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
         fx_ok(f, "Copy.Acquire", "{barcode: c-2}");
@@ -315,7 +317,7 @@ static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void 
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(lending_spec, specs[k], postgres_target_store);
+        fx *f = fx_open(lending_spec, specs[k], runtime_target_store);
         fx_ok(f, "Member.Join", "{card: M-1, max_loans: 2}");
         assert_int_equal(fx_trips(f, "Copy.Donate", "{barcode: c-1, card: M-1}"), 2);
         /* the read opened the transaction; the INSERT fails with the sync
@@ -349,9 +351,9 @@ static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void 
 
 static void test_postgres_schema_is_named_for_the_run_and_dropped_at_close(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
     char schema[64];
-    snprintf(schema, sizeof schema, "%s", postgres_target_schema(f->t));
+    snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
     char prefix[32];
     snprintf(prefix, sizeof prefix, "bench_%ld_", (long)getpid());
     assert_int_equal(strncmp(schema, prefix, strlen(prefix)), 0);
@@ -367,11 +369,12 @@ static void test_postgres_schema_is_named_for_the_run_and_dropped_at_close(void 
 
 static void test_postgres_keep_leaves_the_schema(void **state)
 {
+    static const target_opt_value keep[] = {{.name = "keep", .b = true}};
     target_spec ts = pg_plain;
-    ts.keep = true;
-    fx *f = fx_open(values_spec, &ts, postgres_target_store);
+    ts.opts = keep, ts.nopts = 1;
+    fx *f = fx_open(values_spec, &ts, runtime_target_store);
     char schema[64];
-    snprintf(schema, sizeof schema, "%s", postgres_target_schema(f->t));
+    snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
     fx_close(f);
     assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", schema),
                      1);
@@ -456,8 +459,8 @@ static void test_postgres_schema_is_gone_after_sigint(void **state)
 
 static void test_postgres_fence_runs_as_bench_fenced_under_forced_rls(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_fenced, postgres_target_store);
-    const char *schema = postgres_target_schema(f->t);
+    fx *f = fx_open(values_spec, &pg_fenced, runtime_target_store);
+    const char *schema = postgres_store_schema(runtime_target_store(f->t));
     target_query(f, "SELECT current_user", "bench_fenced");
     assert_int_equal(query_long("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON "
                                 "n.oid = c.relnamespace WHERE n.nspname = '%s' AND c.relkind = 'r' "
@@ -483,10 +486,11 @@ static void test_postgres_fence_runs_as_bench_fenced_under_forced_rls(void **sta
 
 static void test_postgres_plain_target_runs_as_the_connecting_user(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
     char out[128];
-    assert_int_equal(
-        postgres_target_query(f->t, "SELECT current_user = session_user", out, sizeof out), 0);
+    assert_int_equal(postgres_store_query(runtime_target_store(f->t),
+                                          "SELECT current_user = session_user", out, sizeof out),
+                     0);
     assert_string_equal(out, "t");
     fx_close(f);
 }
@@ -494,13 +498,14 @@ static void test_postgres_plain_target_runs_as_the_connecting_user(void **state)
 static void test_postgres_durability_sets_synchronous_commit(void **state)
 {
     static const struct {
-        durability d;
+        const char *durability;
         const char *want;
-    } cases[] = {{DURABILITY_FULL, "on"}, {DURABILITY_NORMAL, "off"}, {DURABILITY_OFF, "off"}};
+    } cases[] = {{"full", "on"}, {"normal", "off"}, {"off", "off"}};
     for (size_t i = 0; i < 3; i++) {
+        const target_opt_value d[] = {{.name = "durability", .s = cases[i].durability}};
         target_spec ts = pg_plain;
-        ts.durability = cases[i].d;
-        fx *f = fx_open(values_spec, &ts, postgres_target_store);
+        ts.opts = d, ts.nopts = 1;
+        fx *f = fx_open(values_spec, &ts, runtime_target_store);
         target_query(f, "SHOW synchronous_commit", cases[i].want);
         fx_close(f);
     }
@@ -508,10 +513,12 @@ static void test_postgres_durability_sets_synchronous_commit(void **state)
 
 static void test_postgres_environment_names_the_server_and_libpq(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, postgres_target_store);
+    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
     fx_close(f);
     char server[256], lib[64];
-    assert_int_equal(postgres_environment(server, sizeof server, lib, sizeof lib), 0);
+    const target_driver *drv = target_find("postgres");
+    assert_non_null(drv->environment);
+    assert_int_equal(drv->environment(drv, server, sizeof server, lib, sizeof lib), 0);
     assert_true(server[0] >= '1' && server[0] <= '9'); /* the version */
     assert_non_null(strstr(server, "; fsync "));
     assert_non_null(strstr(server, "synchronous_commit "));
@@ -537,10 +544,11 @@ static void assert_skip_sentence(const char *why)
 static void test_postgres_unreachable_server_is_a_skip_with_one_sentence(void **state)
 {
     const target_driver *drv = target_find("postgres");
+    static const target_opt_value dsn[] = {{.name = "dsn", .s = "host=127.0.0.1 port=1"}};
     target_spec ts = pg_plain;
-    ts.dsn = "host=127.0.0.1 port=1";
+    ts.opts = dsn, ts.nopts = 1;
     char why[1024] = "";
-    assert_int_equal(drv->available(&ts, why, sizeof why), -1);
+    assert_int_equal(target_available(drv, &ts, why, sizeof why), -1);
     assert_skip_sentence(why);
     assert_non_null(strstr(why, "127.0.0.1"));
 
@@ -617,7 +625,7 @@ int main(void)
 {
     char why[1024] = "";
     const target_driver *drv = target_find("postgres");
-    if (!drv || drv->available(&pg_plain, why, sizeof why) != 0) {
+    if (!drv || target_available(drv, &pg_plain, why, sizeof why) != 0) {
         if (getenv("BENCH_PG_SCRATCH")) {
             fprintf(stderr, "test_postgres: make test started a server, but %s\n", why);
             return 1;

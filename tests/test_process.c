@@ -373,8 +373,8 @@ static void test_driver_round_trips_probe_count_and_close(void **state)
     const target_driver *drv = target_find("process");
     char err[256] = "";
     target *t;
-    assert_int_equal(drv->available(&p->work.targets[0], err, sizeof err), 0);
-    assert_int_equal(drv->open(p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
+    assert_int_equal(target_available(drv, &p->work.targets[0], err, sizeof err), 0);
+    assert_int_equal(target_open(drv, p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
     pid_t pid = process_target_pid(t);
     assert_true(pid > 0);
     const step *create = &p->work.cycle[0]; /* its template placeholder names pizza-0 */

@@ -362,17 +362,17 @@ static const char *trace_of(const char *label)
     return c->trace;
 }
 
-static int fake_available(const target_spec *ts, char *why, size_t size)
+static int fake_available(const target_driver *self, const target_spec *ts, char *why, size_t size)
 {
     return 0;
 }
 
-static int fake_open(const plan *p, const target_spec *ts, int run, target **out, char *err,
-                     size_t size);
-static int blind_fake_open(const plan *p, const target_spec *ts, int run, target **out, char *err,
-                           size_t size);
-static int preparing_fake_open(const plan *p, const target_spec *ts, int run, target **out,
-                               char *err, size_t size);
+static int fake_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
+                     target **out, char *err, size_t size);
+static int blind_fake_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
+                           target **out, char *err, size_t size);
+static int preparing_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                               int run, target **out, char *err, size_t size);
 
 static int fake_dispatch(target *t, const command *cmd, const value *args)
 {
@@ -455,6 +455,7 @@ static const target_driver fake_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "fake",
     .about = "counts calls",
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_PROBE,
     .available = fake_available,
     .open = fake_open,
     .dispatch = fake_dispatch,
@@ -479,6 +480,7 @@ static const target_driver preparing_fake_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "fake",
     .about = "counts calls, prepares each command",
+    .caps = TARGET_CAN_COUNT,
     .available = fake_available,
     .open = preparing_fake_open,
     .prepare = fake_prepare,
@@ -487,8 +489,8 @@ static const target_driver preparing_fake_driver = {
     .close = fake_close,
 };
 
-static int fake_open(const plan *p, const target_spec *ts, int run, target **out, char *err,
-                     size_t size)
+static int fake_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
+                     target **out, char *err, size_t size)
 {
     assert_true(p->naggs <= FAKE_MAX_COUNTED && p->nevents <= FAKE_MAX_COUNTED);
     fake_target *ft = calloc(1, sizeof *ft);
@@ -508,18 +510,18 @@ static int fake_open(const plan *p, const target_spec *ts, int run, target **out
     return TARGET_OK;
 }
 
-static int blind_fake_open(const plan *p, const target_spec *ts, int run, target **out, char *err,
-                           size_t size)
+static int blind_fake_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
+                           target **out, char *err, size_t size)
 {
-    int rc = fake_open(p, ts, run, out, err, size);
+    int rc = fake_open(self, p, ts, run, out, err, size);
     (*out)->driver = &blind_fake_driver;
     return rc;
 }
 
-static int preparing_fake_open(const plan *p, const target_spec *ts, int run, target **out,
-                               char *err, size_t size)
+static int preparing_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                               int run, target **out, char *err, size_t size)
 {
-    int rc = fake_open(p, ts, run, out, err, size);
+    int rc = fake_open(self, p, ts, run, out, err, size);
     (*out)->driver = &preparing_fake_driver;
     return rc;
 }
@@ -552,10 +554,10 @@ static struct {
     size_t ncounts;
 } spy;
 
-static int spy_open(const plan *p, const target_spec *ts, int run, target **out, char *err,
-                    size_t size)
+static int spy_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
+                    target **out, char *err, size_t size)
 {
-    int rc = spy.memory->open(p, ts, run, out, err, size);
+    int rc = spy.memory->open(spy.memory, p, ts, run, out, err, size);
     if (rc == TARGET_OK)
         (*out)->driver = &spy.driver; /* count comes here; the rest is memory's */
     spy.p = p;

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "memory.h"
 #include "plan_fixture.h"
 #include "runtime.h"
+#include "store_memory.h"
 
 /* ---- fixture: plan_fixture.h on the memory target ---- */
 
@@ -28,7 +28,7 @@ static const target_spec memory_ts = {.name = "memory", .label = "memory"};
 
 static fx *fx_memory(const char *yaml)
 {
-    return fx_open(yaml, &memory_ts, memory_target_store);
+    return fx_open(yaml, &memory_ts, runtime_target_store);
 }
 
 static bool load_int(fx *f, const char *name, int64_t key, value *out)
@@ -1204,8 +1204,8 @@ static void test_registry_lists_memory_and_null(void **state)
     }
     assert_null(target_find("nosuch"));
     char why[128];
-    assert_int_equal(target_find("memory")->available(NULL, why, sizeof why), 0);
-    assert_int_equal(target_find("null")->available(NULL, why, sizeof why), 0);
+    assert_int_equal(target_available(target_find("memory"), NULL, why, sizeof why), 0);
+    assert_int_equal(target_available(target_find("null"), NULL, why, sizeof why), 0);
 }
 
 static void test_null_target_accepts_everything_and_cannot_count(void **state)
@@ -1214,7 +1214,7 @@ static void test_null_target_accepts_everything_and_cannot_count(void **state)
     const target_driver *drv = target_find("null");
     target *t;
     char err[128];
-    assert_int_equal(drv->open(p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
+    assert_int_equal(target_open(drv, p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
     value args = {.kind = VAL_STRUCT}; /* not even well-formed: null does not look */
     for (int i = 0; i < 3; i++)
         assert_int_equal(target_dispatch(t, plan_find_verb(p, "Order.Purchase"), &args), TARGET_OK);

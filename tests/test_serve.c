@@ -447,7 +447,7 @@ static void test_serve_command_line_errors(void **state)
     } cases[] = {
         {{"--store", "redis", "specs/pizzas.yaml"},
          2,
-         "bench serve: unknown store 'redis'; use memory, sqlite or postgres"},
+         "bench serve: unknown store 'redis'; the stores are memory, sqlite, postgres"},
         {{NULL}, 2, "bench serve: give exactly one spec"},
         {{"specs/pizzas.yaml", "specs/banking.yaml"}, 2, "give exactly one spec"},
         {{"no/such/spec.yaml"}, 2, "no/such/spec.yaml"},

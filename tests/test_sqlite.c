@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sql_scenarios.h"
-#include "sqlite.h"
+#include "store_sqlite.h"
 
 static const target_spec sqlite_full = {.name = "sqlite", .label = "sqlite"};
 
@@ -29,22 +29,22 @@ static void test_sqlite_bundled_specs_and_examples_verify(void **state)
 
 static void test_sqlite_refusals_roll_back_with_the_memory_messages(void **state)
 {
-    scenario_refusals_roll_back(&sqlite_full, sqlite_target_store);
+    scenario_refusals_roll_back(&sqlite_full, runtime_target_store);
 }
 
 static void test_sqlite_values_come_back_verbatim(void **state)
 {
-    scenario_values_round_trip(&sqlite_full, sqlite_target_store);
+    scenario_values_round_trip(&sqlite_full, runtime_target_store);
 }
 
 static void test_sqlite_new_record_leaves_optionals_unset(void **state)
 {
-    scenario_new_record_leaves_optionals_unset(&sqlite_full, sqlite_target_store);
+    scenario_new_record_leaves_optionals_unset(&sqlite_full, runtime_target_store);
 }
 
 static void test_sqlite_awkward_names_get_their_own_tables_and_columns(void **state)
 {
-    scenario_awkward_names(&sqlite_full, sqlite_target_store);
+    scenario_awkward_names(&sqlite_full, runtime_target_store);
 }
 
 static bool exists(const char *path)
@@ -55,9 +55,9 @@ static bool exists(const char *path)
 
 static void test_sqlite_scratch_file_is_removed_after_the_run(void **state)
 {
-    fx *f = fx_open(values_spec, &sqlite_full, sqlite_target_store);
+    fx *f = fx_open(values_spec, &sqlite_full, runtime_target_store);
     char path[700], dir[700];
-    snprintf(path, sizeof path, "%s", sqlite_target_path(f->t));
+    snprintf(path, sizeof path, "%s", sqlite_store_path(runtime_target_store(f->t)));
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = '\0';
     assert_true(exists(path));
@@ -69,14 +69,15 @@ static void test_sqlite_scratch_file_is_removed_after_the_run(void **state)
 
 static void test_sqlite_keep_leaves_the_file_in_place(void **state)
 {
+    static const target_opt_value keep[] = {{.name = "keep", .b = true}};
     target_spec ts = sqlite_full;
-    ts.keep = true;
-    fx *f = fx_open(values_spec, &ts, sqlite_target_store);
+    ts.opts = keep, ts.nopts = 1;
+    fx *f = fx_open(values_spec, &ts, runtime_target_store);
     fx_ok(f, "Thing.Make",
           "{id: a, text: t, n: 0, flag: true, mood: calm,"
           " inner: {label: l, n: 1, flag: true, mood: calm}, tags: []}");
     char path[700], dir[700];
-    snprintf(path, sizeof path, "%s", sqlite_target_path(f->t));
+    snprintf(path, sizeof path, "%s", sqlite_store_path(runtime_target_store(f->t)));
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = '\0';
     fx_close(f);
@@ -109,14 +110,15 @@ static int64_t pragma_int(sqlite3 *db, const char *sql)
 static void test_sqlite_durability_sets_synchronous_in_wal_mode(void **state)
 {
     static const struct {
-        durability d;
+        const char *durability;
         int64_t synchronous; /* 2 FULL, 1 NORMAL, 0 OFF */
-    } cases[] = {{DURABILITY_FULL, 2}, {DURABILITY_NORMAL, 1}, {DURABILITY_OFF, 0}};
+    } cases[] = {{"full", 2}, {"normal", 1}, {"off", 0}};
     for (size_t i = 0; i < 3; i++) {
+        const target_opt_value d[] = {{.name = "durability", .s = cases[i].durability}};
         target_spec ts = sqlite_full;
-        ts.durability = cases[i].d;
-        fx *f = fx_open(values_spec, &ts, sqlite_target_store);
-        sqlite3 *db = sqlite_target_db(f->t);
+        ts.opts = d, ts.nopts = 1;
+        fx *f = fx_open(values_spec, &ts, runtime_target_store);
+        sqlite3 *db = sqlite_store_db(runtime_target_store(f->t));
         assert_int_equal(pragma_int(db, "PRAGMA synchronous"), cases[i].synchronous);
         sqlite3_stmt *st;
         assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);

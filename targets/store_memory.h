@@ -1,12 +1,11 @@
-/* memory.h: the in-process store behind the memory target (hash tables per
- * aggregate type, an event log), for the driver in memory.c and for tests
- * that drive a store directly. */
+/* store_memory.h: the in-process store behind the memory target (hash
+ * tables per aggregate type, an event log), for tests that drive a store
+ * directly; everything else finds it through the registry (store.h). */
 #ifndef BENCH_MEMORY_H
 #define BENCH_MEMORY_H
 
 #include "plan.h"
 #include "store.h"
-#include "target.h"
 
 /* An empty store for plan p (lent; it must outlive the store). Returns 0, or
  * -1 when out of memory with *out NULL. The store is the caller's, to free
@@ -15,8 +14,5 @@
  * (load also works outside one, reading what is committed). */
 int memory_store_new(const plan *p, store **out);
 void memory_store_free(store *s);
-/* The store of an open memory target (lent; freed by target_close), so
- * tests can load records back and lint's dry run can look inside. */
-store *memory_target_store(target *t);
 
 #endif

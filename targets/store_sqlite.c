@@ -1,4 +1,5 @@
-/* sqlite.c: the sqlite target: the C runtime on SQLite.
+/* store_sqlite.c: the SQLite store (the sqlite target is the C runtime on
+ * it).
  *
  * Each run gets a scratch database file in a new temporary directory
  * (removed by close unless the target's keep option is set), in WAL mode,
@@ -8,7 +9,7 @@
  * it); its statements run as the runtime calls the store, and a refusal
  * rolls the transaction back. A create is checked by its INSERT: the
  * primary key refuses an identity that exists (checks_creates). */
-#include "sqlite.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +41,10 @@ typedef struct sqlite_store {
     size_t *at; /* per field: where its JSON starts in json */
     size_t max_fields;
     bool in_txn;
+    bool keep;       /* the keep option: the scratch file stays after the run */
+    char label[128]; /* the target's label, for the message that keeps it */
+    char dir[512];   /* the temporary directory, or "" */
+    char path[600];  /* the database file in it */
 } sqlite_store;
 
 static int fail(sqlite_store *q, const char *what)
@@ -312,7 +317,7 @@ static const store_ops sqlite_store_ops = {
 
 /* ---- opening and closing ---- */
 
-static void store_close(sqlite_store *q)
+static void close_db(sqlite_store *q)
 {
     for (size_t i = 0; q->tables && i < q->p->naggs; i++) {
         sqlite3_finalize(q->tables[i].select);
@@ -349,18 +354,18 @@ static int exec(sqlite_store *q, const char *sql)
     return -1;
 }
 
-static const char *synchronous_of(durability d)
+/* The durability levels of DESIGN section 5 as SQLite's synchronous. */
+static const char *synchronous_of(const char *durability)
 {
-    switch (d) {
-    case DURABILITY_FULL: return "PRAGMA synchronous = FULL";
-    case DURABILITY_NORMAL: return "PRAGMA synchronous = NORMAL";
-    case DURABILITY_OFF: break;
-    }
+    if (!durability || !strcmp(durability, "full"))
+        return "PRAGMA synchronous = FULL";
+    if (!strcmp(durability, "normal"))
+        return "PRAGMA synchronous = NORMAL";
     return "PRAGMA synchronous = OFF";
 }
 
 /* Opens the database at path and builds the schema and statements. */
-static int store_open(sqlite_store *q, const char *path, durability d)
+static int open_db(sqlite_store *q, const char *path, const char *durability)
 {
     q->base.ops = &sqlite_store_ops;
     char err[256];
@@ -372,7 +377,7 @@ static int store_open(sqlite_store *q, const char *path, durability d)
         SQLITE_OK)
         return fail(q, "opening the database");
     sqlite3_extended_result_codes(q->db, 1);
-    if (exec(q, "PRAGMA journal_mode = WAL") < 0 || exec(q, synchronous_of(d)) < 0 ||
+    if (exec(q, "PRAGMA journal_mode = WAL") < 0 || exec(q, synchronous_of(durability)) < 0 ||
         exec(q, "BEGIN") < 0)
         return -1;
     for (size_t i = 0; i < q->p->naggs; i++)
@@ -402,58 +407,39 @@ static int store_open(sqlite_store *q, const char *path, durability d)
 
 /* ---- the driver ---- */
 
-typedef struct sqlite_target {
-    target base;
-    sqlite_store store;
-    runtime *rt;
-    char dir[512];  /* the temporary directory, or "" */
-    char path[600]; /* the database file in it */
-} sqlite_target;
-
-store *sqlite_target_store(target *t)
+const char *sqlite_store_path(store *s)
 {
-    return &((sqlite_target *)t)->store.base;
+    return ((sqlite_store *)s)->path;
 }
 
-const char *sqlite_target_path(target *t)
+sqlite3 *sqlite_store_db(store *s)
 {
-    return ((sqlite_target *)t)->path;
-}
-
-sqlite3 *sqlite_target_db(target *t)
-{
-    return ((sqlite_target *)t)->store.db;
-}
-
-static int sqlite_available(const target_spec *spec, char *why, size_t size)
-{
-    return 0;
+    return ((sqlite_store *)s)->db;
 }
 
 /* Removes the database, its WAL and shared-memory files and the directory. */
-static void remove_scratch(sqlite_target *st)
+static void remove_scratch(sqlite_store *q)
 {
     static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
     for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
         char file[640];
-        snprintf(file, sizeof file, "%s%s", st->path, suffixes[i]);
+        snprintf(file, sizeof file, "%s%s", q->path, suffixes[i]);
         unlink(file);
     }
-    rmdir(st->dir);
+    rmdir(q->dir);
 }
 
-static void sqlite_close(target *t)
+static void sqlite_close(store *s)
 {
-    sqlite_target *st = (sqlite_target *)t;
-    runtime_free(st->rt);
-    store_close(&st->store);
-    if (st->dir[0]) {
-        if (t->spec && t->spec->keep)
-            fprintf(stderr, "%s: kept the scratch database %s\n", t->spec->label, st->path);
+    sqlite_store *q = (sqlite_store *)s;
+    close_db(q);
+    if (q->dir[0]) {
+        if (q->keep)
+            fprintf(stderr, "%s: kept the scratch database %s\n", q->label, q->path);
         else
-            remove_scratch(st);
+            remove_scratch(q);
     }
-    free(st);
+    free(q);
 }
 
 /* A file name from the domain: letters, digits, - and _ kept. */
@@ -468,62 +454,52 @@ static void file_name(const char *domain, char *out, size_t size)
     snprintf(out + n, size - n, ".db");
 }
 
-static int sqlite_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+static int sqlite_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                        size_t size)
 {
+    (void)run;
     *out = NULL;
-    sqlite_target *st = calloc(1, sizeof *st);
-    if (!st) {
+    sqlite_store *q = calloc(1, sizeof *q);
+    if (!q) {
         snprintf(err, size, "sqlite: out of memory");
-        return TARGET_ERROR;
+        return -1;
     }
-    st->base.driver = &sqlite_target_driver;
-    st->base.spec = spec;
-    st->store.p = p;
+    q->p = p;
+    q->keep = target_opt_bool(spec, "keep");
+    snprintf(q->label, sizeof q->label, "%s", spec->label);
     const char *tmp = getenv("TMPDIR");
-    snprintf(st->dir, sizeof st->dir, "%s/bench-sqlite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(st->dir)) {
-        snprintf(err, size, "sqlite: cannot create a scratch directory %s: %s", st->dir,
+    snprintf(q->dir, sizeof q->dir, "%s/bench-sqlite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(q->dir)) {
+        snprintf(err, size, "sqlite: cannot create a scratch directory %s: %s", q->dir,
                  strerror(errno));
-        st->dir[0] = '\0';
-        sqlite_close(&st->base);
-        return TARGET_ERROR;
+        q->dir[0] = '\0';
+        sqlite_close(&q->base);
+        return -1;
     }
     char name[80];
     file_name(p->domain, name, sizeof name);
-    snprintf(st->path, sizeof st->path, "%s/%s", st->dir, name);
-    if (store_open(&st->store, st->path, spec->durability) < 0) {
-        snprintf(err, size, "%s", st->store.base.error);
-        sqlite_close(&st->base);
-        return TARGET_ERROR;
+    snprintf(q->path, sizeof q->path, "%s/%s", q->dir, name);
+    if (open_db(q, q->path, target_opt_str(spec, "durability")) < 0) {
+        snprintf(err, size, "%s", q->base.error);
+        sqlite_close(&q->base);
+        return -1;
     }
-    if (runtime_new(p, &st->store.base, &st->rt) < 0) {
-        snprintf(err, size, "sqlite: out of memory");
-        sqlite_close(&st->base);
-        return TARGET_ERROR;
-    }
-    *out = &st->base;
-    return TARGET_OK;
+    *out = &q->base;
+    return 0;
 }
 
-static int sqlite_dispatch(target *t, const command *cmd, const value *args)
-{
-    return target_runtime_dispatch(t, ((sqlite_target *)t)->rt, cmd, args);
-}
+static const target_option sqlite_options[] = {
+    STORE_OPTION_DURABILITY("SQLite's synchronous: FULL, NORMAL (with WAL) or OFF"),
+    STORE_OPTION_KEEP("the scratch database file"),
+};
 
-static int sqlite_count(target *t, uint64_t *aggs, uint64_t *events)
-{
-    return target_store_count(t, sqlite_target_store(t), aggs, events);
-}
-
-const target_driver sqlite_target_driver = {
-    .version = TARGET_DRIVER_VERSION,
+const store_driver sqlite_store_driver = {
+    .version = STORE_DRIVER_VERSION,
     .name = "sqlite",
     .about = "the C runtime on SQLite: a table per aggregate, WAL, one transaction per command, "
              "a scratch file removed after the run",
-    .available = sqlite_available,
+    .options = sqlite_options,
+    .noptions = sizeof sqlite_options / sizeof *sqlite_options,
     .open = sqlite_open,
-    .dispatch = sqlite_dispatch,
-    .count = sqlite_count,
     .close = sqlite_close,
 };

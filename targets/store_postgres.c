@@ -1,5 +1,5 @@
-/* postgres.c: the postgres target: the C runtime on PostgreSQL through
- * libpq (loaded when first needed, see pq_dl.h).
+/* store_postgres.c: the PostgreSQL store, through libpq (loaded when first
+ * needed, see pq_dl.h); the postgres target is the C runtime on it.
  *
  * Each run connects to the database `bench` (created if missing, left in
  * place) with libpq's environment or the dsn option, creates a schema
@@ -30,12 +30,12 @@
  * (prefetch_via: one SELECT joins the two, prepared in the pipeline on its
  * first use). A policy command that loads any other record not yet read
  * costs one more round trip per such load (docs/targets.md).
- * The target counts its round trips in target.round_trips.
+ * The store counts its round trips in store.round_trips.
  *
  * Option fence: rls runs the commands as the role bench_fenced (created if
  * missing, left in place) with row-level security enabled and forced on
  * every table, a read policy and write policies that check the role. */
-#include "postgres.h"
+#include "store_postgres.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -68,7 +68,7 @@ static const pq_api *pq;
 static char env_server[256];
 static char env_libpq[64];
 
-int postgres_environment(char *server, size_t server_size, char *libpq, size_t libpq_size)
+static int postgres_environment(char *server, size_t server_size, char *libpq, size_t libpq_size)
 {
     snprintf(server, server_size, "%s", env_server);
     snprintf(libpq, libpq_size, "%s", env_libpq);
@@ -321,19 +321,16 @@ static int postgres_available(const target_spec *spec, char *why, size_t size)
 {
     if (!pq && !(pq = pq_load(why, size)))
         return -1;
-    if (spec->fence && strcmp(spec->fence, "rls") != 0) {
-        snprintf(why, size, "fence '%s' is not known; the postgres target has fence: rls",
-                 spec->fence);
-        return -1;
-    }
-    const char *dsn = spec->dsn ? spec->dsn : "";
+    const char *dsn = target_opt_str(spec, "dsn");
+    if (!dsn)
+        dsn = "";
     for (size_t i = 0; i < navail; i++)
         if (!strcmp(avail_cache[i].dsn, dsn)) {
             snprintf(why, size, "%s", avail_cache[i].why);
             return avail_cache[i].rc;
         }
     char reason[sizeof avail_cache[0].why] = "";
-    int rc = check_server(spec->dsn, reason, sizeof reason);
+    int rc = check_server(*dsn ? dsn : NULL, reason, sizeof reason);
     if (navail < sizeof avail_cache / sizeof *avail_cache &&
         strlen(dsn) < sizeof avail_cache[0].dsn) {
         avail_entry *e = &avail_cache[navail++];
@@ -398,7 +395,6 @@ typedef struct pg_store {
     const plan *p;
     sql_schema *sql;
     PGconn *conn;
-    uint64_t *round_trips;
     stmt_names *names;     /* per table */
     arena mem;             /* per transaction: parameters, cached records */
     jline json;            /* JSON text of the parameter being written */
@@ -731,7 +727,8 @@ static int flush(pg_store *g, bool final)
         g->pipeline = false;
         return store_error(g, "sending statements: %s", msg);
     }
-    (*g->round_trips)++;
+    if (g->base.round_trips)
+        (*g->base.round_trips)++;
     /* the server holds the transaction open until a sync, even after an error */
     g->begun = !final;
     if (drain(g) < 0) /* their answers come before these */
@@ -1000,27 +997,25 @@ static const store_ops postgres_store_ops = {
 
 /* ---- the driver ---- */
 
-typedef struct postgres_target {
-    target base;
-    pg_store store;
-    runtime *rt;
+/* One run's store: the store, and what the run made on the server. */
+typedef struct pg_run {
+    pg_store store;             /* first: a store * is a pg_run * */
     char schema[PG_SCHEMA_MAX]; /* "" until it exists */
     bool fenced;
-} postgres_target;
+    bool keep;
+    bool synchronous; /* durability full: synchronous_commit on */
+    char label[128];  /* the target's label, for messages */
+    char *dsn;        /* the dsn option (malloc'd), or NULL */
+} pg_run;
 
-store *postgres_target_store(target *t)
+const char *postgres_store_schema(store *s)
 {
-    return &((postgres_target *)t)->store.base;
+    return ((pg_run *)s)->schema;
 }
 
-const char *postgres_target_schema(target *t)
+int postgres_store_query(store *s, const char *sql, char *out, size_t size)
 {
-    return ((postgres_target *)t)->schema;
-}
-
-int postgres_target_query(target *t, const char *sql, char *out, size_t size)
-{
-    pg_store *g = &((postgres_target *)t)->store;
+    pg_store *g = (pg_store *)s;
     if (set_pipeline(g, false) < 0) {
         snprintf(out, size, "%s", g->base.error);
         return -1;
@@ -1123,7 +1118,7 @@ static const char create_role[] =
     "END$$;";
 
 /* The schema, its tables and (with the fence) its policies. */
-static int create_schema(postgres_target *pt, char *err, size_t size)
+static int create_schema(pg_run *pt, char *err, size_t size)
 {
     pg_store *g = &pt->store;
     char rnd[16];
@@ -1143,8 +1138,7 @@ static int create_schema(postgres_target *pt, char *err, size_t size)
         return -1;
     }
     script sc = {0};
-    add(&sc, "SET synchronous_commit TO %s;\n",
-        pt->base.spec->durability == DURABILITY_FULL ? "on" : "off");
+    add(&sc, "SET synchronous_commit TO %s;\n", pt->synchronous ? "on" : "off");
     add(&sc, "CREATE SCHEMA \"%s\";\n", name);
     for (size_t i = 0; i < g->sql->ntables; i++)
         add(&sc, "%s;\n", g->sql->tables[i].create);
@@ -1201,14 +1195,13 @@ static int prepare_all(pg_store *g, char *err, size_t size)
 
 /* Drops the run's schema, on this connection when it is still usable,
  * otherwise on a new one. */
-static void drop_schema(postgres_target *pt)
+static void drop_schema(pg_run *pt)
 {
     pg_store *g = &pt->store;
     if (!pt->schema[0])
         return;
-    if (pt->base.spec->keep) {
-        fprintf(stderr, "%s: kept the schema %s in the database bench\n", pt->base.spec->label,
-                pt->schema);
+    if (pt->keep) {
+        fprintf(stderr, "%s: kept the schema %s in the database bench\n", pt->label, pt->schema);
         return;
     }
     char sql[160], why[PG_ERROR_MAX] = "";
@@ -1220,18 +1213,17 @@ static void drop_schema(postgres_target *pt)
         return;
     if (g->conn)
         pq->finish(g->conn);
-    g->conn = connect_bench(pt->base.spec->dsn, why, sizeof why);
+    g->conn = connect_bench(pt->dsn, why, sizeof why);
     if (g->conn && exec_sql(g->conn, sql, why, sizeof why) == 0)
         return;
-    fprintf(stderr, "%s: could not drop the schema %s in the database bench: %s\n",
-            pt->base.spec->label, pt->schema, why);
+    fprintf(stderr, "%s: could not drop the schema %s in the database bench: %s\n", pt->label,
+            pt->schema, why);
 }
 
-static void postgres_close(target *t)
+static void postgres_close(store *s)
 {
-    postgres_target *pt = (postgres_target *)t;
+    pg_run *pt = (pg_run *)s;
     pg_store *g = &pt->store;
-    runtime_free(pt->rt);
     drop_schema(pt);
     if (g->conn)
         pq->finish(g->conn);
@@ -1243,33 +1235,38 @@ static void postgres_close(target *t)
     free(g->reads);
     free(g->writes);
     free(g->recs);
+    free(pt->dsn);
     free(pt);
 }
 
-static int postgres_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+static int postgres_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                          size_t size)
 {
+    (void)run;
     *out = NULL;
     if (!pq && !(pq = pq_load(err, size)))
-        return TARGET_ERROR;
-    postgres_target *pt = calloc(1, sizeof *pt);
-    if (!pt) {
+        return -1;
+    pg_run *pt = calloc(1, sizeof *pt);
+    const char *dsn = target_opt_str(spec, "dsn");
+    if (!pt || (dsn && !(pt->dsn = strdup(dsn)))) {
+        free(pt);
         snprintf(err, size, "postgres: out of memory");
-        return TARGET_ERROR;
+        return -1;
     }
-    pt->base.driver = &postgres_target_driver;
-    pt->base.spec = spec;
-    pt->fenced = spec->fence != NULL;
+    pt->fenced = target_opt_str(spec, "fence") != NULL;
+    pt->keep = target_opt_bool(spec, "keep");
+    const char *durability = target_opt_str(spec, "durability");
+    pt->synchronous = !durability || !strcmp(durability, "full");
+    snprintf(pt->label, sizeof pt->label, "%s", spec->label);
     pg_store *g = &pt->store;
     g->base.ops = &postgres_store_ops;
     g->p = p;
-    g->round_trips = &pt->base.round_trips;
     char why[PG_ERROR_MAX];
-    g->conn = connect_bench(spec->dsn, why, sizeof why);
+    g->conn = connect_bench(pt->dsn, why, sizeof why);
     if (!g->conn) {
         snprintf(err, size, "postgres: cannot connect to the database bench: %s", why);
-        postgres_close(&pt->base);
-        return TARGET_ERROR;
+        postgres_close(&g->base);
+        return -1;
     }
     note_environment(g->conn);
     int rc = create_schema(pt, err, size);
@@ -1277,34 +1274,37 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, target
         rc = prepare_all(g, err, size);
     if (rc == 0 && (rc = set_pipeline(g, true)) < 0)
         snprintf(err, size, "%s", g->base.error);
-    if (rc == 0 && (rc = runtime_new(p, &g->base, &pt->rt)) < 0)
-        snprintf(err, size, "postgres: out of memory");
     if (rc < 0) {
-        postgres_close(&pt->base);
-        return TARGET_ERROR;
+        postgres_close(&g->base);
+        return -1;
     }
-    *out = &pt->base;
-    return TARGET_OK;
+    *out = &g->base;
+    return 0;
 }
 
-static int postgres_dispatch(target *t, const command *cmd, const value *args)
-{
-    return target_runtime_dispatch(t, ((postgres_target *)t)->rt, cmd, args);
-}
+static const target_option postgres_options[] = {
+    {.name = "dsn",
+     .type = TARGET_OPT_STRING,
+     .about = "a libpq connection string; default libpq's environment (PGHOST, PGPORT, PGUSER, "
+              "PGPASSWORD)"},
+    STORE_OPTION_DURABILITY("PostgreSQL's synchronous_commit: on for full, off otherwise"),
+    {.name = "fence",
+     .type = TARGET_OPT_ENUM,
+     .values = (const char *const[]){"rls", NULL},
+     .about = "rls runs the commands as the role bench_fenced under row-level-security write "
+              "policies"},
+    STORE_OPTION_KEEP("the run's schema"),
+};
 
-static int postgres_count(target *t, uint64_t *aggs, uint64_t *events)
-{
-    return target_store_count(t, postgres_target_store(t), aggs, events);
-}
-
-const target_driver postgres_target_driver = {
-    .version = TARGET_DRIVER_VERSION,
+const store_driver postgres_store_driver = {
+    .version = STORE_DRIVER_VERSION,
     .name = "postgres",
     .about = "the C runtime on PostgreSQL through libpq: a schema per run in the database bench, "
              "one pipelined transaction per command",
+    .options = postgres_options,
+    .noptions = sizeof postgres_options / sizeof *postgres_options,
     .available = postgres_available,
     .open = postgres_open,
-    .dispatch = postgres_dispatch,
-    .count = postgres_count,
     .close = postgres_close,
+    .environment = postgres_environment,
 };

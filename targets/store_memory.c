@@ -1,4 +1,5 @@
-/* memory.c: the memory target: the C runtime on an in-process store.
+/* store_memory.c: the in-process store (the memory target is the C runtime
+ * on it).
  *
  * Records live in one open-addressing hash table per aggregate type, keyed
  * by identity (linear probing; the table doubles at 3/4 load; records are
@@ -7,7 +8,7 @@
  * and applies them on commit (freeing the blocks they replace), or frees
  * them on rollback. Events are deep-copied into a chunked log; a rollback
  * truncates the log back to where the transaction began. */
-#include "memory.h"
+#include "store_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -430,65 +431,20 @@ void memory_store_free(store *s)
 
 /* ---- the driver ---- */
 
-typedef struct memory_target {
-    target base;
-    store *store;
-    runtime *rt;
-} memory_target;
-
-store *memory_target_store(target *t)
-{
-    return ((memory_target *)t)->store;
-}
-
-static int memory_available(const target_spec *spec, char *why, size_t size)
-{
-    return 0;
-}
-
-static void memory_close(target *t)
-{
-    memory_target *mt = (memory_target *)t;
-    runtime_free(mt->rt);
-    memory_store_free(mt->store);
-    free(mt);
-}
-
-static int memory_open(const plan *p, const target_spec *spec, int run, target **out, char *err,
+static int memory_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                        size_t size)
 {
-    *out = NULL;
-    memory_target *mt = calloc(1, sizeof *mt);
-    if (!mt || memory_store_new(p, &mt->store) < 0 || runtime_new(p, mt->store, &mt->rt) < 0) {
-        if (mt)
-            memory_close(&mt->base);
-        snprintf(err, size, "memory: out of memory");
-        return TARGET_ERROR;
-    }
-    mt->base.driver = &memory_target_driver;
-    mt->base.spec = spec;
-    *out = &mt->base;
-    return TARGET_OK;
+    (void)spec, (void)run;
+    if (memory_store_new(p, out) == 0)
+        return 0;
+    snprintf(err, size, "memory: out of memory");
+    return -1;
 }
 
-static int memory_dispatch(target *t, const command *cmd, const value *args)
-{
-    return target_runtime_dispatch(t, ((memory_target *)t)->rt, cmd, args);
-}
-
-static int memory_count(target *t, uint64_t *aggs, uint64_t *events)
-{
-    return target_store_count(t, ((memory_target *)t)->store, aggs, events);
-}
-
-const target_driver memory_target_driver = {
-    .version = TARGET_DRIVER_VERSION,
+const store_driver memory_store_driver = {
+    .version = STORE_DRIVER_VERSION,
     .name = "memory",
     .about = "the C runtime on an in-process store (hash table per aggregate type, event log)",
-    .available = memory_available,
     .open = memory_open,
-    .dispatch = memory_dispatch,
-    .count = memory_count,
-    .probe = NULL,
-    .close = memory_close,
+    .close = memory_store_free,
 };

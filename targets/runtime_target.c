@@ -1,0 +1,104 @@
+/* runtime_target.c: the one driver that runs the C runtime on a store. Each
+ * store the registry lists becomes a target of the store's name, options
+ * and about line; a run opens a fresh store, puts the runtime on it, and
+ * dispatches every command through it. */
+#include "runtime_target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+#include "store.h"
+
+typedef struct runtime_target {
+    target base;
+    store *store;
+    runtime *rt;
+} runtime_target;
+
+store *runtime_target_store(target *t)
+{
+    return t && t->driver->store ? ((runtime_target *)t)->store : NULL;
+}
+
+static int rt_available(const target_driver *self, const target_spec *spec, char *why, size_t size)
+{
+    const store_driver *sd = self->store;
+    return sd->available ? sd->available(spec, why, size) : 0;
+}
+
+static void rt_close(target *t)
+{
+    runtime_target *rt = (runtime_target *)t;
+    runtime_free(rt->rt);
+    store_close(rt->store);
+    free(rt);
+}
+
+static int rt_open(const target_driver *self, const plan *p, const target_spec *spec, int run,
+                   target **out, char *err, size_t size)
+{
+    *out = NULL;
+    runtime_target *rt = calloc(1, sizeof *rt);
+    if (!rt) {
+        snprintf(err, size, "%s: out of memory", self->name);
+        return TARGET_ERROR;
+    }
+    rt->base.driver = self;
+    rt->base.spec = spec;
+    if (store_open(self->store, p, spec, run, &rt->store, err, size) < 0) {
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    rt->store->round_trips = &rt->base.round_trips;
+    if (runtime_new(p, rt->store, &rt->rt) < 0) {
+        snprintf(err, size, "%s: out of memory", self->name);
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    *out = &rt->base;
+    return TARGET_OK;
+}
+
+static int rt_dispatch(target *t, const command *cmd, const value *args)
+{
+    runtime *r = ((runtime_target *)t)->rt;
+    runtime_status st = runtime_dispatch(r, cmd, args);
+    if (st == RUNTIME_OK)
+        return TARGET_OK;
+    return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
+                       runtime_message(r));
+}
+
+static int rt_count(target *t, uint64_t *aggs, uint64_t *events)
+{
+    store *s = ((runtime_target *)t)->store;
+    if (s->ops->count(s, aggs, events) < 0)
+        return target_fail(t, TARGET_ERROR, "%s", s->error);
+    return TARGET_OK;
+}
+
+static int rt_environment(const target_driver *self, char *server, size_t server_size,
+                          char *library, size_t library_size)
+{
+    return self->store->environment(server, server_size, library, library_size);
+}
+
+void runtime_target_driver(const store_driver *sd, target_driver *out)
+{
+    *out = (target_driver){
+        .version = TARGET_DRIVER_VERSION,
+        .name = sd->name,
+        .about = sd->about,
+        .options = sd->options,
+        .noptions = sd->noptions,
+        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | sd->caps,
+        .available = rt_available,
+        .open = rt_open,
+        .dispatch = rt_dispatch,
+        .count = rt_count,
+        .close = rt_close,
+        .environment = sd->environment ? rt_environment : NULL,
+        .store = sd,
+    };
+}

@@ -1,0 +1,20 @@
+/* store_postgres.h: what the PostgreSQL store (store_postgres.c) shows
+ * beyond the store interface, for tests that look inside an open postgres
+ * target (its store is runtime_target_store's, target.h; its load also
+ * works outside a transaction, reading what is committed). */
+#ifndef BENCH_STORE_POSTGRES_H
+#define BENCH_STORE_POSTGRES_H
+
+#include <stddef.h>
+
+#include "store.h"
+
+/* The schema of an open PostgreSQL store's run: bench_<pid>_<random>. */
+const char *postgres_store_schema(store *s);
+
+/* Runs sql, which returns one value, on an open store's own connection,
+ * between commands (for tests: the session's role and settings). Returns 0
+ * with the value in out, or -1 with the reason in out. */
+int postgres_store_query(store *s, const char *sql, char *out, size_t size);
+
+#endif
