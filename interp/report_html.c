@@ -711,7 +711,7 @@ static void put_environment(page *pg)
     dl_item(o, "CPU", str(e, "cpu_model"));
     snprintf(buf, sizeof buf, "%.0f", num(e, "cores"));
     dl_item(o, "Cores", buf);
-    snprintf(buf, sizeof buf, "%.1f GiB", num(e, "memory_bytes") / (1024.0 * 1024 * 1024));
+    report_fmt_gib(num(e, "memory_bytes"), buf, sizeof buf);
     dl_item(o, "Memory", buf);
     dl_item(o, "OS", str(e, "os"));
     dl_item(o, "Kernel", str(e, "kernel"));
