@@ -99,15 +99,9 @@ static void format_change(const comparison *c, char *buf, size_t n)
 
 /* ---- compare ---------------------------------------------------------------- */
 
-static const cJSON *env_of(const result_file *f)
+static const char *known(const char *s)
 {
-    return cJSON_GetObjectItemCaseSensitive(f->root, "environment");
-}
-
-static const char *env_text(const result_file *f, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(env_of(f), key));
-    return s && *s ? s : "unknown";
+    return *s ? s : "unknown";
 }
 
 /* Prints s on one line with a Markdown table's '|' escaped. */
@@ -123,11 +117,11 @@ static void put_cell(FILE *out, const char *s)
 
 static void markdown_file_line(FILE *out, const char *role, const result_file *f)
 {
-    fprintf(out, "- %s: `%s` (%s, bench %s commit %s, %s", role, f->path, env_text(f, "date"),
-            env_text(f, "bench_version"), env_text(f, "commit"), env_text(f, "cpu_model"));
-    const char *label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(env_of(f), "label"));
-    if (label && *label)
-        fprintf(out, ", label %s", label);
+    const environment *e = &f->r->env;
+    fprintf(out, "- %s: `%s` (%s, bench %s commit %s, %s", role, f->path, known(e->date),
+            known(e->version), known(e->commit), known(e->cpu_model));
+    if (*e->label)
+        fprintf(out, ", label %s", e->label);
     fputs(")\n", out);
 }
 
@@ -512,7 +506,7 @@ int cli_gate(int argc, char **argv)
 static int write_page(FILE *out, const void *ctx)
 {
     const result_file *f = ctx;
-    return report_html(f->root, f->path, out);
+    return report_html(f->r, f->path, out);
 }
 
 /* Writes the page atomically, as every report bench writes. */

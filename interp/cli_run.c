@@ -32,7 +32,9 @@ static const char usage_run[] =
     "  --warmup N         untimed cycles before timing\n"
     "  --runs N           fresh boots per target (the report shows medians)\n"
     "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
-    "  --format FMT       markdown (default), json or csv\n"
+    "  --format FMT       ";
+/* After the formats, which report_formats lists. */
+static const char usage_run_rest[] =
     "  --output FILE      write the report to FILE (atomically) instead of stdout\n"
     "  --samples FILE     write every timed latency as CSV (buffered in memory)\n"
     "  --label TEXT       a label recorded in the environment\n"
@@ -166,7 +168,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
     a->o.floor_cycles = 2000;
-    a->format = "markdown";
+    a->format = report_formats[0].name;
     int c, rc = 0;
     int64_t secs = 0;
     optind = 1;
@@ -195,15 +197,23 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
-        case 'h': fputs(usage_run, stdout); return -1;
+        case 'h': {
+            char names[256];
+            report_format_names(true, names, sizeof names);
+            printf("%s%s\n%s", usage_run, names, usage_run_rest);
+            return -1;
+        }
         case ':': rc = cli_usage_error("run", "%s needs a value", argv[optind - 1]); break;
         default: rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (rc)
         return rc;
-    if (strcmp(a->format, "markdown") && strcmp(a->format, "json") && strcmp(a->format, "csv"))
-        return cli_usage_error("run", "unknown format '%s'; use markdown, json or csv", a->format);
+    if (!report_format_find(a->format)) {
+        char names[256];
+        report_format_names(false, names, sizeof names);
+        return cli_usage_error("run", "unknown format '%s'; use %s", a->format, names);
+    }
     if (optind >= argc)
         return cli_usage_error("run", "no spec given");
     if (a->cpu && parse_cpu(a->cpu))
@@ -306,9 +316,7 @@ static void add_servers(environment *env)
 
 static int write_report(const run_args *a, const report *r)
 {
-    int (*fn)(const report *, FILE *) = !strcmp(a->format, "json")  ? report_json
-                                        : !strcmp(a->format, "csv") ? report_csv
-                                                                    : report_markdown;
+    int (*fn)(const report *, FILE *) = report_format_find(a->format)->write;
     if (!a->output)
         return fn(r, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
     char err[512];

@@ -11,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "results.h"
+
 typedef enum metric_better {
     METRIC_HIGHER_BETTER, /* throughput */
     METRIC_LOWER_BETTER,  /* latencies, drift */
@@ -30,7 +32,7 @@ typedef struct metric {
 
 typedef struct result_file {
     char *path;      /* as given, owned */
-    cJSON *root;     /* the parsed, validated document, owned */
+    report *r;       /* the file's results (results_load), owned */
     metric *metrics; /* one per field of every result whose figure is not null */
     size_t nmetrics;
     char **notes; /* sentences about the file itself (a failed target, a metric
@@ -38,8 +40,9 @@ typedef struct result_file {
     size_t nnotes;
 } result_file;
 
-/* Reads the JSON result file at path, parses it, validates it against the
- * embedded schema/result.schema.json and extracts its metrics. Returns 0 and
+/* Loads the JSON result file at path with results_load (which parses and
+ * validates it against schema/result.schema.json) and extracts its metrics
+ * from the loaded report. Returns 0 and
  * *out (the caller's to result_file_free), or -1 with one sentence in
  * err[size] naming the file and what is wrong with it (unreadable, not JSON
  * and where, or the first schema violation with its JSON path). Results
@@ -51,6 +54,10 @@ int result_file_load(const char *path, result_file **out, char *err, size_t size
 int result_file_from_json(const char *name, const cJSON *root, result_file **out, char *err,
                           size_t size);
 void result_file_free(result_file *f);
+
+/* The metric names' prefix of a result: DOMAIN.LABEL, with @N for a prefill
+ * size N > 0 (banking.sqlite@100000), into buf[n]. */
+void metric_prefix(const target_result *t, char *buf, size_t n);
 
 /* The metric of that name, or NULL. */
 const metric *result_file_metric(const result_file *f, const char *name);

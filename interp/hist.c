@@ -28,6 +28,33 @@ void hist_reset(hist *h)
     h->min = UINT64_MAX;
 }
 
+void hist_record_n(hist *h, uint64_t ns, uint64_t n)
+{
+    if (n == 0)
+        return;
+    ns = ns ? ns : 1;
+    if (ns > HIST_MAX_NS) {
+        ns = HIST_MAX_NS;
+        h->clamped += n;
+    }
+    h->counts[hist_index(ns)] += n;
+    h->count += n;
+    h->sum += (hist_u128)ns * n;
+    h->sumsq += (hist_u128)ns * ns * n;
+    h->min = ns < h->min ? ns : h->min;
+    h->max = ns > h->max ? ns : h->max;
+}
+
+bool hist_set_extremes(hist *h, uint64_t min, uint64_t max)
+{
+    if (h->count == 0 || min < 1 || min > max || max > HIST_MAX_NS ||
+        hist_index(min) != hist_index(h->min) || hist_index(max) != hist_index(h->max))
+        return false;
+    h->min = min;
+    h->max = max;
+    return true;
+}
+
 void hist_merge(hist *dst, const hist *src)
 {
     if (src->count == 0)

@@ -68,6 +68,16 @@ static inline void hist_record(hist *h, uint64_t ns)
     h->max = ns > h->max ? ns : h->max;
 }
 
+/* Records n samples of ns at once, as n calls of hist_record would: for a
+ * histogram rebuilt from its buckets' values and counts (a result file). */
+void hist_record_n(hist *h, uint64_t ns, uint64_t n);
+/* Puts back the exact extremes of a histogram rebuilt from bucket values,
+ * where min and max are the lowest and highest bucket's values instead of
+ * the samples': min and max replace them when each lies in the bucket of the
+ * one it replaces (and min <= max); returns whether they did. Percentiles of
+ * the rebuilt histogram then equal the original's. */
+bool hist_set_extremes(hist *h, uint64_t min, uint64_t max);
+
 /* Adds every sample of src to dst, as if each had been recorded into dst. */
 void hist_merge(hist *dst, const hist *src);
 

@@ -5,10 +5,12 @@
 #ifndef BENCH_REPORT_H
 #define BENCH_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
 
+#include "report_fmt.h"
 #include "results.h"
 
 /* The JSON report, one document and a newline. Latencies are printed as µs
@@ -22,6 +24,21 @@ int report_markdown(const report *r, FILE *out);
 /* CSV: a header and one row per result (median figures), LF line ends,
  * RFC 4180 quoting where a field needs it, an empty field for an absent figure. */
 int report_csv(const report *r, FILE *out);
+
+/* The formats `bench run --format` writes, one row each: the table that the
+ * option's parsing, its usage line and its error message read. */
+typedef struct report_format {
+    const char *name; /* as --format takes it */
+    int (*write)(const report *r, FILE *out);
+} report_format;
+
+/* The rows, ending in a row whose name is NULL; the first is the default. */
+extern const report_format report_formats[];
+/* The row of that name, or NULL. */
+const report_format *report_format_find(const char *name);
+/* The names as a phrase into buf[n]: "markdown, json or csv", with
+ * " (default)" after the first when mark_default is set. */
+void report_format_names(bool mark_default, char *buf, size_t n);
 
 /* The JSON report as a tree, the caller's to cJSON_Delete. Its numbers are
  * plain cJSON numbers (a latency is round(ns) / 1000.0), so cJSON_GetNumberValue
@@ -38,35 +55,6 @@ int report_write_atomic(const char *path, int (*writer)(const report *, FILE *),
  * nonzero on failure). */
 int write_atomic(const char *path, int (*writer)(FILE *out, const void *ctx), const void *ctx,
                  char *err, size_t size);
-
-/* The rounding the Markdown uses, exported for tests and docs. Each writes a
- * NUL-terminated string into buf[n] (truncated if n is too small), and "n/a"
- * for NAN or infinity.
- *
- * report_fmt_throughput: the nearest integer (halves away from zero) with
- *     thousands separators: 53849.5 -> "53,850".
- * report_fmt_us: a latency given in ns, first rounded to a whole ns (halves
- *     away from zero), exactly as the JSON's µs figure, then shown in µs with
- *     at least three significant digits: three decimals below 10 µs (the JSON
- *     figure itself: 449.6 -> "0.450"), two below 100 µs (to 10 ns, halves up:
- *     12345 -> "12.35"), one from 100 µs (to 100 ns, halves up: 1476950 ->
- *     "1,477.0", 999950 -> "1,000.0"), with thousands separators.
- * report_fmt_drift: two decimals, rounded to nearest from the double's exact
- *     binary value as printf's "%.2f" does: 1.1071 -> "1.11". */
-void report_fmt_throughput(double v, char *buf, size_t n);
-void report_fmt_us(double ns, char *buf, size_t n);
-void report_fmt_drift(double d, char *buf, size_t n);
-
-/* The target cell of a result: its label, "@N" when prefill > 0, and the
- * durability in parentheses when there is one ("sqlite@1000 (normal)"). */
-void report_target_cell(const target_result *t, char *buf, size_t n);
-
-/* The JSON's own number texts, shared with the CSV; "" when absent (NAN or
- * infinity). report_fmt_us3: ns as µs with three decimals, from round(ns)
- * (halves away from zero): 1476950.4 -> "1476.950". report_fmt_double: the
- * shortest "%.15g".."%.17g" text that strtod reads back as exactly v. */
-void report_fmt_us3(double ns, char *buf, size_t n);
-void report_fmt_double(double v, char *buf, size_t n);
 
 /* The figures the reports print for t: its median and throughput range, or
  * every figure absent (NAN, commands 0) when no run finished, whatever the

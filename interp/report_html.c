@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "compare.h"
+#include "report_fmt.h"
 #include "stats.h"
 
 /* Okabe-Ito first (readable with colour-blindness), then more. */
@@ -19,129 +20,51 @@ static const char *const palette[] = {"#0072b2", "#e69f00", "#009e73", "#d55e00"
 
 #define WIDTH 960.0 /* every chart's width in SVG units */
 
-typedef struct bucket {
-    double ns;    /* the bucket's value */
-    double cumul; /* commands up to and including it */
-} bucket;
-
 typedef struct series {
     char name[512];   /* "pizzas · memory@1000 (normal)" */
     char metric[512]; /* "pizzas.memory@1000", the metric names' prefix */
     const char *color;
-    const cJSON *result;
-    double tput, lo, hi;    /* commands/s: median and range */
-    double p50, p99, drift; /* median figures, µs */
-    bucket *hist;           /* every run's histogram merged, by value */
-    size_t nhist;
-    double total;                                /* commands in hist */
+    const target_result *t;
+    double tput, lo, hi;                         /* commands/s: median and range */
+    double p50, p99, drift;                      /* median figures, µs */
+    hist all;                                    /* every run's histogram merged */
     double t50[STATS_TENTHS], t99[STATS_TENTHS]; /* µs, median across runs per tenth */
 } series;
 
 typedef struct page {
     FILE *out;
-    const cJSON *root;
+    const report *r;
     series *s;
     size_t n;
-    bool oom;
 } page;
 
-/* ---- reading the document ------------------------------------------------ */
+/* ---- reading the results --------------------------------------------------- */
 
-static const cJSON *get(const cJSON *o, const char *key)
+/* A result is drawn unless it failed or has no throughput (no run finished). */
+static bool drawn(const target_result *t)
 {
-    return cJSON_GetObjectItemCaseSensitive(o, key);
+    return !t->failed && isfinite(t->median.throughput_per_s);
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = get(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const char *s = cJSON_GetStringValue(get(o, key));
-    return s ? s : "";
-}
-
-static int cmp_bucket(const void *a, const void *b)
-{
-    double x = ((const bucket *)a)->ns, y = ((const bucket *)b)->ns;
-    return x < y ? -1 : x > y;
-}
-
-/* Merges the histograms of every run: the same bucketing in every run, so
- * equal values are the same bucket. */
-static int merge_histograms(series *s)
-{
-    size_t cap = 0;
-    const cJSON *run, *pair;
-    cJSON_ArrayForEach(run, get(s->result, "runs")) cap +=
-        (size_t)cJSON_GetArraySize(get(run, "histogram"));
-    if (cap == 0)
-        return 0;
-    s->hist = malloc(cap * sizeof *s->hist);
-    if (!s->hist)
-        return -1;
-    cJSON_ArrayForEach(run, get(s->result, "runs"))
-    {
-        cJSON_ArrayForEach(pair, get(run, "histogram"))
-        {
-            const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
-            if (cJSON_IsNumber(v) && cJSON_IsNumber(c))
-                s->hist[s->nhist++] = (bucket){v->valuedouble, c->valuedouble};
-        }
-    }
-    qsort(s->hist, s->nhist, sizeof *s->hist, cmp_bucket);
-    size_t k = 0;
-    for (size_t i = 0; i < s->nhist; i++) {
-        if (k > 0 && s->hist[k - 1].ns == s->hist[i].ns)
-            s->hist[k - 1].cumul += s->hist[i].cumul;
-        else
-            s->hist[k++] = s->hist[i];
-    }
-    s->nhist = k;
-    for (size_t i = 1; i < k; i++)
-        s->hist[i].cumul += s->hist[i - 1].cumul;
-    s->total = k ? s->hist[k - 1].cumul : 0;
-    return 0;
-}
-
-/* The nearest-rank q-quantile of the merged histogram, in µs. */
+/* The nearest-rank q-quantile of every run's commands, in µs. */
 static double percentile_us(const series *s, double q)
 {
-    double rank = ceil(q * s->total - 1e-9);
-    if (rank < 1)
-        rank = 1;
-    size_t lo = 0, hi = s->nhist - 1;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->hist[mid].cumul >= rank)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return s->hist[lo].ns / 1000.0;
+    return (double)hist_percentile(&s->all, q) / 1000.0;
 }
 
+/* The median across runs of each tenth's p50 and p99, from the µs figures
+ * the file holds. */
 static void tenths_median(series *s)
 {
-    const cJSON *runs = get(s->result, "runs");
-    size_t nruns = (size_t)cJSON_GetArraySize(runs);
+    size_t nruns = s->t->nruns;
     double *a = calloc(nruns ? nruns : 1, sizeof *a), *b = calloc(nruns ? nruns : 1, sizeof *b);
     for (int t = 0; t < STATS_TENTHS; t++) {
-        size_t k = 0;
-        const cJSON *run;
-        cJSON_ArrayForEach(run, runs)
-        {
-            const cJSON *tenth = cJSON_GetArrayItem(get(run, "tenths"), t);
-            if (a && b && k < nruns) {
-                a[k] = num(tenth, "p50_us");
-                b[k++] = num(tenth, "p99_us");
-            }
+        for (size_t k = 0; a && b && k < nruns; k++) {
+            a[k] = report_us_of_ns(s->t->runs[k].fig.tenths[t].p50_ns);
+            b[k] = report_us_of_ns(s->t->runs[k].fig.tenths[t].p99_ns);
         }
-        s->t50[t] = a ? stats_median(a, k) : NAN;
-        s->t99[t] = b ? stats_median(b, k) : NAN;
+        s->t50[t] = a && b ? stats_median(a, nruns) : NAN;
+        s->t99[t] = a && b ? stats_median(b, nruns) : NAN;
     }
     free(a);
     free(b);
@@ -149,37 +72,33 @@ static void tenths_median(series *s)
 
 static int collect(page *pg)
 {
-    const cJSON *results = get(pg->root, "results"), *r;
-    size_t cap = (size_t)cJSON_GetArraySize(results);
-    pg->s = calloc(cap ? cap : 1, sizeof *pg->s);
+    const report *r = pg->r;
+    pg->s = calloc(r->nresults ? r->nresults : 1, sizeof *pg->s);
     if (!pg->s)
         return -1;
-    cJSON_ArrayForEach(r, results)
-    {
-        const cJSON *median = get(r, "median");
-        if (cJSON_IsTrue(get(r, "failed")) || !isfinite(num(median, "throughput_per_s")))
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        if (!drawn(t))
             continue;
         series *s = &pg->s[pg->n];
-        s->result = r;
-        s->color = palette[pg->n % NPALETTE];
-        double prefill = num(r, "prefill");
-        char at[40] = "";
-        if (prefill > 0)
-            snprintf(at, sizeof at, "@%.0f", prefill);
-        const char *dur = cJSON_GetStringValue(get(r, "durability"));
-        snprintf(s->name, sizeof s->name, "%s · %s%s%s%s%s", str(r, "domain"), str(r, "label"), at,
-                 dur ? " (" : "", dur ? dur : "", dur ? ")" : "");
-        snprintf(s->metric, sizeof s->metric, "%s.%s%s", str(r, "domain"), str(r, "label"), at);
-        s->tput = num(median, "throughput_per_s");
-        s->lo = num(get(r, "throughput_range"), "min");
-        s->hi = num(get(r, "throughput_range"), "max");
-        s->p50 = num(median, "p50_us");
-        s->p99 = num(median, "p99_us");
-        s->drift = num(median, "drift");
-        if (merge_histograms(s) < 0)
+        if (hist_init(&s->all) < 0)
             return -1;
+        pg->n++; /* its histogram is freed either way */
+        s->t = t;
+        s->color = palette[(pg->n - 1) % NPALETTE];
+        char cell[400];
+        report_target_cell(t, cell, sizeof cell);
+        snprintf(s->name, sizeof s->name, "%s · %s", t->domain, cell);
+        metric_prefix(t, s->metric, sizeof s->metric);
+        s->tput = t->median.throughput_per_s;
+        s->lo = t->throughput_lo;
+        s->hi = t->throughput_hi;
+        s->p50 = report_us_of_ns(t->median.p50_ns);
+        s->p99 = report_us_of_ns(t->median.p99_ns);
+        s->drift = t->median.drift;
+        for (size_t k = 0; k < t->nruns; k++)
+            hist_merge(&s->all, &t->runs[k].all);
         tenths_median(s);
-        pg->n++;
     }
     return 0;
 }
@@ -387,11 +306,11 @@ static void chart_latency(page *pg)
     double max_total = 0, ymin = INFINITY, ymax = 0;
     for (size_t i = 0; i < pg->n; i++) {
         const series *s = &pg->s[i];
-        if (s->nhist == 0)
+        if (hist_count(&s->all) == 0)
             continue;
-        max_total = fmax(max_total, s->total);
-        ymin = fmin(ymin, s->hist[0].ns / 1000.0);
-        ymax = fmax(ymax, s->hist[s->nhist - 1].ns / 1000.0);
+        max_total = fmax(max_total, (double)hist_count(&s->all));
+        ymin = fmin(ymin, (double)hist_min(&s->all) / 1000.0);
+        ymax = fmax(ymax, (double)hist_max(&s->all) / 1000.0);
     }
     double xmax = max_total > 1 ? floor(log10(max_total)) : 2;
     xmax = fmin(fmax(xmax, 2), 6);
@@ -457,9 +376,9 @@ static void chart_latency(page *pg)
             left + plot_w / 2, top + plot_h + 42);
     for (size_t i = 0; i < pg->n; i++) {
         const series *s = &pg->s[i];
-        if (s->nhist == 0)
+        if (hist_count(&s->all) == 0)
             continue;
-        double xend = fmin(xmax, log10(s->total));
+        double xend = fmin(xmax, log10((double)hist_count(&s->all)));
         fprintf(o,
                 "<path class=\"series\" data-metric=\"%s\" fill=\"none\" stroke=\"%s\" "
                 "stroke-width=\"2\" d=\"",
@@ -646,50 +565,53 @@ static void put_table(page *pg)
                 "</td><td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%s</td>"
                 "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 t, lo, hi, p50, p99, drift);
-        esc(o, str(s->result, "verify"));
+        esc(o, report_verify_name(s->t->verify));
         fputs("</td></tr>\n", o);
     }
     fputs("</tbody>\n</table>\n", o);
+}
+
+static void note(page *pg, bool *any)
+{
+    fputs(*any ? "<li>" : "<ul class=\"notes\">\n<li>", pg->out);
+    *any = true;
+}
+
+static void note_list(page *pg, bool *any, const char *what, const label_reason *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        note(pg, any);
+        fprintf(pg->out, "%s ", what);
+        esc(pg->out, v[i].label);
+        fputs(": ", pg->out);
+        esc(pg->out, v[i].reason);
+        fputs("</li>\n", pg->out);
+    }
 }
 
 /* Results not drawn, targets skipped or failed, an interruption. */
 static void put_notes(page *pg)
 {
     FILE *o = pg->out;
+    const report *r = pg->r;
     bool any = false;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, get(pg->root, "results"))
-    {
-        if (!cJSON_IsTrue(get(r, "failed")) && isfinite(num(get(r, "median"), "throughput_per_s")))
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        if (drawn(t))
             continue;
-        fputs(any ? "" : "<ul class=\"notes\">\n", o);
-        any = true;
-        fputs("<li>", o);
-        esc(o, str(r, "domain"));
+        note(pg, &any);
+        esc(o, t->domain);
         fputs(" · ", o);
-        esc(o, str(r, "label"));
+        esc(o, t->label);
         fputs(": not drawn, ", o);
-        esc(o, *str(r, "reason") ? str(r, "reason") : "no run finished");
+        esc(o, *t->reason ? t->reason : "no run finished");
         fputs("</li>\n", o);
     }
-    static const char *const lists[] = {"skipped", "failed"};
-    for (size_t k = 0; k < 2; k++) {
-        const cJSON *e;
-        cJSON_ArrayForEach(e, get(pg->root, lists[k]))
-        {
-            fputs(any ? "" : "<ul class=\"notes\">\n", o);
-            any = true;
-            fprintf(o, "<li>%s ", lists[k]);
-            esc(o, str(e, "label"));
-            fputs(": ", o);
-            esc(o, str(e, "reason"));
-            fputs("</li>\n", o);
-        }
-    }
-    if (cJSON_IsTrue(get(pg->root, "interrupted"))) {
-        fputs(any ? "" : "<ul class=\"notes\">\n", o);
-        any = true;
-        fputs("<li>The run was interrupted: only the runs that finished are shown.</li>\n", o);
+    note_list(pg, &any, "skipped", r->skipped, r->nskipped);
+    note_list(pg, &any, "failed", r->failed, r->nfailed);
+    if (r->interrupted) {
+        note(pg, &any);
+        fputs("The run was interrupted: only the runs that finished are shown.</li>\n", o);
     }
     if (any)
         fputs("</ul>\n", o);
@@ -705,51 +627,46 @@ static void dl_item(FILE *o, const char *name, const char *value)
 static void put_environment(page *pg)
 {
     FILE *o = pg->out;
-    const cJSON *e = get(pg->root, "environment"), *c = get(pg->root, "config");
+    const environment *e = &pg->r->env;
+    const run_config *c = &pg->r->config;
     char buf[512];
     fputs("<dl>\n", o);
-    dl_item(o, "CPU", str(e, "cpu_model"));
-    snprintf(buf, sizeof buf, "%.0f", num(e, "cores"));
+    dl_item(o, "CPU", e->cpu_model);
+    snprintf(buf, sizeof buf, "%d", e->cores);
     dl_item(o, "Cores", buf);
-    snprintf(buf, sizeof buf, "%.1f GiB", num(e, "memory_bytes") / (1024.0 * 1024 * 1024));
+    report_fmt_gib((double)e->memory_bytes, buf, sizeof buf);
     dl_item(o, "Memory", buf);
-    dl_item(o, "OS", str(e, "os"));
-    dl_item(o, "Kernel", str(e, "kernel"));
-    dl_item(o, "Clock source", str(e, "clock_source"));
-    dl_item(o, "CPU affinity", str(e, "cpu_affinity"));
-    dl_item(o, "Compiler", str(e, "compiler"));
-    snprintf(buf, sizeof buf, "%s (%s)", str(e, "build_type"), str(e, "build_flags"));
+    dl_item(o, "OS", e->os);
+    dl_item(o, "Kernel", e->kernel);
+    dl_item(o, "Clock source", e->clock_source);
+    dl_item(o, "CPU affinity", e->affinity);
+    dl_item(o, "Compiler", e->compiler);
+    snprintf(buf, sizeof buf, "%s (%s)", e->build_type, e->build_flags);
     dl_item(o, "Build", buf);
-    dl_item(o, "Libraries", str(e, "libraries"));
-    if (*str(e, "postgres"))
-        dl_item(o, "PostgreSQL", str(e, "postgres"));
-    snprintf(buf, sizeof buf, "%s, commit %s", str(e, "bench_version"), str(e, "commit"));
+    dl_item(o, "Libraries", e->libraries);
+    if (*e->postgres)
+        dl_item(o, "PostgreSQL", e->postgres);
+    snprintf(buf, sizeof buf, "%s, commit %s", e->version, e->commit);
     dl_item(o, "bench", buf);
-    if (*str(e, "label"))
-        dl_item(o, "Label", str(e, "label"));
-    dl_item(o, "Date", str(e, "date"));
-    const cJSON *spec;
-    cJSON_ArrayForEach(spec, get(c, "specs"))
-    {
-        snprintf(buf, sizeof buf, "%s (SHA-256 %.12s…)", str(spec, "path"), str(spec, "sha256"));
+    if (*e->label)
+        dl_item(o, "Label", e->label);
+    dl_item(o, "Date", e->date);
+    for (size_t i = 0; i < c->nspecs; i++) {
+        snprintf(buf, sizeof buf, "%s (SHA-256 %.12s…)", c->specs[i].path, c->specs[i].sha256);
         dl_item(o, "Spec", buf);
     }
-    int len = snprintf(buf, sizeof buf, "warmup %.0f, %.0f timed cycles, %.0f runs, prefill",
-                       num(c, "warmup"), num(c, "iterations"), num(c, "runs"));
-    const cJSON *p;
-    bool first = true;
-    cJSON_ArrayForEach(p, get(c, "prefill"))
-    {
+    int len = snprintf(buf, sizeof buf,
+                       "warmup %" PRId64 ", %" PRId64 " timed cycles, %" PRId64 " runs, prefill",
+                       c->warmup, c->iterations, c->runs);
+    for (size_t i = 0; i < c->nprefill; i++)
         if (len > 0 && (size_t)len < sizeof buf)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s %.0f", first ? "" : ",",
-                            p->valuedouble);
-        first = false;
-    }
-    if (first && len > 0 && (size_t)len < sizeof buf)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s %" PRId64, i ? "," : "",
+                            c->prefill[i]);
+    if (c->nprefill == 0 && len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, " 0");
     dl_item(o, "Settings", buf);
     char floor[64];
-    fmt_us(num(pg->root, "harness_floor_p50_us"), floor, sizeof floor);
+    report_fmt_us(pg->r->harness_floor_p50_ns, floor, sizeof floor);
     snprintf(buf, sizeof buf, "%s µs (p50 of the null target)", floor);
     dl_item(o, "Harness floor", buf);
     fputs("</dl>\n", o);
@@ -758,7 +675,7 @@ static void put_environment(page *pg)
 static void put_page(page *pg, const char *source)
 {
     FILE *o = pg->out;
-    const cJSON *e = get(pg->root, "environment");
+    const environment *e = &pg->r->env;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>bench report: ",
@@ -770,10 +687,10 @@ static void put_page(page *pg, const char *source)
             css);
     esc(o, source);
     fputs(" · ", o);
-    esc(o, str(e, "date"));
+    esc(o, e->date);
     fputs(" · ", o);
-    esc(o, str(e, "cpu_model"));
-    fprintf(o, ", %.0f cores</p>\n</header>\n", num(e, "cores"));
+    esc(o, e->cpu_model);
+    fprintf(o, ", %d cores</p>\n</header>\n", e->cores);
     fputs("<section id=\"results\">\n<h2>Results</h2>\n<p>Medians across runs; latencies are "
           "nearest-rank percentiles of every timed command, in microseconds.</p>\n",
           o);
@@ -792,14 +709,14 @@ static void put_page(page *pg, const char *source)
     fputs("; self-contained: no script, nothing fetched.</footer>\n</body>\n</html>\n", o);
 }
 
-int report_html(const cJSON *root, const char *source, FILE *out)
+int report_html(const report *r, const char *source, FILE *out)
 {
-    page pg = {.out = out, .root = root};
+    page pg = {.out = out, .r = r};
     int rc = collect(&pg);
     if (rc == 0)
         put_page(&pg, source ? source : "result.json");
     for (size_t i = 0; i < pg.n; i++)
-        free(pg.s[i].hist);
+        hist_free(&pg.s[i].all);
     free(pg.s);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -8,16 +8,15 @@
 
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
+#include "results.h"
 
-/* Writes the page for root, a result document that passed
- * schema/result.schema.json (see result_file_load); source names it on the
- * page. Each chart is an <svg role="img"> with a <title>: id chart-throughput
- * (a <rect class="bar"> and a <line class="range"> per result), chart-latency
- * (a <path class="series"> per result), chart-drift (a <g class="panel"> per
- * result, each with <path class="line p50"> and <path class="line p99">).
- * Results that failed or have no runs are listed, not drawn. Returns 0, or
- * -1 when out of memory or when out reports a write error. */
-int report_html(const cJSON *root, const char *source, FILE *out);
+/* Writes the page for r, a result file as results_load reads it (lent);
+ * source names it on the page. Latency percentiles come from every run's
+ * histogram merged (hist_percentile). Each chart is an <svg role="img"> with a <title>: id
+ * chart-throughput (a <rect class="bar"> and a <line class="range"> per result), chart-latency (a
+ * <path class="series"> per result), chart-drift (a <g class="panel"> per result, each with <path
+ * class="line p50"> and <path class="line p99">). Results that failed or have no runs are listed,
+ * not drawn. Returns 0, or -1 when out of memory or when out reports a write error. */
+int report_html(const report *r, const char *source, FILE *out);
 
 #endif

@@ -18,39 +18,6 @@ typedef struct jb {
     bool oom;
 } jb;
 
-void report_fmt_us3(double ns, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    if (!isfinite(ns)) {
-        buf[0] = '\0';
-        return;
-    }
-    double k = round(ns); /* halves away from zero */
-    if (fabs(k) < 9e18) {
-        int64_t v = (int64_t)k;
-        uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, v < 0 ? "-" : "", a / 1000, a % 1000);
-    } else {
-        snprintf(buf, n, "%.3f", k / 1000.0);
-    }
-}
-
-void report_fmt_double(double v, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    if (!isfinite(v)) {
-        buf[0] = '\0';
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* The median across t's runs of the double at offset off in run_result. */
 static double median_of_runs(const target_result *t, size_t off)
 {
@@ -122,7 +89,7 @@ static cJSON *us_value(jb *b, double ns)
         return cJSON_CreateNull();
     char text[64];
     report_fmt_us3(ns, text, sizeof text);
-    return num_text(b, round(ns) / 1000.0, text);
+    return num_text(b, report_us_of_ns(ns), text);
 }
 
 static cJSON *double_value(jb *b, double v)
@@ -305,16 +272,6 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     add_double(b, o, "round_trips_per_command", run->round_trips_per_command);
 }
 
-static const char *verify_name(verify_status v)
-{
-    switch (v) {
-    case VERIFY_PASS: return "pass";
-    case VERIFY_FAIL: return "fail";
-    case VERIFY_NA: break;
-    }
-    return "n/a";
-}
-
 static void add_result(jb *b, cJSON *results, const target_result *t)
 {
     cJSON *o = new_object(b, results, NULL);
@@ -342,7 +299,7 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
         add_double(b, range, "min", lo);
         add_double(b, range, "max", hi);
     }
-    add(b, o, "verify", cJSON_CreateString(verify_name(t->verify)));
+    add(b, o, "verify", cJSON_CreateString(report_verify_name(t->verify)));
     add(b, o, "verify_detail", str_or_null(t->verify_detail));
     add(b, o, "failed", cJSON_CreateBool(t->failed));
     add(b, o, "reason", str_or_null(t->reason));

@@ -10,96 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rounding ----------------------------------------------------------- */
-
-/* Copies the number text s into buf[n] with a comma between every three
- * digits of its integer part ("-1234567.8" -> "-1,234,567.8"). */
-static void group_digits(const char *s, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    size_t o = 0;
-    if (*s == '-' && o + 1 < n)
-        buf[o++] = *s++;
-    size_t digits = strspn(s, "0123456789");
-    for (size_t i = 0; s[i] && o + 1 < n; i++) {
-        if (i > 0 && i < digits && (digits - i) % 3 == 0) {
-            buf[o++] = ',';
-            if (o + 1 >= n)
-                break;
-        }
-        buf[o++] = s[i];
-    }
-    buf[o] = '\0';
-}
-
-static void na(char *buf, size_t n)
-{
-    if (n > 0)
-        snprintf(buf, n, "n/a");
-}
-
-void report_fmt_throughput(double v, char *buf, size_t n)
-{
-    if (!isfinite(v)) {
-        na(buf, n);
-        return;
-    }
-    char text[400];
-    snprintf(text, sizeof text, "%.0f", round(v) + 0.0); /* + 0.0: no "-0" */
-    group_digits(text, buf, n);
-}
-
-/* At least three significant digits, never finer than the nanosecond the
- * JSON carries: below 10 us three decimals (the JSON figure itself), below
- * 100 us two, above that one. Rounding goes through the JSON's whole ns
- * first, so every cell can be derived from the JSON. */
-void report_fmt_us(double ns, char *buf, size_t n)
-{
-    if (!isfinite(ns)) {
-        na(buf, n);
-        return;
-    }
-    char text[400];
-    double k = round(ns); /* whole ns, halves away from zero, as the JSON */
-    if (fabs(k) < 9e18) {
-        int64_t v = (int64_t)k;
-        uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        /* decided after rounding, so 99995 ns is "100.0", not "100.00" */
-        int decimals = a < 10000 ? 3 : (a + 5) / 10 < 10000 ? 2 : 1;
-        uint64_t unit = decimals == 3 ? 1 : decimals == 2 ? 10 : 100;
-        uint64_t q = (a + unit / 2) / unit; /* in units of the last digit, halves up */
-        uint64_t per_us = 1000 / unit;
-        snprintf(text, sizeof text, "%s%" PRIu64 ".%0*" PRIu64, v < 0 && q ? "-" : "", q / per_us,
-                 decimals, q % per_us);
-    } else {
-        snprintf(text, sizeof text, "%.1f", k / 1000.0);
-    }
-    group_digits(text, buf, n);
-}
-
-void report_fmt_drift(double d, char *buf, size_t n)
-{
-    if (!isfinite(d)) {
-        na(buf, n);
-        return;
-    }
-    char text[400];
-    snprintf(text, sizeof text, "%.2f", d);
-    group_digits(text, buf, n);
-}
-
-void report_target_cell(const target_result *t, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    int len = snprintf(buf, n, "%s", t->label ? t->label : "");
-    if (t->prefill > 0 && len >= 0 && (size_t)len < n)
-        len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
-    if (t->durability && len >= 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
-}
-
 /* ---- printing ----------------------------------------------------------- */
 
 /* Prints s on one line: line breaks and tabs become spaces, and in a table
@@ -118,9 +28,8 @@ static void put_inline(FILE *out, const char *s, bool cell)
 
 static void put_int(FILE *out, int64_t v)
 {
-    char text[32], buf[48];
-    snprintf(text, sizeof text, "%" PRId64, v);
-    group_digits(text, buf, sizeof buf);
+    char buf[48];
+    report_fmt_int(v, buf, sizeof buf);
     fputs(buf, out);
 }
 
@@ -136,10 +45,9 @@ static void put_load(FILE *out, const double load[3])
     for (int i = 0; i < 3; i++) {
         if (i)
             fputs(", ", out);
-        if (isfinite(load[i]) && load[i] >= 0)
-            fprintf(out, "%.2f", load[i]);
-        else
-            fputs("n/a", out);
+        char text[64];
+        report_fmt_load(load[i], text, sizeof text);
+        fputs(text, out);
     }
 }
 
@@ -154,10 +62,10 @@ static void put_environment(FILE *out, const environment *e)
 {
     bullet(out, "CPU", e->cpu_model);
     fprintf(out, "- Cores: %d\n", e->cores);
+    char memory[64] = "unknown";
     if (e->memory_bytes > 0)
-        fprintf(out, "- Memory: %.1f GiB\n", (double)e->memory_bytes / (1024.0 * 1024 * 1024));
-    else
-        fputs("- Memory: unknown\n", out);
+        report_fmt_gib((double)e->memory_bytes, memory, sizeof memory);
+    fprintf(out, "- Memory: %s\n", memory);
     bullet(out, "OS", e->os);
     bullet(out, "Kernel", e->kernel);
     bullet(out, "Clock source", e->clock_source);
@@ -244,11 +152,6 @@ static void put_row(FILE *out, const target_result *t)
     fprintf(out, " | %s | %s | %s |\n", p50, p99, drift);
 }
 
-static const char *verify_word(verify_status v)
-{
-    return v == VERIFY_PASS ? "pass" : v == VERIFY_FAIL ? "fail" : "n/a";
-}
-
 static bool same(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "") == 0;
@@ -276,7 +179,7 @@ static void put_verify(FILE *out, const report *r)
             report_target_cell(t, target, sizeof target);
             fputs(first ? "" : ", ", out);
             put_inline(out, target, false);
-            fprintf(out, " %s", verify_word(t->verify));
+            fprintf(out, " %s", report_verify_name(t->verify));
             if (t->verify == VERIFY_FAIL && *t->verify_detail) {
                 fputs(" (", out);
                 put_inline(out, t->verify_detail, false);

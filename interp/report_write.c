@@ -1,6 +1,6 @@
-/* report_write.c: write a file (a report, a page) so that path holds either
- * the old file or the whole new one, never a partial file, even if bench
- * dies mid-write. */
+/* report_write.c: the table of report formats, and writing a file (a report,
+ * a page) so that path holds either the old file or the whole new one, never
+ * a partial file, even if bench dies mid-write. */
 #include "report.h"
 
 #include <errno.h>
@@ -10,6 +10,34 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const report_format report_formats[] = {
+    {"markdown", report_markdown},
+    {"json", report_json},
+    {"csv", report_csv},
+    {NULL, NULL},
+};
+
+const report_format *report_format_find(const char *name)
+{
+    for (const report_format *f = report_formats; f->name; f++)
+        if (!strcmp(f->name, name))
+            return f;
+    return NULL;
+}
+
+void report_format_names(bool mark_default, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (n > 0)
+        buf[0] = '\0';
+    for (const report_format *f = report_formats; f->name && len < n; f++) {
+        const char *sep = f == report_formats ? "" : f[1].name ? ", " : " or ";
+        int w = snprintf(buf + len, n - len, "%s%s%s", sep, f->name,
+                         mark_default && f == report_formats ? " (default)" : "");
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
 
 static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

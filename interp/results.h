@@ -1,6 +1,7 @@
 /* results.h: what `bench run` measured, the hand-off from the runner to the
- * reports (Markdown, JSON, CSV) and to compare/gate. Field names follow
- * schema/result.schema.json, the one source of the JSON's names. */
+ * reports (Markdown, JSON, CSV), and what a result file reads back as for
+ * compare, gate and the HTML report (results_load): one model. Field names
+ * follow schema/result.schema.json, the one source of the JSON's names. */
 #ifndef BENCH_RESULTS_H
 #define BENCH_RESULTS_H
 
@@ -107,5 +108,31 @@ typedef struct report {
     size_t nfailed;
     bool interrupted;
 } report;
+
+struct cJSON;
+
+/* Reads the JSON result file at path, parses it, validates it against the
+ * embedded schema/result.schema.json and fills a report from it. Returns 0
+ * and *out (the caller's to results_free), or -1 and *out NULL with one
+ * sentence in err[size] naming the file and what is wrong with it
+ * (unreadable, not JSON and where, or the first schema violation with its
+ * JSON path).
+ *
+ * The loaded report owns its strings and arrays. Latencies read back as the
+ * whole ns the JSON's µs figures were written from; each run's histogram
+ * holds the file's buckets with the run's exact min and max, so
+ * hist_percentile on it gives what it gave on the runner's (its mean and
+ * standard deviation are those of the bucket values: use the figures). A
+ * median is the file's; its tenths, which the file does not hold, are the
+ * median across runs as the runner computes them. Strings longer than a
+ * fixed field of the model (environment, reasons) are cut short. */
+int results_load(const char *path, report **out, char *err, size_t size);
+/* As results_load, for a document already in memory (lent; name is what
+ * messages call it). */
+int results_from_json(const char *name, const struct cJSON *root, report **out, char *err,
+                      size_t size);
+/* Frees a report of results_load or results_from_json (NULL is fine). Not for
+ * the runner's reports, whose strings are lent by plans (report_free). */
+void results_free(report *r);
 
 #endif

@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "bench_spawn.h"
-#include "compare.h"
 #include "report_html.h"
+#include "results.h"
 
 static char scratch[64];
 static char page_path[128], json_path[128];
@@ -89,8 +89,8 @@ static int setup(void **state)
     if (rc != 0)
         fprintf(stderr, "bench run failed (%d): %s\n", o.status, o.err);
     spawn_output_free(&o);
-    const char *report[] = {"report", json_path, "--html", page_path, NULL};
-    o = bench(report);
+    const char *report_args[] = {"report", json_path, "--html", page_path, NULL};
+    o = bench(report_args);
     if (o.status != 0)
         fprintf(stderr, "bench report failed (%d): %s\n", o.status, o.err);
     rc |= o.status;
@@ -108,17 +108,17 @@ static int teardown(void **state)
 /* The page of a crafted document, rendered in-process. */
 static char *page_of(const cJSON *json)
 {
-    result_file *f;
+    report *r;
     char err[512];
-    if (result_file_from_json("crafted.json", json, &f, err, sizeof err) != 0)
+    if (results_from_json("crafted.json", json, &r, err, sizeof err) != 0)
         fail_msg("%s", err);
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     assert_non_null(out);
-    assert_int_equal(report_html(f->root, f->path, out), 0);
+    assert_int_equal(report_html(r, "crafted.json", out), 0);
     assert_int_equal(fclose(out), 0);
-    result_file_free(f);
+    results_free(r);
     return text;
 }
 

@@ -1,0 +1,184 @@
+/* report_fmt.c: the reports' rounding and number texts (see report_fmt.h). */
+#include "report_fmt.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies the number text s into buf[n] with a comma between every three
+ * digits of its integer part ("-1234567.8" -> "-1,234,567.8"). */
+static void group_digits(const char *s, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t o = 0;
+    if (*s == '-' && o + 1 < n)
+        buf[o++] = *s++;
+    size_t digits = strspn(s, "0123456789");
+    for (size_t i = 0; s[i] && o + 1 < n; i++) {
+        if (i > 0 && i < digits && (digits - i) % 3 == 0) {
+            buf[o++] = ',';
+            if (o + 1 >= n)
+                break;
+        }
+        buf[o++] = s[i];
+    }
+    buf[o] = '\0';
+}
+
+/* printf, then group_digits, into buf[n]. */
+static void grouped(char *buf, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void grouped(char *buf, size_t n, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    group_digits(text, buf, n);
+}
+
+/* ns rounded to a whole ns (halves away from zero, as the JSON) as its
+ * magnitude and sign; false when that does not fit 64 bits. */
+static bool whole_ns(double ns, uint64_t *abs, bool *neg)
+{
+    double k = round(ns);
+    if (!(fabs(k) < 9e18))
+        return false;
+    int64_t v = (int64_t)k;
+    *neg = v < 0;
+    *abs = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return true;
+}
+
+static void na(char *buf, size_t n)
+{
+    if (n > 0)
+        snprintf(buf, n, "n/a");
+}
+
+void report_fmt_throughput(double v, char *buf, size_t n)
+{
+    if (!isfinite(v)) {
+        na(buf, n);
+        return;
+    }
+    grouped(buf, n, "%.0f", round(v) + 0.0); /* + 0.0: no "-0" */
+}
+
+/* At least three significant digits, never finer than the nanosecond the
+ * JSON carries: below 10 us three decimals (the JSON figure itself), below
+ * 100 us two, above that one. Rounding goes through the JSON's whole ns
+ * first, so every cell can be derived from the JSON. */
+void report_fmt_us(double ns, char *buf, size_t n)
+{
+    if (!isfinite(ns)) {
+        na(buf, n);
+        return;
+    }
+    char text[400];
+    uint64_t a;
+    bool neg;
+    if (whole_ns(ns, &a, &neg)) {
+        /* decided after rounding, so 99995 ns is "100.0", not "100.00" */
+        int decimals = a < 10000 ? 3 : (a + 5) / 10 < 10000 ? 2 : 1;
+        uint64_t unit = decimals == 3 ? 1 : decimals == 2 ? 10 : 100;
+        uint64_t q = (a + unit / 2) / unit; /* in units of the last digit, halves up */
+        uint64_t per_us = 1000 / unit;
+        snprintf(text, sizeof text, "%s%" PRIu64 ".%0*" PRIu64, neg && q ? "-" : "", q / per_us,
+                 decimals, q % per_us);
+    } else {
+        snprintf(text, sizeof text, "%.1f", round(ns) / 1000.0);
+    }
+    group_digits(text, buf, n);
+}
+
+void report_fmt_drift(double d, char *buf, size_t n)
+{
+    if (!isfinite(d)) {
+        na(buf, n);
+        return;
+    }
+    grouped(buf, n, "%.2f", d);
+}
+
+void report_fmt_int(int64_t v, char *buf, size_t n)
+{
+    grouped(buf, n, "%" PRId64, v);
+}
+
+void report_fmt_gib(double bytes, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+}
+
+void report_fmt_load(double load, char *buf, size_t n)
+{
+    if (isfinite(load) && load >= 0)
+        snprintf(buf, n, "%.2f", load);
+    else
+        na(buf, n);
+}
+
+void report_fmt_us3(double ns, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    if (!isfinite(ns)) {
+        buf[0] = '\0';
+        return;
+    }
+    uint64_t a;
+    bool neg;
+    if (whole_ns(ns, &a, &neg))
+        snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", a / 1000, a % 1000);
+    else
+        snprintf(buf, n, "%.3f", round(ns) / 1000.0);
+}
+
+void report_fmt_double(double v, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    if (!isfinite(v)) {
+        buf[0] = '\0';
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+double report_us_of_ns(double ns)
+{
+    return round(ns) / 1000.0;
+}
+
+void report_target_cell(const target_result *t, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    int len = snprintf(buf, n, "%s", t->label ? t->label : "");
+    if (t->prefill > 0 && len >= 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
+    if (t->durability && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
+}
+
+const char *report_verify_name(verify_status v)
+{
+    switch (v) {
+    case VERIFY_PASS: return "pass";
+    case VERIFY_FAIL: return "fail";
+    case VERIFY_NA: break;
+    }
+    return "n/a";
+}

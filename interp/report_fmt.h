@@ -1,0 +1,55 @@
+/* report_fmt.h: every rounding and number text the reports use, in one
+ * place: the Markdown's cells (docs/benchmarks.md states their rounding),
+ * the JSON's own number texts (shared with the CSV), and the few words and
+ * cells every writer prints alike. The Markdown, JSON, CSV and HTML writers
+ * and compare call these and repeat no rule. */
+#ifndef BENCH_REPORT_FMT_H
+#define BENCH_REPORT_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "results.h"
+
+/* Each report_fmt_* writes a NUL-terminated string into buf[n] (truncated if
+ * n is too small); the Markdown ones write "n/a" for NAN or infinity.
+ *
+ * report_fmt_throughput: the nearest integer (halves away from zero) with
+ *     thousands separators: 53849.5 -> "53,850".
+ * report_fmt_us: a latency given in ns, first rounded to a whole ns (halves
+ *     away from zero), exactly as the JSON's µs figure, then shown in µs with
+ *     at least three significant digits: three decimals below 10 µs (the JSON
+ *     figure itself: 449.6 -> "0.450"), two below 100 µs (to 10 ns, halves up:
+ *     12345 -> "12.35"), one from 100 µs (to 100 ns, halves up: 1476950 ->
+ *     "1,477.0", 999950 -> "1,000.0"), with thousands separators.
+ * report_fmt_drift: two decimals, rounded to nearest from the double's exact
+ *     binary value as printf's "%.2f" does: 1.1071 -> "1.11".
+ * report_fmt_int: the integer with thousands separators: -1234567 -> "-1,234,567".
+ * report_fmt_gib: bytes in GiB with one decimal: 8589934592 -> "8.0 GiB".
+ * report_fmt_load: a load average with two decimals, "n/a" when negative. */
+void report_fmt_throughput(double v, char *buf, size_t n);
+void report_fmt_us(double ns, char *buf, size_t n);
+void report_fmt_drift(double d, char *buf, size_t n);
+void report_fmt_int(int64_t v, char *buf, size_t n);
+void report_fmt_gib(double bytes, char *buf, size_t n);
+void report_fmt_load(double load, char *buf, size_t n);
+
+/* The JSON's own number texts, shared with the CSV; "" when absent (NAN or
+ * infinity). report_fmt_us3: ns as µs with three decimals, from round(ns)
+ * (halves away from zero): 1476950.4 -> "1476.950". report_fmt_double: the
+ * shortest "%.15g".."%.17g" text that strtod reads back as exactly v. */
+void report_fmt_us3(double ns, char *buf, size_t n);
+void report_fmt_double(double v, char *buf, size_t n);
+
+/* The JSON's µs figure of a latency in ns as a double: round(ns) / 1000.0,
+ * the number report_fmt_us3's text reads back as (NAN stays NAN). */
+double report_us_of_ns(double ns);
+
+/* The target cell of a result: its label, "@N" when prefill > 0, and the
+ * durability in parentheses when there is one ("sqlite@1000 (normal)"). */
+void report_target_cell(const target_result *t, char *buf, size_t n);
+
+/* "pass", "fail" or "n/a", as every format names a verify status. */
+const char *report_verify_name(verify_status v);
+
+#endif

@@ -1,0 +1,601 @@
+/* results.c: result files read back into the results.h model: read the
+ * file, parse it, validate it against the embedded
+ * schema/result.schema.json, then fill the structs the runner fills. */
+#include "results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "jsonschema.h"
+#include "report_fmt.h"
+
+extern const char result_schema_json[];
+extern const size_t result_schema_json_len;
+
+/* Result files bigger than this are refused: a year of histograms would not
+ * reach it, and it keeps a wrong path (a disk image) from eating memory. */
+#define RESULT_FILE_MAX ((size_t)1 << 30)
+
+static cJSON *schema_root;
+
+static void free_schema(void)
+{
+    cJSON_Delete(schema_root);
+    schema_root = NULL;
+}
+
+static const cJSON *result_schema(void)
+{
+    if (!schema_root) {
+        schema_root = cJSON_ParseWithLength(result_schema_json, result_schema_json_len);
+        if (schema_root)
+            atexit(free_schema);
+    }
+    return schema_root;
+}
+
+static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+    if (err && size > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, size, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* Reads the whole file; NULL with a sentence in err. */
+static char *read_all(const char *path, size_t *len, char *err, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fail(err, size, "cannot read %s: %s.", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (ferror(f)) {
+            fail(err, size, "cannot read %s: %s.", path, strerror(errno ? errno : EIO));
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        if (feof(f))
+            break;
+        if (cap >= RESULT_FILE_MAX) {
+            fail(err, size, "%s is larger than 1 GiB: not a bench result file.", path);
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        char *grown = realloc(buf, cap * 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf) {
+        if (err && size && !*err)
+            fail(err, size, "cannot read %s: out of memory.", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Whether the text ends inside a string, or [at, end) is the start of a
+ * literal it ends inside: cJSON reports those at their first bytes. */
+static bool unfinished_token(const char *text, const char *at, const char *end)
+{
+    bool in_string = false;
+    for (const char *p = text; p < end; p++) {
+        if (in_string && *p == '\\')
+            p++;
+        else if (*p == '"')
+            in_string = !in_string;
+    }
+    if (in_string)
+        return true;
+    static const char *const literals[] = {"true", "false", "null"};
+    size_t n = (size_t)(end - at);
+    for (size_t i = 0; i < 3; i++)
+        if (n < strlen(literals[i]) && !strncmp(at, literals[i], n))
+            return true;
+    return false;
+}
+
+/* Parses text as one JSON document; NULL with a sentence saying where it
+ * stops being JSON, and whether the file simply ends too early. */
+static cJSON *parse_json(const char *name, const char *text, size_t len, char *err, size_t size)
+{
+    size_t blank = strspn(text, " \t\r\n");
+    if (blank == len) {
+        fail(err, size, "%s is empty: not a bench result file.", name);
+        return NULL;
+    }
+    if (strlen(text) != len) {
+        fail(err, size, "%s holds a NUL byte: not a JSON bench result file.", name);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+    if (root)
+        return root;
+    const char *at = end && end >= text && end <= text + len ? end : text + len;
+    int line = 1, col = 1;
+    for (const char *p = text; p < at; p++) {
+        if (*p == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    /* A whole value followed by more text, or a value that the file ends in
+     * the middle of (cJSON then points at the last byte), or a wrong byte. */
+    cJSON *prefix = cJSON_ParseWithOpts(text, NULL, false);
+    size_t last = len;
+    while (last > 0 && strchr(" \t\r\n", text[last - 1]))
+        last--;
+    if (prefix)
+        fail(err, size, "%s is not valid JSON: more text follows the value at line %d, column %d.",
+             name, line, col);
+    else if (at >= text + last - 1 || unfinished_token(text, at, text + last))
+        fail(err, size,
+             "%s is not valid JSON: it ends at line %d, column %d in the middle of a value "
+             "(a truncated file?).",
+             name, line, col);
+    else
+        fail(err, size, "%s is not valid JSON: line %d, column %d is not what JSON allows there.",
+             name, line, col);
+    cJSON_Delete(prefix);
+    return NULL;
+}
+
+/* ---- validation with JSON paths ----------------------------------------- */
+
+/* The node tree made from cJSON has no positions, so each node gets a
+ * number in its line (and column 1), and this table turns the number a
+ * diagnostic carries back into the node's JSON path. */
+typedef struct path_entry {
+    int parent;      /* number of the parent, 0 for the document */
+    const char *key; /* the member name, or NULL for an array item */
+    size_t index;    /* the array index */
+} path_entry;
+
+typedef struct path_table {
+    path_entry *v;
+    size_t n, cap;
+    bool oom;
+} path_table;
+
+static int path_add(path_table *t, int parent, const char *key, size_t index)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        path_entry *grown = realloc(t->v, cap * sizeof *grown);
+        if (!grown) {
+            t->oom = true;
+            return 0;
+        }
+        t->v = grown;
+        t->cap = cap;
+    }
+    t->v[t->n] = (path_entry){parent, key, index};
+    return (int)++t->n; /* numbers start at 1 */
+}
+
+static void number_nodes(path_table *t, node *n, int parent, const char *key, size_t index)
+{
+    int id = path_add(t, parent, key, index);
+    n->line = id;
+    n->col = 1;
+    for (size_t i = 0; n->kind == NODE_MAP && i < n->count; i++) {
+        node_pair *p = &n->pairs[i];
+        p->key->line = id; /* a problem with a key is reported at its object */
+        p->key->col = 1;
+        number_nodes(t, p->value, id, p->key->text, 0);
+    }
+    for (size_t i = 0; n->kind == NODE_SEQ && i < n->count; i++)
+        number_nodes(t, n->items[i], id, NULL, i);
+}
+
+/* Appends s to the string in buf[size], cutting it short if it must. */
+static void append_text(char *buf, size_t size, const char *s)
+{
+    size_t len = strlen(buf), n = strlen(s);
+    if (len + 1 >= size)
+        return;
+    if (n > size - len - 1)
+        n = size - len - 1;
+    memcpy(buf + len, s, n);
+    buf[len + n] = '\0';
+}
+
+/* Writes the JSON path of node number id ("results[0].median.p50_us"), ""
+ * for the document itself. */
+static void build_path(const path_table *t, int id, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (id <= 1 || (size_t)id > t->n)
+        return;
+    const path_entry *e = &t->v[id - 1];
+    build_path(t, e->parent, buf, size);
+    if (e->key) {
+        if (*buf)
+            append_text(buf, size, ".");
+        append_text(buf, size, e->key);
+    } else {
+        char index[32];
+        snprintf(index, sizeof index, "[%zu]", e->index);
+        append_text(buf, size, index);
+    }
+}
+
+static void path_of(const path_table *t, int id, char *buf, size_t size)
+{
+    build_path(t, id, buf, size);
+    if (!*buf)
+        snprintf(buf, size, "the top level");
+}
+
+static int validate(const char *name, const cJSON *root, char *err, size_t size)
+{
+    const cJSON *schema = result_schema();
+    if (!schema)
+        return fail(err, size, "the embedded result schema is broken (a build error).");
+    if (!cJSON_IsObject(root))
+        return fail(err, size, "%s is JSON but not a bench result file: it is not an object.",
+                    name);
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+    if (cJSON_IsNumber(version) && version->valuedouble != 1)
+        return fail(err, size,
+                    "%s has schema_version %g; this bench reads version 1 (a newer bench "
+                    "wrote it?).",
+                    name, version->valuedouble);
+    arena a = {0};
+    diag_list d = {0};
+    path_table t = {0};
+    node *instance = jschema_node_from_cjson(&a, root, name);
+    number_nodes(&t, instance, 0, NULL, 0);
+    int rc = 0;
+    if (t.oom) {
+        rc = fail(err, size, "cannot check %s: out of memory.", name);
+    } else if (!jschema_validate(schema, instance, &d)) {
+        char where[512] = "the top level";
+        const char *msg = "it does not match schema/result.schema.json";
+        if (d.count > 0) {
+            path_of(&t, d.items[0].line, where, sizeof where);
+            msg = d.items[0].message;
+        }
+        rc = fail(err, size, "%s is not a valid bench result file: at %s: %s%s.", name, where, msg,
+                  d.count > 1 ? " (and more)" : "");
+    }
+    free(t.v);
+    diag_list_free(&d);
+    arena_free(&a);
+    return rc;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+/* A loaded report and the memory its strings and arrays live in; the report
+ * comes first, so results_free finds the rest from it. */
+typedef struct loaded_report {
+    report r;
+    arena mem;
+} loaded_report;
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int64_t int_of(const cJSON *o, const char *key)
+{
+    double v = num(o, key);
+    return isfinite(v) ? (int64_t)v : 0;
+}
+
+/* A string member, or "" for null. */
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(get(o, key));
+    return s ? s : "";
+}
+
+/* A string member into the arena, or NULL for null. */
+static const char *dup_or_null(arena *a, const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(get(o, key));
+    return s ? arena_strdup(a, s) : NULL;
+}
+
+static void copy_text(char *buf, size_t size, const cJSON *o, const char *key)
+{
+    snprintf(buf, size, "%s", str_of(o, key));
+}
+
+/* A latency in µs as ns: the whole ns it was written from (bench writes
+ * round(ns) / 1000 with three decimals) when that reads back as the same
+ * µs figure, so report_us_of_ns gives the file's number again; otherwise
+ * the plain product. NAN for null. */
+static double ns_of(const cJSON *o, const char *key)
+{
+    double us = num(o, key), ns = round(us * 1000.0);
+    return report_us_of_ns(ns) == us ? ns : us * 1000.0;
+}
+
+static void environment_from(environment *e, const cJSON *o)
+{
+    copy_text(e->cpu_model, sizeof e->cpu_model, o, "cpu_model");
+    e->cores = (int)int_of(o, "cores");
+    e->memory_bytes = (uint64_t)int_of(o, "memory_bytes");
+    copy_text(e->os, sizeof e->os, o, "os");
+    copy_text(e->kernel, sizeof e->kernel, o, "kernel");
+    copy_text(e->clock_source, sizeof e->clock_source, o, "clock_source");
+    copy_text(e->affinity, sizeof e->affinity, o, "cpu_affinity");
+    copy_text(e->compiler, sizeof e->compiler, o, "compiler");
+    copy_text(e->build_type, sizeof e->build_type, o, "build_type");
+    copy_text(e->build_flags, sizeof e->build_flags, o, "build_flags");
+    copy_text(e->libraries, sizeof e->libraries, o, "libraries");
+    copy_text(e->postgres, sizeof e->postgres, o, "postgres");
+    copy_text(e->version, sizeof e->version, o, "bench_version");
+    copy_text(e->commit, sizeof e->commit, o, "commit");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *b = cJSON_GetArrayItem(get(o, "load_average_before"), i);
+        const cJSON *a = cJSON_GetArrayItem(get(o, "load_average_after"), i);
+        e->load_before[i] = cJSON_IsNumber(b) ? b->valuedouble : NAN;
+        e->load_after[i] = cJSON_IsNumber(a) ? a->valuedouble : NAN;
+    }
+    copy_text(e->label, sizeof e->label, o, "label");
+    copy_text(e->date, sizeof e->date, o, "date");
+}
+
+/* Room for the items of array o in the arena; *n is how many. */
+static void *items(arena *a, const cJSON *o, size_t size, size_t *n)
+{
+    *n = (size_t)cJSON_GetArraySize(o);
+    return arena_alloc(a, (*n ? *n : 1) * size);
+}
+
+static void config_from(arena *a, run_config *c, const cJSON *o)
+{
+    const cJSON *v;
+    size_t i = 0;
+    c->specs = items(a, get(o, "specs"), sizeof *c->specs, &c->nspecs);
+    cJSON_ArrayForEach(v, get(o, "specs"))
+    {
+        c->specs[i].path = arena_strdup(a, str_of(v, "path"));
+        snprintf(c->specs[i++].sha256, sizeof c->specs[0].sha256, "%s", str_of(v, "sha256"));
+    }
+    c->warmup = int_of(o, "warmup");
+    c->iterations = int_of(o, "iterations");
+    c->runs = int_of(o, "runs");
+    c->prefill = items(a, get(o, "prefill"), sizeof *c->prefill, &c->nprefill);
+    i = 0;
+    cJSON_ArrayForEach(v, get(o, "prefill")) c->prefill[i++] = (int64_t)v->valuedouble;
+    c->targets = items(a, get(o, "targets"), sizeof *c->targets, &c->ntargets);
+    i = 0;
+    cJSON_ArrayForEach(v, get(o, "targets")) c->targets[i++] =
+        arena_strdup(a, cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "");
+    c->samples = cJSON_IsTrue(get(o, "samples"));
+    c->cpu = dup_or_null(a, o, "cpu");
+}
+
+/* The figures a run and a median share (tenths are not among them). */
+static void figures_from(run_figures *f, const cJSON *o)
+{
+    f->commands = (uint64_t)int_of(o, "commands");
+    f->wall_seconds = num(o, "wall_seconds");
+    f->throughput_per_s = num(o, "throughput_per_s");
+    f->min_ns = ns_of(o, "min_us");
+    f->p50_ns = ns_of(o, "p50_us");
+    f->p90_ns = ns_of(o, "p90_us");
+    f->p95_ns = ns_of(o, "p95_us");
+    f->p99_ns = ns_of(o, "p99_us");
+    f->p999_ns = ns_of(o, "p999_us");
+    f->max_ns = ns_of(o, "max_us");
+    f->mean_ns = ns_of(o, "mean_us");
+    f->stddev_ns = ns_of(o, "stddev_us");
+    f->drift = num(o, "drift");
+}
+
+/* The run's histogram from its [value, count] pairs, with the run's exact
+ * min and max put back. -1 when out of memory. */
+static int histogram_from(hist *h, const cJSON *pairs, const run_figures *f)
+{
+    if (hist_init(h) < 0)
+        return -1;
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, pairs)
+    {
+        const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+        if (cJSON_IsNumber(v) && cJSON_IsNumber(c) && v->valuedouble >= 1 && c->valuedouble >= 1)
+            hist_record_n(
+                h, v->valuedouble > (double)HIST_MAX_NS ? HIST_MAX_NS : (uint64_t)v->valuedouble,
+                (uint64_t)c->valuedouble);
+    }
+    if (isfinite(f->min_ns) && isfinite(f->max_ns) && f->min_ns >= 1)
+        hist_set_extremes(h, (uint64_t)f->min_ns, (uint64_t)f->max_ns);
+    return 0;
+}
+
+static int run_from(arena *a, run_result *run, const cJSON *o)
+{
+    run->run = (int)int_of(o, "run");
+    figures_from(&run->fig, o);
+    for (int t = 0; t < STATS_TENTHS; t++) {
+        const cJSON *tenth = cJSON_GetArrayItem(get(o, "tenths"), t);
+        run->fig.tenths[t].p50_ns = ns_of(tenth, "p50_us");
+        run->fig.tenths[t].p99_ns = ns_of(tenth, "p99_us");
+    }
+    const cJSON *verbs = get(o, "by_verb"), *v;
+    run->verbs = items(a, verbs, sizeof *run->verbs, &run->nverbs);
+    size_t i = 0;
+    cJSON_ArrayForEach(v, verbs)
+    {
+        verb_result *vr = &run->verbs[i++];
+        vr->verb = arena_strdup(a, v->string ? v->string : "");
+        vr->count = (uint64_t)int_of(v, "count");
+        vr->refused = (uint64_t)int_of(v, "refused");
+        vr->p50_ns = ns_of(v, "p50_us");
+        vr->p99_ns = ns_of(v, "p99_us");
+        vr->round_trips_per_command = num(v, "round_trips_per_command");
+    }
+    run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
+    run->round_trips_per_command = num(o, "round_trips_per_command");
+    return histogram_from(&run->all, get(o, "histogram"), &run->fig);
+}
+
+static verify_status verify_of(const char *s)
+{
+    return !strcmp(s, "pass") ? VERIFY_PASS : !strcmp(s, "fail") ? VERIFY_FAIL : VERIFY_NA;
+}
+
+static int result_from(arena *a, target_result *t, const cJSON *o)
+{
+    t->domain = arena_strdup(a, str_of(o, "domain"));
+    t->target = arena_strdup(a, str_of(o, "target"));
+    t->label = arena_strdup(a, str_of(o, "label"));
+    t->prefill = int_of(o, "prefill");
+    t->durability = dup_or_null(a, o, "durability");
+    const cJSON *runs = get(o, "runs"), *run;
+    run_result *v = items(a, runs, sizeof *v, &(size_t){0});
+    t->runs = v;
+    cJSON_ArrayForEach(run, runs)
+    {
+        if (run_from(a, &v[t->nruns], run) < 0)
+            return -1;
+        t->nruns++; /* counted once its histogram is there, for results_free */
+    }
+    /* the file's medians; the tenths' medians, which it does not hold, as
+     * the runner computes them */
+    run_figures *figs = arena_alloc(a, (t->nruns ? t->nruns : 1) * sizeof *figs);
+    for (size_t i = 0; i < t->nruns; i++)
+        figs[i] = v[i].fig;
+    stats_figures_median(figs, t->nruns, &t->median);
+    figures_from(&t->median, get(o, "median"));
+    t->throughput_lo = num(get(o, "throughput_range"), "min");
+    t->throughput_hi = num(get(o, "throughput_range"), "max");
+    t->verify = verify_of(str_of(o, "verify"));
+    copy_text(t->verify_detail, sizeof t->verify_detail, o, "verify_detail");
+    t->failed = cJSON_IsTrue(get(o, "failed"));
+    copy_text(t->reason, sizeof t->reason, o, "reason");
+    return 0;
+}
+
+static label_reason *label_reasons_from(arena *a, const cJSON *o, size_t *n)
+{
+    label_reason *v = items(a, o, sizeof *v, n);
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, o)
+    {
+        copy_text(v[i].label, sizeof v[i].label, e, "label");
+        copy_text(v[i].reason, sizeof v[i].reason, e, "reason");
+        i++;
+    }
+    return v;
+}
+
+void results_free(report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nresults; i++)
+        for (size_t k = 0; k < r->results[i].nruns; k++)
+            hist_free(&r->results[i].runs[k].all);
+    loaded_report *l = (loaded_report *)r;
+    arena_free(&l->mem);
+    free(l);
+}
+
+/* The model of a validated document; NULL when out of memory. */
+static report *report_from(const cJSON *root)
+{
+    loaded_report *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    report *r = &l->r;
+    arena *a = &l->mem;
+    environment_from(&r->env, get(root, "environment"));
+    config_from(a, &r->config, get(root, "config"));
+    const cJSON *results = get(root, "results"), *o;
+    r->results = items(a, results, sizeof *r->results, &(size_t){0});
+    cJSON_ArrayForEach(o, results)
+    {
+        int rc = result_from(a, &r->results[r->nresults], o);
+        r->nresults++; /* its runs' histograms are freed either way */
+        if (rc < 0) {
+            results_free(r);
+            return NULL;
+        }
+    }
+    r->harness_floor_p50_ns = ns_of(root, "harness_floor_p50_us");
+    r->skipped = label_reasons_from(a, get(root, "skipped"), &r->nskipped);
+    r->failed = label_reasons_from(a, get(root, "failed"), &r->nfailed);
+    r->interrupted = cJSON_IsTrue(get(root, "interrupted"));
+    return r;
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+static int load_document(const char *name, const cJSON *root, report **out, char *err, size_t size)
+{
+    if (validate(name, root, err, size) < 0)
+        return -1;
+    *out = report_from(root);
+    return *out ? 0 : fail(err, size, "cannot load %s: out of memory.", name);
+}
+
+int results_load(const char *path, report **out, char *err, size_t size)
+{
+    *out = NULL;
+    if (err && size)
+        err[0] = '\0';
+    size_t len = 0;
+    char *text = read_all(path, &len, err, size);
+    if (!text)
+        return -1;
+    cJSON *root = parse_json(path, text, len, err, size);
+    free(text);
+    if (!root)
+        return -1;
+    int rc = load_document(path, root, out, err, size);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int results_from_json(const char *name, const struct cJSON *root, report **out, char *err,
+                      size_t size)
+{
+    *out = NULL;
+    return load_document(name, root, out, err, size);
+}
