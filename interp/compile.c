@@ -923,29 +923,46 @@ static void count_dispatch(const plan *p, const command *cmd, uint64_t *aggs, ui
         count_dispatch(p, cmd->event->policies[i]->run, aggs, events, depth + 1);
 }
 
-static void count_steps(plan *p, const step *steps, size_t n, uint64_t **aggs, uint64_t **events)
+/* What one pass over steps adds to the store, into arrays in the plan's arena. */
+static void count_steps(plan *p, const step *steps, size_t n, const uint64_t **aggs_out,
+                        const uint64_t **events_out)
 {
-    *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof **aggs);
-    *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof **events);
+    uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
+    uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
     for (size_t i = 0; i < n; i++)
         if (!steps[i].expect_refused)
-            count_dispatch(p, steps[i].cmd, *aggs, *events, 0);
+            count_dispatch(p, steps[i].cmd, aggs, events, 0);
+    *aggs_out = aggs;
+    *events_out = events;
 }
 
-void plan_totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations,
-                     plan_totals *out)
+void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events)
+{
+    for (size_t i = 0; i < p->naggs; i++)
+        aggs[i] = p->setup_aggs[i] + cycles * p->cycle_aggs[i];
+    for (size_t i = 0; i < p->nevents; i++)
+        events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
+}
+
+/* The totals bench plan prints: one per prefill entry, for the spec's own
+ * warmup and iterations. */
+static void compile_totals(plan *p)
 {
     const workload *w = &p->work;
-    uint64_t cycles = (uint64_t)(prefill + warmup + iterations);
-    out->commands_per_cycle = w->ncycle;
-    out->commands_timed = (uint64_t)iterations * w->ncycle;
-    arena *a = (arena *)&p->mem; /* the totals live as long as the plan */
-    out->aggregates = arena_alloc(a, (p->naggs + 1) * sizeof *out->aggregates);
-    out->events = arena_alloc(a, (p->nevents + 1) * sizeof *out->events);
-    for (size_t i = 0; i < p->naggs; i++)
-        out->aggregates[i] = p->setup_aggs[i] + cycles * p->cycle_aggs[i];
-    for (size_t i = 0; i < p->nevents; i++)
-        out->events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
+    count_steps(p, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
+    count_steps(p, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
+    plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
+    for (size_t k = 0; k < w->nprefill; k++) {
+        uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
+        uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
+        plan_expected(p, (uint64_t)(w->prefill[k] + w->warmup + w->iterations), aggs, events);
+        totals[k] = (plan_totals){.prefill = w->prefill[k],
+                                  .commands_per_cycle = w->ncycle,
+                                  .commands_timed = (uint64_t)w->iterations * w->ncycle,
+                                  .aggregates = aggs,
+                                  .events = events};
+    }
+    p->totals = totals;
 }
 
 /* ---- the whole ---- */
@@ -987,8 +1004,7 @@ int plan_compile(doc *dc, diag_list *d, plan **out)
         plan_free(p);
         return -1;
     }
-    count_steps(p, p->work.setup, p->work.nsetup, &p->setup_aggs, &p->setup_events);
-    count_steps(p, p->work.cycle, p->work.ncycle, &p->cycle_aggs, &p->cycle_events);
+    compile_totals(p);
     p->source = dc;
     *out = p;
     return 0;
