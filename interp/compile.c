@@ -10,8 +10,6 @@
 #include "compile_internal.h"
 #include "value.h"
 
-enum { POLICY_MAX_DEPTH = 8 };
-
 bool cc_ident(cc *c, const node *n, const char *what)
 {
     const char *s = n->text;
@@ -611,8 +609,7 @@ static int check_creates_complete(cc *c, const command *cmd)
     const ty *st = cmd->agg->state;
     for (size_t i = 0; i < st->nfields; i++) {
         const field *f = &st->fields[i];
-        if ((int)i == cmd->agg->identity || f->optional || f->has_default ||
-            f->type->kind == TY_LIST)
+        if ((int)i == cmd->agg->identity || !field_required(f))
             continue;
         bool set = false;
         for (size_t j = 0; j < cmd->neffects; j++)
@@ -837,11 +834,11 @@ static int walk_policies(cc *c, const event_def *ev, const event_def **path, int
                           "policies form a cycle: %s", chain);
             return -1;
         }
-    /* a chain of POLICY_MAX_DEPTH policies is allowed; one more policy is not */
-    if (depth >= POLICY_MAX_DEPTH && ev->npolicies > 0) {
+    /* a chain of PLAN_POLICY_MAX_DEPTH policies is allowed; one more policy is not */
+    if (depth >= PLAN_POLICY_MAX_DEPTH && ev->npolicies > 0) {
         diag_error_at(c->d, ev->policies[0]->at,
-                      "policies chain deeper than %d starting from event '%s'", POLICY_MAX_DEPTH,
-                      path[0]->name);
+                      "policies chain deeper than %d starting from event '%s'",
+                      PLAN_POLICY_MAX_DEPTH, path[0]->name);
         return -1;
     }
     path[depth] = ev;
@@ -900,7 +897,7 @@ static int compile_policies(cc *c, const node *list)
             if (p->policies[i].on == ev)
                 ev->policies[ev->npolicies++] = &p->policies[i];
     }
-    const event_def *path[POLICY_MAX_DEPTH + 2];
+    const event_def *path[PLAN_POLICY_MAX_DEPTH + 2];
     for (size_t e = 0; rc == 0 && e < p->nevents; e++)
         if (walk_policies(c, &p->events[e], path, 0) < 0)
             rc = -1;
@@ -912,7 +909,7 @@ static int compile_policies(cc *c, const node *list)
 static void count_dispatch(const plan *p, const command *cmd, uint64_t *aggs, uint64_t *events,
                            int depth)
 {
-    if (depth > POLICY_MAX_DEPTH)
+    if (depth > PLAN_POLICY_MAX_DEPTH)
         return;
     if (cmd->creates)
         aggs[cmd->agg->index]++;

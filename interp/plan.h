@@ -12,6 +12,12 @@
 #include "load.h"
 #include "types.h"
 
+/* Policy chains: one dispatch runs at most this many policies one after
+ * another (a chain of 8 is allowed, a ninth policy is not). Lint refuses a
+ * spec whose policies can chain deeper; the runtime refuses a dispatch that
+ * would. */
+enum { PLAN_POLICY_MAX_DEPTH = 8 };
+
 typedef struct aggregate aggregate;
 typedef struct command command;
 typedef struct policy policy;
