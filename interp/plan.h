@@ -198,8 +198,9 @@ typedef struct plan {
     const plan_totals *totals; /* work.nprefill entries, in prefill order */
 } plan;
 
-/* Compiles a loaded, schema-checked document. Every meaning error is
- * appended to d (with its address); warnings too. Returns 0 and a plan in
+/* Compiles a loaded, schema-checked document. Every error found while
+ * compiling is appended to d (with its address); the passes over the
+ * finished plan and the warnings are lint's (lint.h). Returns 0 and a plan in
  * *out (the caller's, plan_free; the plan takes ownership of dc) or -1 with
  * *out NULL when there is any error (dc is then still the caller's). */
 int plan_compile(doc *dc, diag_list *d, plan **out);

@@ -1,6 +1,7 @@
 /* test_compile.c: the compiler, from YAML text through the schema check to
  * the plan: the bundled domains as the compiler understands them, totals,
- * templates, defaults, target options, warnings and the JSON plan. */
+ * templates, defaults, target options and the JSON plan (the workload
+ * warnings are lint's: test_lint.c). */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -738,30 +739,6 @@ static void test_compile_targets_default_to_memory(void **state)
 
 /* ---- warnings and errors ---- */
 
-static void test_compile_warns_on_no_warmup_and_one_run(void **state)
-{
-    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
-                                          "  cycle:\n"
-                                          "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
-                                          "{given: A, family: B}}\n"
-                                          "  warmup: 0\n"
-                                          "  runs: 1\n");
-    assert_compiled(&c); /* warnings do not stop the plan */
-    assert_int_equal(c.d.errors, 0);
-    assert_int_equal(c.d.warnings, 2);
-    diag_sort(&c.d);
-    assert_int_equal(c.d.items[0].severity, DIAG_WARNING);
-    assert_string_equal(c.d.items[0].message,
-                        "no warmup: the first timed commands pay for cold caches");
-    assert_int_equal(c.d.items[0].line, 26);
-    assert_int_equal(c.d.items[0].col, 11);
-    assert_string_equal(c.d.items[1].message,
-                        "one run: the report cannot show a range across runs");
-    assert_int_equal(c.d.items[1].line, 27);
-    assert_int_equal(c.d.items[1].col, 9);
-    release(&c);
-}
-
 static void test_compile_error_leaves_no_plan(void **state)
 {
     compiled c = compile_text(SHOP_DOMAIN "workload:\n"
@@ -927,7 +904,6 @@ int main(void)
         cmocka_unit_test(test_compile_arguments_left_out_take_defaults),
         cmocka_unit_test(test_compile_target_options),
         cmocka_unit_test(test_compile_targets_default_to_memory),
-        cmocka_unit_test(test_compile_warns_on_no_warmup_and_one_run),
         cmocka_unit_test(test_compile_error_leaves_no_plan),
         cmocka_unit_test(test_compile_reports_independent_errors_together),
         cmocka_unit_test(test_compile_plan_json_parses_and_has_totals),
