@@ -1,7 +1,9 @@
 /* compile.c: the domain half of the compiler: types, aggregates, commands,
- * events and policies, with the meaning checks of DESIGN section 3. The
- * document has passed the schema check, so shapes are right; this file
- * checks names, types and references, and builds the plan. */
+ * events and policies, with the meaning checks of DESIGN section 3 that
+ * building the plan needs. The document has passed the schema check, so
+ * shapes are right; this file checks names, types and references, builds
+ * the plan and its totals. Checks over the finished plan (policy cycles
+ * and depth) and the workload warnings are lint.c's. */
 #include <inttypes.h>
 #include <pcre2.h>
 #include <stdlib.h>
@@ -9,8 +11,6 @@
 
 #include "compile_internal.h"
 #include "value.h"
-
-enum { POLICY_MAX_DEPTH = 8 };
 
 bool cc_ident(cc *c, const node *n, const char *what)
 {
@@ -611,8 +611,7 @@ static int check_creates_complete(cc *c, const command *cmd)
     const ty *st = cmd->agg->state;
     for (size_t i = 0; i < st->nfields; i++) {
         const field *f = &st->fields[i];
-        if ((int)i == cmd->agg->identity || f->optional || f->has_default ||
-            f->type->kind == TY_LIST)
+        if ((int)i == cmd->agg->identity || !field_required(f))
             continue;
         bool set = false;
         for (size_t j = 0; j < cmd->neffects; j++)
@@ -822,37 +821,6 @@ static int policy_args(cc *c, policy *po, const node *args)
     return rc;
 }
 
-/* Depth-first walk event -> policy -> command -> event, for cycles and depth. */
-static int walk_policies(cc *c, const event_def *ev, const event_def **path, int depth)
-{
-    for (int i = 0; i < depth; i++)
-        if (path[i] == ev) {
-            char chain[512];
-            size_t n = 0;
-            for (int j = i; j < depth && n < sizeof chain; j++)
-                n += (size_t)snprintf(chain + n, sizeof chain - n, "%s -> ", path[j]->name);
-            if (n < sizeof chain)
-                snprintf(chain + n, sizeof chain - n, "%s", ev->name);
-            diag_error_at(c->d, ev->policies ? ev->policies[0]->at : ev->at,
-                          "policies form a cycle: %s", chain);
-            return -1;
-        }
-    /* a chain of POLICY_MAX_DEPTH policies is allowed; one more policy is not */
-    if (depth >= POLICY_MAX_DEPTH && ev->npolicies > 0) {
-        diag_error_at(c->d, ev->policies[0]->at,
-                      "policies chain deeper than %d starting from event '%s'", POLICY_MAX_DEPTH,
-                      path[0]->name);
-        return -1;
-    }
-    path[depth] = ev;
-    for (size_t i = 0; i < ev->npolicies; i++) {
-        const command *run = ev->policies[i]->run;
-        if (run->event && walk_policies(c, run->event, path, depth + 1) < 0)
-            return -1;
-    }
-    return 0;
-}
-
 static int compile_policies(cc *c, const node *list)
 {
     size_t n = list && list->kind == NODE_SEQ ? list->count : 0;
@@ -900,64 +868,98 @@ static int compile_policies(cc *c, const node *list)
             if (p->policies[i].on == ev)
                 ev->policies[ev->npolicies++] = &p->policies[i];
     }
-    const event_def *path[POLICY_MAX_DEPTH + 2];
-    for (size_t e = 0; rc == 0 && e < p->nevents; e++)
-        if (walk_policies(c, &p->events[e], path, 0) < 0)
-            rc = -1;
-    return rc;
+    return rc; /* cycles and depth are lint's (lint_policies) */
 }
 
 /* ---- totals ---- */
 
-static void count_dispatch(const plan *p, const command *cmd, uint64_t *aggs, uint64_t *events,
-                           int depth)
+/* What one emission of each event adds to the store through its policies
+ * (their creates and events, transitively), by event index, so that
+ * counting is linear in the size of the policy graph. */
+typedef struct event_adds {
+    uint64_t *aggs, *events; /* including the event itself */
+    int state;               /* 0 not yet, 1 being counted, 2 done */
+} event_adds;
+
+static const event_adds *count_event(const plan *p, arena *a, event_adds *memo,
+                                     const event_def *ev);
+
+/* Adds what one successful dispatch of cmd leaves in the store. */
+static void count_dispatch(const plan *p, arena *a, event_adds *memo, const command *cmd,
+                           uint64_t *aggs, uint64_t *events)
 {
-    if (depth > POLICY_MAX_DEPTH)
-        return;
     if (cmd->creates)
         aggs[cmd->agg->index]++;
-    if (!cmd->event)
-        return;
-    events[cmd->event->index]++;
-    for (size_t i = 0; i < cmd->event->npolicies; i++)
-        count_dispatch(p, cmd->event->policies[i]->run, aggs, events, depth + 1);
+    if (!cmd->event || memo[cmd->event->index].state == 1)
+        return; /* no event, or a policy cycle, which lint refuses */
+    const event_adds *e = count_event(p, a, memo, cmd->event);
+    for (size_t i = 0; i < p->naggs; i++)
+        aggs[i] += e->aggs[i];
+    for (size_t i = 0; i < p->nevents; i++)
+        events[i] += e->events[i];
 }
 
-static void count_steps(plan *p, const step *steps, size_t n, uint64_t **aggs, uint64_t **events)
+static const event_adds *count_event(const plan *p, arena *a, event_adds *memo, const event_def *ev)
 {
-    *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof **aggs);
-    *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof **events);
+    event_adds *e = &memo[ev->index];
+    if (e->state)
+        return e;
+    e->state = 1;
+    e->aggs = arena_alloc(a, (p->naggs + 1) * sizeof *e->aggs);
+    e->events = arena_alloc(a, (p->nevents + 1) * sizeof *e->events);
+    e->events[ev->index] = 1;
+    for (size_t i = 0; i < ev->npolicies; i++)
+        count_dispatch(p, a, memo, ev->policies[i]->run, e->aggs, e->events);
+    e->state = 2;
+    return e;
+}
+
+/* What one pass over steps adds to the store, into arrays in the plan's arena. */
+static void count_steps(plan *p, arena *scratch, event_adds *memo, const step *steps, size_t n,
+                        const uint64_t **aggs_out, const uint64_t **events_out)
+{
+    uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
+    uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
     for (size_t i = 0; i < n; i++)
         if (!steps[i].expect_refused)
-            count_dispatch(p, steps[i].cmd, *aggs, *events, 0);
+            count_dispatch(p, scratch, memo, steps[i].cmd, aggs, events);
+    *aggs_out = aggs;
+    *events_out = events;
 }
 
-void plan_totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations,
-                     plan_totals *out)
+void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events)
+{
+    for (size_t i = 0; i < p->naggs; i++)
+        aggs[i] = p->setup_aggs[i] + cycles * p->cycle_aggs[i];
+    for (size_t i = 0; i < p->nevents; i++)
+        events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
+}
+
+/* The totals bench plan prints: one per prefill entry, for the spec's own
+ * warmup and iterations. */
+static void compile_totals(plan *p)
 {
     const workload *w = &p->work;
-    uint64_t cycles = (uint64_t)(prefill + warmup + iterations);
-    out->commands_per_cycle = w->ncycle;
-    out->commands_timed = (uint64_t)iterations * w->ncycle;
-    arena *a = (arena *)&p->mem; /* the totals live as long as the plan */
-    out->aggregates = arena_alloc(a, (p->naggs + 1) * sizeof *out->aggregates);
-    out->events = arena_alloc(a, (p->nevents + 1) * sizeof *out->events);
-    for (size_t i = 0; i < p->naggs; i++)
-        out->aggregates[i] = p->setup_aggs[i] + cycles * p->cycle_aggs[i];
-    for (size_t i = 0; i < p->nevents; i++)
-        out->events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
+    arena scratch = {0};
+    event_adds *memo = arena_alloc(&scratch, (p->nevents + 1) * sizeof *memo);
+    count_steps(p, &scratch, memo, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
+    count_steps(p, &scratch, memo, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
+    arena_free(&scratch);
+    plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
+    for (size_t k = 0; k < w->nprefill; k++) {
+        uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
+        uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
+        plan_expected(p, (uint64_t)(w->prefill[k] + w->warmup + w->iterations), aggs, events);
+        totals[k] = (plan_totals){.prefill = w->prefill[k],
+                                  .commands_per_cycle = w->ncycle,
+                                  .commands_timed = (uint64_t)w->iterations * w->ncycle,
+                                  .aggregates = aggs,
+                                  .events = events};
+    }
+    p->totals = totals;
 }
 
 /* ---- the whole ---- */
-
-static void warn_workload(cc *c, const node *w)
-{
-    const node *warm = node_get(w, "warmup"), *runs = node_get(w, "runs");
-    if (warm && warm->kind == NODE_INT && warm->v.i == 0)
-        diag_warning_at(c->d, warm, "no warmup: the first timed commands pay for cold caches");
-    if (runs && runs->kind == NODE_INT && runs->v.i == 1)
-        diag_warning_at(c->d, runs, "one run: the report cannot show a range across runs");
-}
 
 int plan_compile(doc *dc, diag_list *d, plan **out)
 {
@@ -979,16 +981,13 @@ int plan_compile(doc *dc, diag_list *d, plan **out)
         compile_aggregates(&c, &tc, node_get(root, "aggregates"));
     if (d->errors == c.errors_at_start)
         compile_policies(&c, node_get(root, "policies"));
-    const node *w = node_get(root, "workload");
     if (d->errors == c.errors_at_start)
-        cc_workload(&c, w);
-    warn_workload(&c, w);
+        cc_workload(&c, node_get(root, "workload"));
     if (d->errors != c.errors_at_start) {
         plan_free(p);
         return -1;
     }
-    count_steps(p, p->work.setup, p->work.nsetup, &p->setup_aggs, &p->setup_events);
-    count_steps(p, p->work.cycle, p->work.ncycle, &p->cycle_aggs, &p->cycle_events);
+    compile_totals(p);
     p->source = dc;
     *out = p;
     return 0;

@@ -164,13 +164,11 @@ static int struct_value(cc *c, const ty *t, const node *n, const char *what, val
         const field *f = &t->fields[i];
         const node *v = node_get(n, f->name);
         if (!v) {
-            if (f->has_default)
-                out->u.items[i] = f->def;
-            else if (f->type->kind == TY_LIST)
-                out->u.items[i] = (value){.kind = VAL_LIST};
-            else if (!f->optional) {
+            if (field_required(f)) {
                 diag_error_at(c->d, n, "%s: missing '%s'", what, f->name);
                 rc = -1;
+            } else {
+                out->u.items[i] = field_initial(f);
             }
             continue;
         }

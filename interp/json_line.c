@@ -1,8 +1,8 @@
 /* json_line.c: values as JSON (the protocol's, and the SQL targets' stored
  * form), encoded and decoded against the plan's types in one pass, with no
- * DOM. The decoder mirrors the compiler's rules for constant arguments
- * (compile_work.c): unknown fields and missing required ones are refused,
- * an absent list is [], an absent field with a default takes it. */
+ * DOM. The decoder applies the compiler's rules for constant arguments:
+ * unknown fields are refused, an absent field follows the unset-field rule
+ * of value.h (field_required, field_initial). */
 #include "json_line.h"
 
 #include <stdarg.h>
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "value.h"
 
 enum { JSON_MAX_DEPTH = 64 };
 
@@ -595,12 +597,9 @@ static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int 
         const field *f = &t->fields[i];
         if (seen[i])
             continue;
-        if (f->has_default)
-            items[i] = f->def;
-        else if (f->type->kind == TY_LIST)
-            items[i] = (value){.kind = VAL_LIST};
-        else if (!f->optional)
+        if (field_required(f))
             return fail(d, what, "missing '%s'", f->name);
+        items[i] = field_initial(f);
     }
     *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
     return 0;

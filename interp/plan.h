@@ -12,6 +12,12 @@
 #include "load.h"
 #include "types.h"
 
+/* Policy chains: one dispatch runs at most this many policies one after
+ * another (a chain of 8 is allowed, a ninth policy is not). Lint refuses a
+ * spec whose policies can chain deeper; the runtime refuses a dispatch that
+ * would. */
+enum { PLAN_POLICY_MAX_DEPTH = 8 };
+
 typedef struct aggregate aggregate;
 typedef struct command command;
 typedef struct policy policy;
@@ -160,12 +166,14 @@ typedef struct workload {
     size_t ntargets;
 } workload;
 
-/* What a store holds after one run, per the plan. */
+/* What a store holds after one run with the spec's own settings, per the
+ * plan: computed by the compiler, one per prefill entry. */
 typedef struct plan_totals {
-    size_t commands_per_cycle; /* steps in the cycle */
-    uint64_t commands_timed;   /* per run: iterations * commands_per_cycle */
-    uint64_t *aggregates;      /* per aggregate index */
-    uint64_t *events;          /* per event index */
+    int64_t prefill;            /* the prefill entry these totals are for */
+    size_t commands_per_cycle;  /* steps in the cycle */
+    uint64_t commands_timed;    /* per run: iterations * commands_per_cycle */
+    const uint64_t *aggregates; /* per aggregate index */
+    const uint64_t *events;     /* per event index */
 } plan_totals;
 
 typedef struct plan {
@@ -187,21 +195,25 @@ typedef struct plan {
     workload work;
     ty **regex; /* types owning a compiled pattern (malloc'd list) */
     size_t nregex, regex_cap;
-    /* per cycle and for setup, what one pass adds to the store */
-    uint64_t *cycle_aggs, *cycle_events, *setup_aggs, *setup_events;
+    /* per cycle and for setup, what one pass adds to the store (policies
+       included, expected refusals not) */
+    const uint64_t *cycle_aggs, *cycle_events, *setup_aggs, *setup_events;
+    const plan_totals *totals; /* work.nprefill entries, in prefill order */
 } plan;
 
-/* Compiles a loaded, schema-checked document. Every meaning error is
- * appended to d (with its address); warnings too. Returns 0 and a plan in
+/* Compiles a loaded, schema-checked document. Every error found while
+ * compiling is appended to d (with its address); the passes over the
+ * finished plan and the warnings are lint's (lint.h). Returns 0 and a plan in
  * *out (the caller's, plan_free; the plan takes ownership of dc) or -1 with
  * *out NULL when there is any error (dc is then still the caller's). */
 int plan_compile(doc *dc, diag_list *d, plan **out);
 void plan_free(plan *p);
 
-/* Totals after one run of prefill + warmup + iterations cycles (as in force:
- * flags may override the spec). The arrays are allocated in the plan's arena. */
-void plan_totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations,
-                     plan_totals *out);
+/* What the store holds after setup and `cycles` cycles (prefill + warmup +
+ * iterations as in force: flags may override the spec): setup plus cycles
+ * times what one cycle adds, into the caller's aggs (p->naggs entries) and
+ * events (p->nevents entries). Reads the plan only; never allocates. */
+void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events);
 
 /* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */
 const command *plan_find_verb(const plan *p, const char *verb);

@@ -174,17 +174,16 @@ static void print_steps(FILE *out, const char *title, const step *steps, size_t 
 static void print_totals(FILE *out, const plan *p)
 {
     for (size_t k = 0; k < p->work.nprefill; k++) {
-        plan_totals t;
-        plan_totals_for(p, p->work.prefill[k], p->work.warmup, p->work.iterations, &t);
-        fprintf(out, "totals per run (prefill %" PRId64 ")\n", p->work.prefill[k]);
-        fprintf(out, "  commands per cycle: %zu\n", t.commands_per_cycle);
-        fprintf(out, "  commands timed per run: %" PRIu64 "\n", t.commands_timed);
+        const plan_totals *t = &p->totals[k];
+        fprintf(out, "totals per run (prefill %" PRId64 ")\n", t->prefill);
+        fprintf(out, "  commands per cycle: %zu\n", t->commands_per_cycle);
+        fprintf(out, "  commands timed per run: %" PRIu64 "\n", t->commands_timed);
         fputs("  aggregates:", out);
         for (size_t i = 0; i < p->naggs; i++)
-            fprintf(out, "%s %s %" PRIu64, i ? "," : "", p->aggs[i].name, t.aggregates[i]);
+            fprintf(out, "%s %s %" PRIu64, i ? "," : "", p->aggs[i].name, t->aggregates[i]);
         fputs("\n  events:", out);
         for (size_t i = 0; i < p->nevents; i++)
-            fprintf(out, "%s %s %" PRIu64, i ? "," : "", p->events[i].name, t.events[i]);
+            fprintf(out, "%s %s %" PRIu64, i ? "," : "", p->events[i].name, t->events[i]);
         fputs(p->nevents ? "\n" : " none\n", out);
     }
 }
@@ -445,18 +444,17 @@ static cJSON *totals_json(const plan *p)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t k = 0; k < p->work.nprefill; k++) {
-        plan_totals t;
-        plan_totals_for(p, p->work.prefill[k], p->work.warmup, p->work.iterations, &t);
+        const plan_totals *t = &p->totals[k];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "prefill", (double)p->work.prefill[k]);
-        cJSON_AddNumberToObject(o, "commands_per_cycle", (double)t.commands_per_cycle);
-        cJSON_AddNumberToObject(o, "commands_timed_per_run", (double)t.commands_timed);
+        cJSON_AddNumberToObject(o, "prefill", (double)t->prefill);
+        cJSON_AddNumberToObject(o, "commands_per_cycle", (double)t->commands_per_cycle);
+        cJSON_AddNumberToObject(o, "commands_timed_per_run", (double)t->commands_timed);
         cJSON *ag = cJSON_AddObjectToObject(o, "aggregates");
         for (size_t i = 0; i < p->naggs; i++)
-            cJSON_AddNumberToObject(ag, p->aggs[i].name, (double)t.aggregates[i]);
+            cJSON_AddNumberToObject(ag, p->aggs[i].name, (double)t->aggregates[i]);
         cJSON *ev = cJSON_AddObjectToObject(o, "events");
         for (size_t i = 0; i < p->nevents; i++)
-            cJSON_AddNumberToObject(ev, p->events[i].name, (double)t.events[i]);
+            cJSON_AddNumberToObject(ev, p->events[i].name, (double)t->events[i]);
         cJSON_AddItemToArray(a, o);
     }
     return a;

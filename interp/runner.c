@@ -12,20 +12,11 @@
 #include <time.h>
 
 #include "arena.h"
+#include "step_inst.h"
 #include "target.h"
 #include "value.h"
 
 volatile sig_atomic_t runner_interrupted;
-
-/* A step ready to dispatch: its own copy of the argument values, with each
- * template's slot pointing at a buffer sized for its longest expansion. */
-typedef struct step_inst {
-    const step *st;
-    value args;
-    value **slots; /* one per template */
-    char **bufs;
-    int verb; /* index into the run's per-verb histograms */
-} step_inst;
 
 /* All the state of one run, in one struct, so several could run side by side. */
 typedef struct run_state {
@@ -52,72 +43,6 @@ static inline uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- argument instances ---- */
-
-static void inst_init(arena *a, step_inst *si, const step *st)
-{
-    si->st = st;
-    si->args = value_copy(a, &st->args);
-    si->slots = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->slots);
-    si->bufs = arena_alloc(a, (st->ntmpls ? st->ntmpls : 1) * sizeof *si->bufs);
-    for (size_t i = 0; i < st->ntmpls; i++) {
-        const tmpl *t = &st->tmpls[i];
-        value *v = &si->args;
-        for (size_t d = 0; d < t->depth; d++)
-            v = &v->u.items[t->path[d]];
-        si->slots[i] = v;
-        si->bufs[i] = arena_alloc(a, t->max_len + 1);
-    }
-}
-
-static size_t put_u64(char *out, uint64_t v)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-/* Fills the templates for cycle n of run `run`; never allocates. */
-static void inst_expand(step_inst *si, uint64_t n, int run)
-{
-    const step *st = si->st;
-    for (size_t i = 0; i < st->ntmpls; i++) {
-        const tmpl *t = &st->tmpls[i];
-        value *v = si->slots[i];
-        if (t->as_int) {
-            v->u.i = t->parts[0].var == TMPL_RUN ? run : (int64_t)n;
-            continue;
-        }
-        char *b = si->bufs[i];
-        size_t len = 0;
-        for (size_t k = 0; k < t->nparts; k++) {
-            const tmpl_part *pt = &t->parts[k];
-            if (pt->var == TMPL_TEXT) {
-                memcpy(b + len, pt->text, pt->len);
-                len += pt->len;
-            } else {
-                len += put_u64(b + len, pt->var == TMPL_RUN ? (uint64_t)run : n);
-            }
-        }
-        v->u.s = b;
-        v->len = (uint32_t)len;
-    }
-}
-
-static step_inst *insts_new(arena *a, const step *steps, size_t n)
-{
-    step_inst *si = arena_alloc(a, (n ? n : 1) * sizeof *si);
-    for (size_t i = 0; i < n; i++)
-        inst_init(a, &si[i], &steps[i]);
-    return si;
 }
 
 /* ---- one run ---- */
@@ -167,7 +92,7 @@ static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const ch
             return -1;
         for (size_t s = 0; s < rs->p->work.ncycle; s++) {
             step_inst *si = &rs->cycle[s];
-            inst_expand(si, n, rs->run);
+            step_inst_expand(si, n, rs->run);
             int rc = untimed_dispatch(rs->t, si);
             if (check_outcome(rs, si, rc, phase, (int64_t)n) < 0)
                 return -1;
@@ -228,7 +153,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
         uint64_t n = first + k;
         for (size_t s = 0; s < w->ncycle && rc == 0; s++) {
             step_inst *si = &rs->cycle[s];
-            inst_expand(si, n, rs->run);
+            step_inst_expand(si, n, rs->run);
             if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
                 rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
                 break;
@@ -264,10 +189,12 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
 static int verify(run_state *rs, target_result *tr)
 {
     const plan *p = rs->p;
-    uint64_t *aggs = calloc(p->naggs + 1, sizeof *aggs);
-    uint64_t *events = calloc(p->nevents + 1, sizeof *events);
+    /* counted by the target, then what the plan expects */
+    uint64_t *aggs = calloc(2 * (p->naggs + 1), sizeof *aggs);
+    uint64_t *events = calloc(2 * (p->nevents + 1), sizeof *events);
     if (!aggs || !events)
         abort();
+    uint64_t *want_aggs = aggs + p->naggs + 1, *want_events = events + p->nevents + 1;
     int rc = target_count(rs->t, aggs, events);
     int out = 0;
     if (rc == TARGET_UNSUPPORTED) {
@@ -278,20 +205,20 @@ static int verify(run_state *rs, target_result *tr)
                  rs->t->message);
         out = -1;
     } else {
-        plan_totals want;
-        plan_totals_for(p, rs->prefill, rs->warmup, rs->iterations, &want);
+        plan_expected(p, (uint64_t)(rs->prefill + rs->warmup + rs->iterations), want_aggs,
+                      want_events);
         for (size_t i = 0; out == 0 && i < p->naggs; i++)
-            if (aggs[i] != want.aggregates[i]) {
+            if (aggs[i] != want_aggs[i]) {
                 snprintf(tr->verify_detail, sizeof tr->verify_detail,
                          "run %d: the store holds %" PRIu64 " %s, the plan says %" PRIu64, rs->run,
-                         aggs[i], p->aggs[i].name, want.aggregates[i]);
+                         aggs[i], p->aggs[i].name, want_aggs[i]);
                 out = -1;
             }
         for (size_t i = 0; out == 0 && i < p->nevents; i++)
-            if (events[i] != want.events[i]) {
+            if (events[i] != want_events[i]) {
                 snprintf(tr->verify_detail, sizeof tr->verify_detail,
                          "run %d: the store holds %" PRIu64 " %s events, the plan says %" PRIu64,
-                         rs->run, events[i], p->events[i].name, want.events[i]);
+                         rs->run, events[i], p->events[i].name, want_events[i]);
                 out = -1;
             }
         if (out < 0) {
@@ -332,8 +259,8 @@ static double floor_probe(run_state *rs)
 static int state_init(run_state *rs)
 {
     const workload *w = &rs->p->work;
-    rs->setup = insts_new(&rs->mem, w->setup, w->nsetup);
-    rs->cycle = insts_new(&rs->mem, w->cycle, w->ncycle);
+    rs->setup = step_insts_new(&rs->mem, w->setup, w->nsetup);
+    rs->cycle = step_insts_new(&rs->mem, w->cycle, w->ncycle);
     rs->verb_names = arena_alloc(&rs->mem, (w->ncycle + 1) * sizeof *rs->verb_names);
     for (size_t i = 0; i < w->ncycle; i++) {
         size_t v = 0;
@@ -771,50 +698,4 @@ void report_free(report *r)
     r->results = NULL;
     r->skipped = r->failed = NULL;
     r->nresults = r->nskipped = r->nfailed = 0;
-}
-
-/* ---- lint's dry run ---- */
-
-int runner_dry_run(const plan *p, diag_list *d)
-{
-    const target_driver *drv = target_find("memory");
-    if (!drv)
-        return 0;
-    static const target_spec ts = {.name = "memory", .label = "memory"};
-    run_state rs = {.p = p, .ts = &ts, .drv = drv, .run = 1};
-    rs.setup = insts_new(&rs.mem, p->work.setup, p->work.nsetup);
-    rs.cycle = insts_new(&rs.mem, p->work.cycle, p->work.ncycle);
-    char err[1024] = "";
-    int out = 0;
-    if (target_open(drv, p, &ts, 1, &rs.t, err, sizeof err) != TARGET_OK) {
-        arena_free(&rs.mem);
-        return 0;
-    }
-    const step_inst *bad = NULL;
-    for (size_t s = 0; s < p->work.nsetup && !bad; s++) {
-        int rc = untimed_dispatch(rs.t, &rs.setup[s]);
-        if (check_outcome(&rs, &rs.setup[s], rc, "setup", -1) < 0)
-            bad = &rs.setup[s];
-    }
-    for (uint64_t n = 0; n < 2 && !bad; n++)
-        for (size_t s = 0; s < p->work.ncycle && !bad; s++) {
-            step_inst *si = &rs.cycle[s];
-            inst_expand(si, n, 1);
-            int rc = untimed_dispatch(rs.t, si);
-            if (check_outcome(&rs, si, rc, "cycle", (int64_t)n) < 0) {
-                bad = si;
-                snprintf(err, sizeof err, "in cycle %" PRIu64 ", %.900s", n,
-                         rc == TARGET_OK ? "the step succeeded, but it expects a refusal"
-                                         : rs.t->message);
-            }
-        }
-    if (bad) {
-        if (!err[0])
-            snprintf(err, sizeof err, "in setup, %.900s", rs.t->message);
-        diag_error_at(d, bad->st->at, "dry run on the memory target: %s", err);
-        out = -1;
-    }
-    target_close(rs.t);
-    arena_free(&rs.mem);
-    return out;
 }

@@ -26,8 +26,8 @@ typedef struct run_options {
     bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
-     * tests (a fake target that counts calls); the harness floor and lint's
-     * dry run always use the built-in null and memory drivers. */
+     * tests (a fake target that counts calls); the harness floor always
+     * uses the built-in null driver. */
     const struct target_driver *(*driver_for)(const char *name);
 } run_options;
 
@@ -52,11 +52,5 @@ extern volatile sig_atomic_t runner_interrupted;
  * released by report_free. */
 int runner_run(const plan *const *plans, size_t nplans, const run_options *o, report *r);
 void report_free(report *r);
-
-/* Lint's dry run: setup and the first two cycles on the memory runtime.
- * Appends the first unexpected refusal (or unexpected success of an
- * `expect: refused` step) at the address of the step that caused it.
- * Returns 0 when clean, -1 when it appended an error. */
-int runner_dry_run(const plan *p, diag_list *d);
 
 #endif

@@ -16,7 +16,6 @@
 #include "value.h"
 
 enum {
-    RUNTIME_MAX_DEPTH = 8, /* policy chains; the compiler refuses deeper ones */
     RUNTIME_MESSAGE_MAX = 1024,
     RUNTIME_WHY_MAX = 512,
 };
@@ -250,17 +249,6 @@ static value *scratch_values(runtime *rt, size_t n)
     return arena_alloc(&rt->scratch, (n ? n : 1) * sizeof(value));
 }
 
-/* The value a field takes when nothing sets it: its default, [] for a list,
- * otherwise unset. */
-static value field_initial(const field *f)
-{
-    if (f->has_default)
-        return f->def;
-    if (f->type->kind == TY_LIST)
-        return (value){.kind = VAL_LIST};
-    return (value){.kind = VAL_NONE};
-}
-
 /* A struct of type t whose fields are computed by exprs (NULL entries take
  * their initial value), evaluated in ctx. */
 static runtime_status build_struct(runtime *rt, const command *cmd, const ty *t,
@@ -435,8 +423,8 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
 static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth)
 {
     assert(args->kind == VAL_STRUCT && args->len == cmd->params->nfields);
-    if (depth > RUNTIME_MAX_DEPTH)
-        return refuse(rt, cmd, "policies chain deeper than %d", RUNTIME_MAX_DEPTH);
+    if (depth > PLAN_POLICY_MAX_DEPTH)
+        return refuse(rt, cmd, "policies chain deeper than %d", PLAN_POLICY_MAX_DEPTH);
     char why[RUNTIME_WHY_MAX];
     if (value_check(cmd->params, args, "", why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "jsonschema.h"
-#include "runner.h"
+#include "lint.h"
 #include "target.h"
 
 extern const char spec_schema_json[];
@@ -60,7 +60,9 @@ spec_status spec_open(const char *path, diag_list *d, spec *out)
     }
     if (!jschema_validate(schema, out->dc->root, d))
         return SPEC_INVALID;
-    if (plan_compile(out->dc, d, &out->p) < 0)
+    rc = plan_compile(out->dc, d, &out->p);
+    lint_workload_warnings(out->dc->root, d);
+    if (rc < 0 || lint_policies(out->p, d) < 0)
         return SPEC_INVALID;
     return SPEC_OK;
 }
@@ -78,7 +80,7 @@ void spec_close(spec *s)
 spec_status spec_check(const char *path, diag_list *d, spec *out)
 {
     spec_status st = spec_open(path, d, out);
-    if (st == SPEC_OK && runner_dry_run(out->p, d) < 0)
+    if (st == SPEC_OK && lint_dry_run(out->p, d) < 0)
         st = SPEC_INVALID;
     return st;
 }

@@ -1,5 +1,6 @@
 /* spec.h: the front half of the pipeline in one call: load the YAML, check
- * it against the embedded schema, compile it into a plan. */
+ * it against the embedded schema, compile it into a plan, and lint's passes
+ * over that plan. */
 #ifndef BENCH_SPEC_H
 #define BENCH_SPEC_H
 
@@ -15,15 +16,15 @@ typedef enum spec_status {
 
 typedef struct spec {
     doc *dc; /* the loaded text, for caret lines; owned by p once p exists */
-    plan *p; /* NULL unless SPEC_OK */
+    plan *p; /* NULL unless it compiled (lint may still have refused it) */
 } spec;
 
 /* Loads and checks path. Diagnostics (errors and warnings) go to d. Whatever
  * the status, spec_close(out) releases what was made. */
 spec_status spec_open(const char *path, diag_list *d, spec *out);
 void spec_close(spec *s);
-/* spec_open, then lint's dry run (setup and two cycles on the memory
- * runtime); this is what `bench lint` checks. */
+/* spec_open, then lint's dry run (setup and two cycles on the runtime over
+ * a memory store); this is what `bench lint` checks. */
 spec_status spec_check(const char *path, diag_list *d, spec *out);
 
 /* The embedded schema, parsed once; NULL only if the build embedded a broken

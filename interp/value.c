@@ -90,6 +90,20 @@ static bool valid(const ty *t, const value *v)
     return true;
 }
 
+value field_initial(const field *f)
+{
+    if (f->has_default)
+        return f->def;
+    if (f->type->kind == TY_LIST)
+        return (value){.kind = VAL_LIST};
+    return (value){.kind = VAL_NONE};
+}
+
+bool field_required(const field *f)
+{
+    return !f->optional && !f->has_default && f->type->kind != TY_LIST;
+}
+
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     if (valid(t, v))

@@ -9,6 +9,14 @@
 #include "arena.h"
 #include "types.h"
 
+/* The unset-field rule, the one place it is written: a field that nothing
+ * sets (a step, an argument line, a new record, an appended or built struct)
+ * takes its default, [] when it is a list, and is otherwise unset (VAL_NONE). */
+value field_initial(const field *f);
+/* True when whoever builds f's struct must give it a value: it is not
+ * optional, has no default and is not a list. */
+bool field_required(const field *f);
+
 /* Checks v against t's constraints (recursively for structs and lists):
  * int range, string length in code points, pattern, enum index, list
  * max_items, non-optional struct fields set. what names the value in the

@@ -1,6 +1,7 @@
 /* test_compile.c: the compiler, from YAML text through the schema check to
  * the plan: the bundled domains as the compiler understands them, totals,
- * templates, defaults, target options, warnings and the JSON plan. */
+ * templates, defaults, target options and the JSON plan (the workload
+ * warnings are lint's: test_lint.c). */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -138,6 +139,24 @@ static void assert_fields(const ty *t, const char *const *names, size_t n)
 static uint64_t warm_plus_iter(const plan *p)
 {
     return (uint64_t)(p->work.warmup + p->work.iterations);
+}
+
+/* What a run leaves with the given prefill, warmup and iterations (flags may
+ * override the spec's): plan_expected into the test's own memory. */
+typedef struct run_totals {
+    size_t commands_per_cycle;
+    uint64_t commands_timed;
+    uint64_t aggregates[16], events[64];
+} run_totals;
+
+static run_totals totals_for(const plan *p, int64_t prefill, int64_t warmup, int64_t iterations)
+{
+    assert_true(p->naggs <= 16 && p->nevents <= 64);
+    size_t per_cycle = p->totals[0].commands_per_cycle;
+    run_totals t = {.commands_per_cycle = per_cycle,
+                    .commands_timed = (uint64_t)iterations * per_cycle};
+    plan_expected(p, (uint64_t)(prefill + warmup + iterations), t.aggregates, t.events);
+    return t;
 }
 
 /* A small shop domain the tests below extend with a workload. */
@@ -405,8 +424,7 @@ static void test_compile_totals_pizzas(void **state)
     const plan *p = c.p;
     uint64_t wi = warm_plus_iter(p);
     for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
-        plan_totals t;
-        plan_totals_for(p, prefill, p->work.warmup, p->work.iterations, &t);
+        run_totals t = totals_for(p, prefill, p->work.warmup, p->work.iterations);
         uint64_t cycles = wi + (uint64_t)prefill;
         assert_int_equal(t.commands_per_cycle, 4);
         assert_int_equal(t.commands_timed, 4000);
@@ -418,8 +436,7 @@ static void test_compile_totals_pizzas(void **state)
         assert_int_equal(t.events[event_index(p, "ToppingAdded")], 2 * cycles);
     }
     /* flags may override warmup and iterations: the totals follow */
-    plan_totals t;
-    plan_totals_for(p, 0, 0, 10, &t);
+    run_totals t = totals_for(p, 0, 0, 10);
     assert_int_equal(t.commands_timed, 40);
     assert_int_equal(t.aggregates[0], 10);
     assert_int_equal(t.events[event_index(p, "ToppingAdded")], 20);
@@ -432,8 +449,7 @@ static void test_compile_totals_banking(void **state)
     assert_compiled(&c);
     const plan *p = c.p;
     for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
-        plan_totals t;
-        plan_totals_for(p, prefill, p->work.warmup, p->work.iterations, &t);
+        run_totals t = totals_for(p, prefill, p->work.warmup, p->work.iterations);
         uint64_t cycles = warm_plus_iter(p) + (uint64_t)prefill;
         assert_int_equal(t.aggregates[agg_named(p, "Customer")->index], 1);
         assert_int_equal(t.aggregates[agg_named(p, "Account")->index], cycles);
@@ -453,8 +469,7 @@ static void test_compile_totals_count_policy_commands(void **state)
     assert_compiled(&c);
     const plan *p = c.p;
     for (int64_t prefill = 0; prefill <= 100; prefill += 100) {
-        plan_totals t;
-        plan_totals_for(p, prefill, p->work.warmup, p->work.iterations, &t);
+        run_totals t = totals_for(p, prefill, p->work.warmup, p->work.iterations);
         uint64_t cycles = warm_plus_iter(p) + (uint64_t)prefill;
         assert_int_equal(t.commands_per_cycle, 3); /* policies are not steps */
         assert_int_equal(t.aggregates[agg_named(p, "Member")->index], 1);
@@ -472,8 +487,7 @@ static void test_compile_totals_skip_expected_refusals(void **state)
     compiled c = compile_file("examples/tickets.yaml");
     assert_compiled(&c);
     const plan *p = c.p;
-    plan_totals t;
-    plan_totals_for(p, 0, p->work.warmup, p->work.iterations, &t);
+    run_totals t = totals_for(p, 0, p->work.warmup, p->work.iterations);
     uint64_t cycles = warm_plus_iter(p);
     assert_int_equal(t.commands_per_cycle, 8); /* refusals are timed too */
     assert_int_equal(t.commands_timed, 8 * p->work.iterations);
@@ -482,6 +496,51 @@ static void test_compile_totals_skip_expected_refusals(void **state)
     assert_true(p->work.cycle[6].expect_refused);
     assert_true(p->work.cycle[7].expect_refused);
     assert_false(p->work.cycle[5].expect_refused);
+    release(&c);
+}
+
+static void test_compile_plan_expected_is_setup_plus_cycles(void **state)
+{
+    compiled c = compile_file("specs/pizzas.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    uint64_t aggs[4], events[4];
+    assert_int_equal(p->naggs, 1);
+    assert_int_equal(p->nevents, 3);
+    /* no setup: nothing before the first cycle */
+    plan_expected(p, 0, aggs, events);
+    assert_int_equal(aggs[0], 0);
+    for (size_t i = 0; i < p->nevents; i++)
+        assert_int_equal(events[i], 0);
+    /* one cycle: one Order, four events */
+    plan_expected(p, 1, aggs, events);
+    assert_int_equal(aggs[agg_named(p, "Order")->index], 1);
+    assert_int_equal(events[event_index(p, "PizzaCreated")], 1);
+    assert_int_equal(events[event_index(p, "ToppingAdded")], 2);
+    assert_int_equal(events[event_index(p, "PizzaPurchased")], 1);
+    /* the spec's own settings give the compiler's totals */
+    plan_expected(p, warm_plus_iter(p), aggs, events);
+    assert_int_equal(aggs[0], p->totals[0].aggregates[0]);
+    for (size_t i = 0; i < p->nevents; i++)
+        assert_int_equal(events[i], p->totals[0].events[i]);
+    release(&c);
+}
+
+static void test_compile_plan_expected_counts_setup_once(void **state)
+{
+    compiled c = compile_file("specs/banking.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    uint64_t aggs[8], events[16];
+    assert_true(p->naggs <= 8 && p->nevents <= 16);
+    plan_expected(p, 0, aggs, events); /* setup only */
+    assert_int_equal(aggs[agg_named(p, "Customer")->index], 1);
+    assert_int_equal(aggs[agg_named(p, "Account")->index], 0);
+    assert_int_equal(events[event_index(p, "CustomerRegistered")], 1);
+    plan_expected(p, 3, aggs, events);
+    assert_int_equal(aggs[agg_named(p, "Customer")->index], 1);
+    assert_int_equal(aggs[agg_named(p, "Account")->index], 3);
+    assert_int_equal(events[event_index(p, "AccountCredited")], 6);
     release(&c);
 }
 
@@ -684,30 +743,6 @@ static void test_compile_targets_default_to_memory(void **state)
 
 /* ---- warnings and errors ---- */
 
-static void test_compile_warns_on_no_warmup_and_one_run(void **state)
-{
-    compiled c = compile_text(SHOP_DOMAIN "workload:\n"
-                                          "  cycle:\n"
-                                          "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
-                                          "{given: A, family: B}}\n"
-                                          "  warmup: 0\n"
-                                          "  runs: 1\n");
-    assert_compiled(&c); /* warnings do not stop the plan */
-    assert_int_equal(c.d.errors, 0);
-    assert_int_equal(c.d.warnings, 2);
-    diag_sort(&c.d);
-    assert_int_equal(c.d.items[0].severity, DIAG_WARNING);
-    assert_string_equal(c.d.items[0].message,
-                        "no warmup: the first timed commands pay for cold caches");
-    assert_int_equal(c.d.items[0].line, 26);
-    assert_int_equal(c.d.items[0].col, 11);
-    assert_string_equal(c.d.items[1].message,
-                        "one run: the report cannot show a range across runs");
-    assert_int_equal(c.d.items[1].line, 27);
-    assert_int_equal(c.d.items[1].col, 9);
-    release(&c);
-}
-
 static void test_compile_error_leaves_no_plan(void **state)
 {
     compiled c = compile_text(SHOP_DOMAIN "workload:\n"
@@ -813,6 +848,46 @@ static void test_compile_plan_json_totals_per_prefill(void **state)
     release(&c);
 }
 
+/* What bench plan --format json prints under "totals" is the compiler's. */
+static void assert_json_totals_are_the_plans(const plan *p)
+{
+    cJSON *root = plan_as_json(p);
+    const cJSON *totals = cJSON_GetObjectItemCaseSensitive(root, "totals");
+    assert_int_equal(cJSON_GetArraySize(totals), p->work.nprefill);
+    for (size_t k = 0; k < p->work.nprefill; k++) {
+        const plan_totals *want = &p->totals[k];
+        const cJSON *t = cJSON_GetArrayItem(totals, (int)k);
+        assert_true(json_number(t, "prefill") == (double)want->prefill);
+        assert_true(json_number(t, "commands_per_cycle") == (double)want->commands_per_cycle);
+        assert_true(json_number(t, "commands_timed_per_run") == (double)want->commands_timed);
+        const cJSON *ag = cJSON_GetObjectItemCaseSensitive(t, "aggregates");
+        assert_int_equal(cJSON_GetArraySize(ag), p->naggs);
+        for (size_t i = 0; i < p->naggs; i++)
+            assert_true(json_number(ag, p->aggs[i].name) == (double)want->aggregates[i]);
+        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(t, "events");
+        assert_int_equal(cJSON_GetArraySize(ev), p->nevents);
+        for (size_t i = 0; i < p->nevents; i++)
+            assert_true(json_number(ev, p->events[i].name) == (double)want->events[i]);
+    }
+    cJSON_Delete(root);
+}
+
+static void test_compile_totals_are_what_plan_json_prints(void **state)
+{
+    static const char *const paths[] = {"specs/pizzas.yaml", "specs/banking.yaml",
+                                        "examples/library.yaml", "examples/tickets.yaml"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        compiled c = compile_file(paths[i]);
+        assert_compiled(&c);
+        assert_json_totals_are_the_plans(c.p);
+        release(&c);
+    }
+    compiled c = compile_file_with("specs/banking.yaml", "  prefill: [0, 100]\n");
+    assert_compiled(&c);
+    assert_json_totals_are_the_plans(c.p);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -825,17 +900,19 @@ int main(void)
         cmocka_unit_test(test_compile_totals_banking),
         cmocka_unit_test(test_compile_totals_count_policy_commands),
         cmocka_unit_test(test_compile_totals_skip_expected_refusals),
+        cmocka_unit_test(test_compile_plan_expected_is_setup_plus_cycles),
+        cmocka_unit_test(test_compile_plan_expected_counts_setup_once),
         cmocka_unit_test(test_compile_template_parts_and_path),
         cmocka_unit_test(test_compile_templates_at_depth_and_as_int),
         cmocka_unit_test(test_compile_field_defaults),
         cmocka_unit_test(test_compile_arguments_left_out_take_defaults),
         cmocka_unit_test(test_compile_target_options),
         cmocka_unit_test(test_compile_targets_default_to_memory),
-        cmocka_unit_test(test_compile_warns_on_no_warmup_and_one_run),
         cmocka_unit_test(test_compile_error_leaves_no_plan),
         cmocka_unit_test(test_compile_reports_independent_errors_together),
         cmocka_unit_test(test_compile_plan_json_parses_and_has_totals),
         cmocka_unit_test(test_compile_plan_json_totals_per_prefill),
+        cmocka_unit_test(test_compile_totals_are_what_plan_json_prints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
