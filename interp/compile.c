@@ -136,14 +136,13 @@ static int compile_pattern(cc *c, ty *t, const node *pat)
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT fails */
     t->pattern = pat->text;
     t->re = re;
-    t->md = pcre2_match_data_create_from_pattern(re, NULL);
     if (c->p->nregex == c->p->regex_cap) {
         c->p->regex_cap = c->p->regex_cap ? 2 * c->p->regex_cap : 8;
         c->p->regex = realloc(c->p->regex, c->p->regex_cap * sizeof *c->p->regex);
         if (!c->p->regex)
             abort();
     }
-    c->p->regex[c->p->nregex++] = t; /* plan_free releases re and md */
+    c->p->regex[c->p->nregex++] = t; /* plan_free releases re */
     return 0;
 }
 
@@ -997,10 +996,8 @@ void plan_free(plan *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nregex; i++) {
-        pcre2_match_data_free(p->regex[i]->md);
+    for (size_t i = 0; i < p->nregex; i++)
         pcre2_code_free(p->regex[i]->re);
-    }
     free(p->regex);
     doc_free(p->source);
     arena_free(&p->mem);

@@ -68,8 +68,8 @@ struct ty {
     bool has_min_len, has_max_len;
     int64_t min_len, max_len;
     const char *pattern; /* PCRE2 source, UTF mode; NULL when none */
-    void *re;            /* compiled pcre2_code *, owned by the plan */
-    void *md;            /* its pcre2_match_data *, so matching never allocates */
+    void *re;            /* compiled pcre2_code *, owned by the plan (matching writes
+                            nothing into it: value.c keeps the match data) */
     /* TY_ENUM */
     const char **values;
     size_t nvalues;

@@ -2,7 +2,32 @@
 
 #include <inttypes.h>
 #include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Matching needs match data, and the plan is immutable, so it lives here:
+ * one per thread, with a single pair, which serves every pattern (a match
+ * whose groups do not fit still returns 0, a match). Made on the first
+ * match, so that matching never allocates after that. */
+static _Thread_local pcre2_match_data *match_data;
+
+static void free_match_data(void)
+{
+    pcre2_match_data_free(match_data);
+    match_data = NULL;
+}
+
+static bool matches(const ty *t, const value *v)
+{
+    if (!match_data) {
+        static bool registered; /* the first thread to match is the main one */
+        if (!(match_data = pcre2_match_data_create(1, NULL)))
+            abort();
+        if (!registered)
+            registered = atexit(free_match_data) == 0;
+    }
+    return pcre2_match(t->re, (PCRE2_SPTR)v->u.s, v->len, 0, 0, match_data, NULL) >= 0;
+}
 
 static int fail(char *why, size_t size, const char *what, const char *fmt, long long a, long long b)
 {
@@ -24,8 +49,7 @@ static int check_string(const ty *t, const value *v, const char *what, char *why
         return fail(why, size, what, "%lld character(s), more than the maximum %lld", n,
                     t->max_len);
     if (t->re) {
-        int rc = pcre2_match(t->re, (PCRE2_SPTR)v->u.s, v->len, 0, 0, t->md, NULL);
-        if (rc < 0) {
+        if (!matches(t, v)) {
             snprintf(why, size, "%s: '%.*s' does not match the pattern %s", what,
                      (int)(v->len > 60 ? 60 : v->len), v->u.s, t->pattern);
             return -1;
@@ -68,7 +92,7 @@ static bool valid(const ty *t, const value *v)
             if ((t->has_min_len && n < t->min_len) || (t->has_max_len && n > t->max_len))
                 return false;
         }
-        return !t->re || pcre2_match(t->re, (PCRE2_SPTR)v->u.s, v->len, 0, 0, t->md, NULL) >= 0;
+        return !t->re || matches(t, v);
     }
     case TY_BOOL: return true;
     case TY_ENUM: return v->u.e >= 0 && (size_t)v->u.e < t->nvalues;
