@@ -65,6 +65,17 @@ void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
 }
 
+void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = diag_vformat(fmt, ap);
+    va_end(ap);
+    int line, col;
+    node_locate(n, offset, &line, &col);
+    push(d, DIAG_ERROR, n->file, line, col, msg);
+}
+
 static int cmp_diag(const void *a, const void *b)
 {
     const diag *x = a, *y = b;
@@ -80,16 +91,31 @@ static int cmp_diag(const void *a, const void *b)
 
 void diag_sort(diag_list *d)
 {
-    /* insertion sort: stable, and lists are short */
-    for (size_t i = 1; i < d->count; i++) {
-        diag t = d->items[i];
-        size_t j = i;
-        while (j > 0 && cmp_diag(&d->items[j - 1], &t) > 0) {
-            d->items[j] = d->items[j - 1];
-            j--;
+    /* a bottom-up merge sort: stable, and linearithmic for specs with many errors */
+    if (d->count < 2)
+        return;
+    diag *tmp = malloc(d->count * sizeof *tmp);
+    if (!tmp)
+        abort();
+    diag *from = d->items, *to = tmp;
+    for (size_t w = 1; w < d->count; w *= 2) {
+        for (size_t lo = 0; lo < d->count; lo += 2 * w) {
+            size_t mid = lo + w < d->count ? lo + w : d->count;
+            size_t hi = lo + 2 * w < d->count ? lo + 2 * w : d->count;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = cmp_diag(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
         }
-        d->items[j] = t;
+        diag *t = from;
+        from = to, to = t;
     }
+    if (from != d->items)
+        memcpy(d->items, from, d->count * sizeof *from);
+    free(tmp);
 }
 
 void diag_list_free(diag_list *d)

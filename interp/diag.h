@@ -37,6 +37,10 @@ void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Appends an error at byte offset of scalar n's text, located with
+ * node_locate (so the cost of finding the position is paid only here). */
+void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A malloc'd string formatted from fmt and ap, the caller's to free; aborts
  * when out of memory. */
 char *diag_vformat(const char *fmt, va_list ap);

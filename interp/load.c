@@ -31,13 +31,18 @@ static bool match_all(const char *s, const char *accept, size_t from)
     return true;
 }
 
+/* The first characters test most scalars out without a string compare. */
 static bool is_null_text(const char *s)
 {
+    if (*s && *s != '~' && *s != 'n' && *s != 'N')
+        return false;
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 static int bool_text(const char *s)
 {
+    if (*s != 't' && *s != 'T' && *s != 'f' && *s != 'F')
+        return -1;
     if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
         return 1;
     if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
