@@ -17,7 +17,9 @@ char *diag_vformat(const char *fmt, va_list ap)
     return s;
 }
 
-static void push(diag_list *d, diag_severity sev, const char *file, int line, int col, char *msg)
+/* Takes msg and path. */
+static void push(diag_list *d, diag_severity sev, const char *file, int line, int col, char *msg,
+                 char *path)
 {
     if (d->count == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
@@ -31,6 +33,7 @@ static void push(diag_list *d, diag_severity sev, const char *file, int line, in
     g->line = line;
     g->col = col;
     g->message = msg;
+    g->path = path;
     if (sev == DIAG_ERROR)
         d->errors++;
     else
@@ -44,7 +47,15 @@ void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int c
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, sev, file, line, col, msg);
+    push(d, sev, file, line, col, msg, NULL);
+}
+
+void diag_copy(diag_list *d, const diag *g)
+{
+    char *msg = strdup(g->message), *path = g->path ? strdup(g->path) : NULL;
+    if (!msg || (g->path && !path))
+        abort();
+    push(d, g->severity, g->file, g->line, g->col, msg, path);
 }
 
 void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
@@ -53,7 +64,7 @@ void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+    push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg, node_path(n));
 }
 
 void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
@@ -62,7 +73,7 @@ void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+    push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg, node_path(n));
 }
 
 void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, ...)
@@ -73,7 +84,7 @@ void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, 
     va_end(ap);
     int line, col;
     node_locate(n, offset, &line, &col);
-    push(d, DIAG_ERROR, n->file, line, col, msg);
+    push(d, DIAG_ERROR, n->file, line, col, msg, node_path(n));
 }
 
 static int cmp_diag(const void *a, const void *b)
@@ -123,6 +134,7 @@ void diag_list_free(diag_list *d)
     for (size_t i = 0; i < d->count; i++) {
         free(d->items[i].file);
         free(d->items[i].message);
+        free(d->items[i].path);
     }
     free(d->items);
     memset(d, 0, sizeof *d);

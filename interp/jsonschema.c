@@ -27,7 +27,8 @@ typedef struct jerr {
     const node *at;   /* identity only, for de-duplication: may be gone later */
     const char *file; /* lent by the instance */
     int line, col;
-    char *msg; /* owned */
+    char *msg;  /* owned */
+    char *path; /* owned: node_path of at, taken while at exists */
 } jerr;
 
 typedef struct jerrs {
@@ -39,8 +40,10 @@ typedef struct jerrs {
 
 static void errs_free(jerrs *e)
 {
-    for (size_t i = 0; i < e->n; i++)
+    for (size_t i = 0; i < e->n; i++) {
         free(e->v[i].msg);
+        free(e->v[i].path);
+    }
     free(e->v);
     free(e->set);
     memset(e, 0, sizeof *e);
@@ -92,6 +95,7 @@ static void errs_push(jerrs *e, jerr x)
     size_t slot = errs_slot(e, &x);
     if (e->set[slot]) {
         free(x.msg);
+        free(x.path);
         return;
     }
     if (e->n == e->cap) {
@@ -148,7 +152,7 @@ static bool fail(jctx *c, const node *at, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    errs_push(c->errs, (jerr){at, at->file, at->line, at->col, msg});
+    errs_push(c->errs, (jerr){at, at->file, at->line, at->col, msg, node_path(at)});
     return false;
 }
 
@@ -1588,7 +1592,8 @@ bool jschema_validate(const cJSON *root, const node *instance, diag_list *d)
     if (d && !ok && errs.n == 0) /* never "invalid" without a word */
         fail(&c, instance, "does not match the schema");
     for (size_t i = 0; d && i < errs.n; i++)
-        diag_add(d, DIAG_ERROR, errs.v[i].file, errs.v[i].line, errs.v[i].col, "%s", errs.v[i].msg);
+        diag_copy(d, &(diag){DIAG_ERROR, (char *)errs.v[i].file, errs.v[i].line, errs.v[i].col,
+                             errs.v[i].msg, errs.v[i].path});
     errs_free(&errs);
     patterns_free(&c);
     free(c.kw);

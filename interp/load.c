@@ -277,6 +277,12 @@ static int close_collection(loader *L)
         if (n->count)
             memcpy(n->items, fr->kids, n->count * sizeof *n->items);
     }
+    /* a map's key and value share their pair's index */
+    size_t per = n->kind == NODE_MAP ? 2 : 1;
+    for (size_t i = 0; i < fr->count; i++) {
+        fr->kids[i]->parent = n;
+        fr->kids[i]->index = i / per;
+    }
     free(fr->kids);
     fr->kids = NULL;
     return rc;

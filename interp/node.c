@@ -1,5 +1,7 @@
 #include "node.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const node_pair *node_get_pair(const node *map, const char *key)
@@ -38,6 +40,48 @@ const char *node_kind_name(node_kind kind)
 bool node_is_str(const node *n, const char *s)
 {
     return n && n->kind == NODE_STRING && strlen(s) == n->len && memcmp(n->text, s, n->len) == 0;
+}
+
+/* The segment that leads from n's parent to n, written at the end of
+ * buf[0..end) when buf is given; returns its length. */
+static size_t path_segment(const node *n, char *buf, size_t end)
+{
+    const node *p = n->parent;
+    char num[24];
+    const char *s;
+    size_t len;
+    bool dot = false;
+    if (p->kind == NODE_SEQ) {
+        len = (size_t)snprintf(num, sizeof num, "[%zu]", n->index);
+        s = num;
+    } else {
+        const node *key = p->pairs[n->index].key;
+        s = key->text, len = strlen(key->text); /* a key's text stops at a NUL */
+        dot = p->parent != NULL;
+    }
+    if (buf) {
+        memcpy(buf + end - len, s, len);
+        if (dot)
+            buf[end - len - 1] = '.';
+    }
+    return len + dot;
+}
+
+char *node_path(const node *n)
+{
+    if (!n || !n->parent)
+        return NULL;
+    size_t len = 0;
+    for (const node *m = n; m->parent; m = m->parent)
+        len += path_segment(m, NULL, 0);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        abort();
+    buf[len] = '\0';
+    size_t end = len;
+    for (const node *m = n; m->parent; m = m->parent)
+        end -= path_segment(m, buf, end);
+    return buf;
 }
 
 static size_t utf8_seq_len(unsigned char c)
