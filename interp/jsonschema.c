@@ -10,6 +10,8 @@
 
 #include <pcre2.h>
 
+#include "utf8.h"
+
 /* Schema objects entered at once. The loader caps documents at 64 levels and
  * a level takes a few schema objects, so deeper means a $ref that loops
  * without consuming the instance. */
@@ -767,14 +769,6 @@ static bool kw_const(jctx *c, const cJSON *s, const cJSON *v, const node *n)
 }
 
 /* ---- keywords: strings --------------------------------------------------- */
-
-static size_t utf8_length(const char *s, size_t len)
-{
-    size_t chars = 0;
-    for (size_t i = 0; i < len; i++)
-        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return chars;
-}
 
 /* Fails with fmt, whose two %s are n rendered and the schema number v. */
 static bool fail_value(jctx *c, const node *n, const cJSON *v, const char *fmt)

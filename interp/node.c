@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 const node_pair *node_get_pair(const node *map, const char *key)
 {
     if (!map || map->kind != NODE_MAP)
@@ -101,20 +103,12 @@ static size_t escape_len(const char *p)
     }
 }
 
-static int code_points(const char *s, size_t len)
-{
-    int n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
 void node_locate(const node *n, size_t offset, int *line, int *col)
 {
     *line = n->line;
     *col = n->col + (n->quoted ? 1 : 0);
     if (!n->source || n->style == 'b') {
-        *col += code_points(n->text, offset < n->len ? offset : n->len);
+        *col += (int)utf8_length(n->text, offset < n->len ? offset : n->len);
         return;
     }
     const char *p = n->source;
