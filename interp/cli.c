@@ -81,6 +81,10 @@ static void print_diags_json(const diag_list *d, FILE *out)
         cJSON_AddNumberToObject(o, "col", g->col);
         cJSON_AddStringToObject(o, "severity", g->severity == DIAG_ERROR ? "error" : "warning");
         cJSON_AddStringToObject(o, "message", g->message);
+        if (g->path)
+            cJSON_AddStringToObject(o, "path", g->path);
+        else
+            cJSON_AddNullToObject(o, "path");
         cJSON_AddItemToArray(a, o);
     }
     char *s = cJSON_Print(root);
@@ -148,8 +152,7 @@ int cli_lint(int argc, char **argv)
         diag_sort(&d);
         if (format == DIAG_FORMAT_JSON) {
             for (size_t k = 0; k < d.count; k++)
-                diag_add(&all, d.items[k].severity, d.items[k].file, d.items[k].line,
-                         d.items[k].col, "%s", d.items[k].message);
+                diag_copy(&all, &d.items[k]);
         } else {
             cli_print_diags(&d, s.dc, format, stdout);
         }

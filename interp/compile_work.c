@@ -38,10 +38,9 @@ static int parse_template(cc *c, const node *n, tmpl *t)
         if (!open)
             break;
         const char *close = memchr(open, '}', (size_t)(end - open));
-        int line, col;
-        node_locate(n, (size_t)(open - n->text), &line, &col);
+        size_t at = (size_t)(open - n->text);
         if (!close) {
-            diag_add(c->d, DIAG_ERROR, n->file, line, col, "unterminated template '${'");
+            diag_error_in(c->d, n, at, "unterminated template '${'");
             return -1;
         }
         size_t vlen = (size_t)(close - open - 2);
@@ -50,9 +49,9 @@ static int parse_template(cc *c, const node *n, tmpl *t)
         else if (vlen == 3 && !memcmp(open + 2, "run", 3))
             parts[count++] = (tmpl_part){.var = TMPL_RUN};
         else {
-            diag_add(c->d, DIAG_ERROR, n->file, line, col,
-                     "unknown template variable '${%.*s}'; the variables are ${n} and ${run}",
-                     (int)vlen, open + 2);
+            diag_error_in(c->d, n, at,
+                          "unknown template variable '${%.*s}'; the variables are ${n} and ${run}",
+                          (int)vlen, open + 2);
             return -1;
         }
         max_len += TMPL_INT_WIDTH;

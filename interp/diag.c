@@ -17,7 +17,9 @@ char *diag_vformat(const char *fmt, va_list ap)
     return s;
 }
 
-static void push(diag_list *d, diag_severity sev, const char *file, int line, int col, char *msg)
+/* Takes msg and path. */
+static void push(diag_list *d, diag_severity sev, const char *file, int line, int col, char *msg,
+                 char *path)
 {
     if (d->count == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
@@ -31,6 +33,7 @@ static void push(diag_list *d, diag_severity sev, const char *file, int line, in
     g->line = line;
     g->col = col;
     g->message = msg;
+    g->path = path;
     if (sev == DIAG_ERROR)
         d->errors++;
     else
@@ -44,7 +47,15 @@ void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int c
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, sev, file, line, col, msg);
+    push(d, sev, file, line, col, msg, NULL);
+}
+
+void diag_copy(diag_list *d, const diag *g)
+{
+    char *msg = strdup(g->message), *path = g->path ? strdup(g->path) : NULL;
+    if (!msg || (g->path && !path))
+        abort();
+    push(d, g->severity, g->file, g->line, g->col, msg, path);
 }
 
 void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
@@ -53,7 +64,7 @@ void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+    push(d, DIAG_ERROR, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg, node_path(n));
 }
 
 void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
@@ -62,7 +73,18 @@ void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg);
+    push(d, DIAG_WARNING, n ? n->file : NULL, n ? n->line : 0, n ? n->col : 0, msg, node_path(n));
+}
+
+void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = diag_vformat(fmt, ap);
+    va_end(ap);
+    int line, col;
+    node_locate(n, offset, &line, &col);
+    push(d, DIAG_ERROR, n->file, line, col, msg, node_path(n));
 }
 
 static int cmp_diag(const void *a, const void *b)
@@ -80,16 +102,31 @@ static int cmp_diag(const void *a, const void *b)
 
 void diag_sort(diag_list *d)
 {
-    /* insertion sort: stable, and lists are short */
-    for (size_t i = 1; i < d->count; i++) {
-        diag t = d->items[i];
-        size_t j = i;
-        while (j > 0 && cmp_diag(&d->items[j - 1], &t) > 0) {
-            d->items[j] = d->items[j - 1];
-            j--;
+    /* a bottom-up merge sort: stable, and linearithmic for specs with many errors */
+    if (d->count < 2)
+        return;
+    diag *tmp = malloc(d->count * sizeof *tmp);
+    if (!tmp)
+        abort();
+    diag *from = d->items, *to = tmp;
+    for (size_t w = 1; w < d->count; w *= 2) {
+        for (size_t lo = 0; lo < d->count; lo += 2 * w) {
+            size_t mid = lo + w < d->count ? lo + w : d->count;
+            size_t hi = lo + 2 * w < d->count ? lo + 2 * w : d->count;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = cmp_diag(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
         }
-        d->items[j] = t;
+        diag *t = from;
+        from = to, to = t;
     }
+    if (from != d->items)
+        memcpy(d->items, from, d->count * sizeof *from);
+    free(tmp);
 }
 
 void diag_list_free(diag_list *d)
@@ -97,6 +134,7 @@ void diag_list_free(diag_list *d)
     for (size_t i = 0; i < d->count; i++) {
         free(d->items[i].file);
         free(d->items[i].message);
+        free(d->items[i].path);
     }
     free(d->items);
     memset(d, 0, sizeof *d);

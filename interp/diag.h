@@ -21,6 +21,7 @@ typedef struct diag {
     char *file;    /* owned */
     int line, col; /* 1-based; 0 when the whole file is meant */
     char *message; /* owned, one line, no trailing period */
+    char *path;    /* owned: the path through the spec (node_path), NULL when unknown */
 } diag;
 
 typedef struct diag_list {
@@ -29,14 +30,21 @@ typedef struct diag_list {
     size_t errors, warnings;
 } diag_list;
 
-/* Appends a diagnostic; file may be NULL. */
+/* Appends a diagnostic; file may be NULL. It has no path. */
 void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int col, const char *fmt,
               ...) __attribute__((format(printf, 6, 7)));
-/* Appends an error at node n (n may be NULL: no position). */
+/* Appends an error at node n (n may be NULL: no position, no path); the path
+ * to n is computed here, at a cost of n's depth. */
 void diag_error_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_warning_at(diag_list *d, const node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Appends an error at byte offset of scalar n's text, located with
+ * node_locate (so the cost of finding the position is paid only here). */
+void diag_error_in(diag_list *d, const node *n, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Appends a copy of g (message, file and path) to d. */
+void diag_copy(diag_list *d, const diag *g);
 /* A malloc'd string formatted from fmt and ap, the caller's to free; aborts
  * when out of memory. */
 char *diag_vformat(const char *fmt, va_list ap);

@@ -10,6 +10,8 @@
 
 #include <pcre2.h>
 
+#include "utf8.h"
+
 /* Schema objects entered at once. The loader caps documents at 64 levels and
  * a level takes a few schema objects, so deeper means a $ref that loops
  * without consuming the instance. */
@@ -27,36 +29,75 @@ typedef struct jerr {
     const node *at;   /* identity only, for de-duplication: may be gone later */
     const char *file; /* lent by the instance */
     int line, col;
-    char *msg; /* owned */
+    char *msg;  /* owned */
+    char *path; /* owned: node_path of at, taken while at exists */
 } jerr;
 
 typedef struct jerrs {
     jerr *v;
     size_t n, cap;
+    size_t *set; /* open addressing over v: index + 1, 0 when free; a power of two */
+    size_t set_cap;
 } jerrs;
 
 static void errs_free(jerrs *e)
 {
-    for (size_t i = 0; i < e->n; i++)
+    for (size_t i = 0; i < e->n; i++) {
         free(e->v[i].msg);
+        free(e->v[i].path);
+    }
     free(e->v);
+    free(e->set);
     memset(e, 0, sizeof *e);
 }
 
-static bool errs_has(const jerrs *e, const jerr *x)
+static size_t jerr_hash(const jerr *x)
 {
+    uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)(uintptr_t)x->at;
+    h = (h ^ (uint64_t)x->line) * 0x100000001b3u;
+    h = (h ^ (uint64_t)x->col) * 0x100000001b3u;
+    for (const char *p = x->msg; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3u;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool jerr_same(const jerr *a, const jerr *b)
+{
+    return a->at == b->at && a->line == b->line && a->col == b->col && !strcmp(a->msg, b->msg);
+}
+
+/* The slot of e->set where x is, or the free slot where it would go. */
+static size_t errs_slot(const jerrs *e, const jerr *x)
+{
+    size_t h = jerr_hash(x) & (e->set_cap - 1);
+    while (e->set[h] && !jerr_same(&e->v[e->set[h] - 1], x))
+        h = (h + 1) & (e->set_cap - 1);
+    return h;
+}
+
+/* Keeps the set at most half full; a hash set so that many failures stay
+ * linear to de-duplicate. */
+static void errs_rehash(jerrs *e)
+{
+    if (2 * (e->n + 1) <= e->set_cap)
+        return;
+    free(e->set);
+    e->set_cap = e->set_cap ? e->set_cap * 2 : 16;
+    e->set = calloc(e->set_cap, sizeof *e->set);
+    if (!e->set)
+        abort();
     for (size_t i = 0; i < e->n; i++)
-        if (e->v[i].at == x->at && e->v[i].line == x->line && e->v[i].col == x->col &&
-            strcmp(e->v[i].msg, x->msg) == 0)
-            return true;
-    return false;
+        e->set[errs_slot(e, &e->v[i])] = i + 1;
 }
 
 /* Takes x's message; drops x when the same failure is already there. */
 static void errs_push(jerrs *e, jerr x)
 {
-    if (errs_has(e, &x)) {
+    errs_rehash(e);
+    size_t slot = errs_slot(e, &x);
+    if (e->set[slot]) {
         free(x.msg);
+        free(x.path);
         return;
     }
     if (e->n == e->cap) {
@@ -66,6 +107,7 @@ static void errs_push(jerrs *e, jerr x)
             abort();
     }
     e->v[e->n++] = x;
+    e->set[slot] = e->n;
 }
 
 /* Moves every failure of src to dst; src is left empty. */
@@ -74,6 +116,7 @@ static void errs_move(jerrs *dst, jerrs *src)
     for (size_t i = 0; i < src->n; i++)
         errs_push(dst, src->v[i]);
     free(src->v);
+    free(src->set);
     memset(src, 0, sizeof *src);
 }
 
@@ -111,7 +154,7 @@ static bool fail(jctx *c, const node *at, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = diag_vformat(fmt, ap);
     va_end(ap);
-    errs_push(c->errs, (jerr){at, at->file, at->line, at->col, msg});
+    errs_push(c->errs, (jerr){at, at->file, at->line, at->col, msg, node_path(at)});
     return false;
 }
 
@@ -352,7 +395,8 @@ static void types_add_name(type_list *t, const cJSON *name)
     if (!cJSON_IsString(name))
         return;
     for (int i = 0; i < JT_COUNT; i++)
-        if (strcmp(name->valuestring, type_names[i].json) == 0)
+        if (name->valuestring[0] == type_names[i].json[0] &&
+            strcmp(name->valuestring, type_names[i].json) == 0)
             types_add(t, (jtype)i);
 }
 
@@ -624,10 +668,15 @@ static const cJSON *ref_resolve(const cJSON *root, const char *ref)
     return cur;
 }
 
-static bool check_ref(jctx *c, const cJSON *ref, const node *n)
+/* Whether schema object s has a string $ref; if so *target is what it
+ * resolves to (NULL when it does not), found once per schema object. */
+static bool schema_ref(jctx *c, const cJSON *s, const cJSON **target);
+
+/* target: what ref resolves to (NULL when it does not), found once per schema
+ * object by kw_lookup. */
+static bool check_ref(jctx *c, const cJSON *ref, const cJSON *target, const node *n)
 {
     const char *r = ref->valuestring;
-    const cJSON *target = ref_resolve(c->root, r);
     if (target)
         return validate(c, target, n);
     if (r[0] == '#')
@@ -641,13 +690,11 @@ static bool check_ref(jctx *c, const cJSON *ref, const node *n)
 /* The types a branch of anyOf/oneOf can accept, added to t in schema order:
  * its "type", else the types of its "const" or "enum" values; JT_ALL when it
  * says nothing about types. */
-static unsigned schema_types(const jctx *c, const cJSON *s, type_list *t)
+static unsigned schema_types(jctx *c, const cJSON *s, type_list *t)
 {
     for (int hops = 0; cJSON_IsObject(s) && hops < REF_HOPS; hops++) {
-        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(s, "$ref");
-        if (!cJSON_IsString(ref))
+        if (!schema_ref(c, s, &s))
             break;
-        s = ref_resolve(c->root, ref->valuestring);
         if (!s)
             return JT_ALL; /* let the branch run and say that the $ref is broken */
     }
@@ -722,14 +769,6 @@ static bool kw_const(jctx *c, const cJSON *s, const cJSON *v, const node *n)
 }
 
 /* ---- keywords: strings --------------------------------------------------- */
-
-static size_t utf8_length(const char *s, size_t len)
-{
-    size_t chars = 0;
-    for (size_t i = 0; i < len; i++)
-        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return chars;
-}
 
 /* Fails with fmt, whose two %s are n rendered and the schema number v. */
 static bool fail_value(jctx *c, const node *n, const cJSON *v, const char *fmt)
@@ -882,13 +921,17 @@ static bool kw_pattern_properties(jctx *c, const cJSON *s, const cJSON *v, const
     return ok;
 }
 
+/* s's "properties" and "patternProperties" (NULL when absent), found once per
+ * schema object. */
+static void schema_props(jctx *c, const cJSON *s, const cJSON **props, const cJSON **pattern_props);
+
 /* Whether key is covered by "properties" or "patternProperties" of s. */
 static bool key_declared(jctx *c, const cJSON *s, const node *key)
 {
-    const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+    const cJSON *props, *pp;
+    schema_props(c, s, &props, &pp);
     if (cJSON_IsObject(props) && json_member(props, key->text, key->len))
         return true;
-    const cJSON *pp = cJSON_GetObjectItemCaseSensitive(s, "patternProperties");
     if (!cJSON_IsObject(pp))
         return false;
     jerrs *saved = c->errs;
@@ -938,14 +981,11 @@ static bool fail_unknown_key(jctx *c, const cJSON *s, const node *key)
 }
 
 /* s is `false`, directly or through $refs. */
-static bool is_false_schema(const jctx *c, const cJSON *s)
+static bool is_false_schema(jctx *c, const cJSON *s)
 {
-    for (int hops = 0; cJSON_IsObject(s) && hops < REF_HOPS; hops++) {
-        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(s, "$ref");
-        if (!cJSON_IsString(ref))
+    for (int hops = 0; cJSON_IsObject(s) && hops < REF_HOPS; hops++)
+        if (!schema_ref(c, s, &s))
             break;
-        s = ref_resolve(c->root, ref->valuestring);
-    }
     return cJSON_IsFalse(s);
 }
 
@@ -1308,7 +1348,10 @@ enum { NRULES = sizeof keyword_rules / sizeof keyword_rules[0] };
  * keyword up by name every time dominated the cost of linting. */
 typedef struct kw_entry {
     const cJSON *schema;
-    const cJSON *ref;
+    const cJSON *ref;                   /* "$ref" */
+    const cJSON *ref_target;            /* what a string $ref resolves to, or NULL */
+    const cJSON *message;               /* "x-message" */
+    const cJSON *props, *pattern_props; /* "properties", "patternProperties" */
     const cJSON *vals[NRULES];
 } kw_entry;
 
@@ -1320,7 +1363,7 @@ static size_t kw_hash(const cJSON *s, size_t cap)
     return (size_t)(h >> 7) & (cap - 1);
 }
 
-static void kw_fill(kw_entry *e, const cJSON *s)
+static void kw_fill(kw_entry *e, const cJSON *root, const cJSON *s)
 {
     memset(e, 0, sizeof *e);
     e->schema = s;
@@ -1329,11 +1372,21 @@ static void kw_fill(kw_entry *e, const cJSON *s)
             continue;
         if (!strcmp(ch->string, "$ref")) {
             e->ref = ch;
+            if (cJSON_IsString(ch))
+                e->ref_target = ref_resolve(root, ch->valuestring);
+            continue;
+        }
+        if (!strcmp(ch->string, "x-message")) {
+            e->message = ch;
             continue;
         }
         for (size_t i = 0; i < NRULES; i++)
             if (keyword_rules[i].check && !strcmp(keyword_rules[i].name, ch->string)) {
                 e->vals[i] = ch;
+                if (keyword_rules[i].check == kw_properties)
+                    e->props = ch;
+                else if (keyword_rules[i].check == kw_pattern_properties)
+                    e->pattern_props = ch;
                 break;
             }
     }
@@ -1366,10 +1419,26 @@ static const kw_entry *kw_lookup(jctx *c, const cJSON *s)
     while (c->kw[h].schema && c->kw[h].schema != s)
         h = (h + 1) & (c->kw_cap - 1);
     if (!c->kw[h].schema) {
-        kw_fill(&c->kw[h], s);
+        kw_fill(&c->kw[h], c->root, s);
         c->kw_n++;
     }
     return &c->kw[h];
+}
+
+static void schema_props(jctx *c, const cJSON *s, const cJSON **props, const cJSON **pattern_props)
+{
+    const kw_entry *e = kw_lookup(c, s);
+    *props = e->props;
+    *pattern_props = e->pattern_props;
+}
+
+static bool schema_ref(jctx *c, const cJSON *s, const cJSON **target)
+{
+    const kw_entry *e = kw_lookup(c, s);
+    if (!cJSON_IsString(e->ref))
+        return false;
+    *target = e->ref_target;
+    return true;
 }
 
 static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
@@ -1377,7 +1446,7 @@ static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
     const kw_entry *e = kw_lookup(c, s);
     /* draft-07: a $ref hides every keyword beside it */
     if (cJSON_IsString(e->ref))
-        return check_ref(c, e->ref, n);
+        return check_ref(c, e->ref, e->ref_target, n);
     const cJSON *vals[NRULES];
     memcpy(vals, e->vals, sizeof vals); /* e may move when a nested lookup grows the table */
     bool ok = true;
@@ -1422,7 +1491,7 @@ static bool validate(jctx *c, const cJSON *s, const node *n)
         return false;
     }
     c->depth++;
-    const cJSON *message = cJSON_GetObjectItemCaseSensitive(s, "x-message");
+    const cJSON *message = kw_lookup(c, s)->message;
     bool ok;
     if (c->errs && cJSON_IsString(message))
         ok = validate_with_message(c, s, n, message->valuestring);
@@ -1517,7 +1586,8 @@ bool jschema_validate(const cJSON *root, const node *instance, diag_list *d)
     if (d && !ok && errs.n == 0) /* never "invalid" without a word */
         fail(&c, instance, "does not match the schema");
     for (size_t i = 0; d && i < errs.n; i++)
-        diag_add(d, DIAG_ERROR, errs.v[i].file, errs.v[i].line, errs.v[i].col, "%s", errs.v[i].msg);
+        diag_copy(d, &(diag){DIAG_ERROR, (char *)errs.v[i].file, errs.v[i].line, errs.v[i].col,
+                             errs.v[i].msg, errs.v[i].path});
     errs_free(&errs);
     patterns_free(&c);
     free(c.kw);

@@ -31,13 +31,18 @@ static bool match_all(const char *s, const char *accept, size_t from)
     return true;
 }
 
+/* The first characters test most scalars out without a string compare. */
 static bool is_null_text(const char *s)
 {
+    if (*s && *s != '~' && *s != 'n' && *s != 'N')
+        return false;
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 static int bool_text(const char *s)
 {
+    if (*s != 't' && *s != 'T' && *s != 'f' && *s != 'F')
+        return -1;
     if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
         return 1;
     if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
@@ -271,6 +276,12 @@ static int close_collection(loader *L)
         n->items = arena_alloc(&L->dc->mem, (n->count ? n->count : 1) * sizeof *n->items);
         if (n->count)
             memcpy(n->items, fr->kids, n->count * sizeof *n->items);
+    }
+    /* a map's key and value share their pair's index */
+    size_t per = n->kind == NODE_MAP ? 2 : 1;
+    for (size_t i = 0; i < fr->count; i++) {
+        fr->kids[i]->parent = n;
+        fr->kids[i]->index = i / per;
     }
     free(fr->kids);
     fr->kids = NULL;

@@ -1,6 +1,10 @@
 #include "node.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "utf8.h"
 
 const node_pair *node_get_pair(const node *map, const char *key)
 {
@@ -40,6 +44,48 @@ bool node_is_str(const node *n, const char *s)
     return n && n->kind == NODE_STRING && strlen(s) == n->len && memcmp(n->text, s, n->len) == 0;
 }
 
+/* The segment that leads from n's parent to n, written at the end of
+ * buf[0..end) when buf is given; returns its length. */
+static size_t path_segment(const node *n, char *buf, size_t end)
+{
+    const node *p = n->parent;
+    char num[24];
+    const char *s;
+    size_t len;
+    bool dot = false;
+    if (p->kind == NODE_SEQ) {
+        len = (size_t)snprintf(num, sizeof num, "[%zu]", n->index);
+        s = num;
+    } else {
+        const node *key = p->pairs[n->index].key;
+        s = key->text, len = strlen(key->text); /* a key's text stops at a NUL */
+        dot = p->parent != NULL;
+    }
+    if (buf) {
+        memcpy(buf + end - len, s, len);
+        if (dot)
+            buf[end - len - 1] = '.';
+    }
+    return len + dot;
+}
+
+char *node_path(const node *n)
+{
+    if (!n || !n->parent)
+        return NULL;
+    size_t len = 0;
+    for (const node *m = n; m->parent; m = m->parent)
+        len += path_segment(m, NULL, 0);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        abort();
+    buf[len] = '\0';
+    size_t end = len;
+    for (const node *m = n; m->parent; m = m->parent)
+        end -= path_segment(m, buf, end);
+    return buf;
+}
+
 static size_t utf8_seq_len(unsigned char c)
 {
     return c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3 : c >> 3 == 30 ? 4 : 1;
@@ -57,20 +103,12 @@ static size_t escape_len(const char *p)
     }
 }
 
-static int code_points(const char *s, size_t len)
-{
-    int n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
 void node_locate(const node *n, size_t offset, int *line, int *col)
 {
     *line = n->line;
     *col = n->col + (n->quoted ? 1 : 0);
     if (!n->source || n->style == 'b') {
-        *col += code_points(n->text, offset < n->len ? offset : n->len);
+        *col += (int)utf8_length(n->text, offset < n->len ? offset : n->len);
         return;
     }
     const char *p = n->source;

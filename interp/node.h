@@ -43,6 +43,8 @@ struct node {
     size_t count;     /* pairs of a map, items of a sequence */
     node_pair *pairs; /* NODE_MAP, in source order */
     node **items;     /* NODE_SEQ */
+    node *parent;     /* the enclosing map or sequence; NULL for the root and outside a tree */
+    size_t index;     /* in parent: the pair (key and value alike) or the item */
 };
 
 /* The value of key in map, or NULL when map is not a map or has no such key. */
@@ -56,6 +58,12 @@ const char *node_kind_name(node_kind kind);
  * that an error inside a multi-line or quoted scalar points where the user
  * wrote it. Without a source it falls back to the node's line. */
 void node_locate(const node *n, size_t offset, int *line, int *col);
+/* The path through the document to n, for diagnostics: map keys joined by
+ * '.', sequence items as [i] ("workload.cycle[2].Order.Purchase.amount"); a
+ * key has the path of its value. Costs n's depth; it walks the parent links
+ * the loader set. Returns a malloc'd string, the caller's to free, or NULL
+ * when n has no parent (the root, or a node not in a loaded tree). */
+char *node_path(const node *n);
 /* True for NODE_STRING with exactly the text s. */
 bool node_is_str(const node *n, const char *s);
 

@@ -95,12 +95,3 @@ int ty_enum_index(const ty *e, const char *v, size_t len)
             return (int)i;
     return -1;
 }
-
-size_t utf8_length(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            n++;
-    return n;
-}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "node.h"
+#include "utf8.h" /* utf8_length, which string constraints measure with */
 
 typedef enum ty_kind {
     TY_INT,
@@ -97,8 +98,5 @@ const char *ty_describe(const ty *t, char *buf, size_t size);
 int ty_field_index(const ty *s, const char *name);
 /* Index of v among e's enum values, or -1. */
 int ty_enum_index(const ty *e, const char *v, size_t len);
-
-/* Number of code points in a UTF-8 string (invalid bytes count one each). */
-size_t utf8_length(const char *s, size_t len);
 
 #endif

@@ -143,6 +143,28 @@ static void lint_json_has_one_error(const spawn_output *o)
     cJSON_Delete(root);
 }
 
+/* The first diagnostic of a lint JSON output has the path want. */
+static void assert_first_path(const spawn_output *o, const char *want)
+{
+    cJSON *root = parse_json(o->out);
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "diagnostics"), 0);
+    assert_non_null(g);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(g, "path")->valuestring, want);
+    cJSON_Delete(root);
+}
+
+/* The one error of bad.yaml carries the path to the step's verb. */
+static void lint_json_carries_the_path(const spawn_output *o)
+{
+    assert_first_path(o, "workload.cycle[0].Ticket.Prnt");
+}
+
+/* A schema error deep in a corpus spec carries its path too. */
+static void lint_json_carries_a_schema_path(const spawn_output *o)
+{
+    assert_first_path(o, "aggregates.Appointment.commands.Book.emit");
+}
+
 static void lint_json_is_clean(const spawn_output *o)
 {
     cJSON *root = parse_json(o->out);
@@ -274,6 +296,14 @@ static const cli_case cases[] = {
      .status = 1,
      .out = "\"diagnostics\"",
      .check = lint_json_has_one_error},
+    {.args = ARGS("lint", "--format", "json", "@/bad.yaml"),
+     .status = 1,
+     .out = "\"path\"",
+     .check = lint_json_carries_the_path},
+    {.args = ARGS("lint", "--format", "json", "tests/lint/schema_unknown_key_did_you_mean.yaml"),
+     .status = 1,
+     .out = "\"path\"",
+     .check = lint_json_carries_a_schema_path},
     {.args = ARGS("lint", "--format=json", "specs/pizzas.yaml"),
      .status = 0,
      .check = lint_json_is_clean},

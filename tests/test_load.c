@@ -266,6 +266,58 @@ static void test_load_columns_count_code_points(void **state)
     unload(&l);
 }
 
+/* node_path of n equals want (NULL: no path). */
+static void assert_path(const node *n, const char *want)
+{
+    assert_non_null(n);
+    char *got = node_path(n);
+    if (!want)
+        assert_null(got);
+    else
+        assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_load_nodes_know_their_path_through_the_spec(void **state)
+{
+    (void)state;
+    loaded l = load("aggregates:\n"
+                    "  Order:\n"
+                    "    commands:\n"
+                    "      Purchase:\n"
+                    "        guards:\n"
+                    "          - {check: status == available, refuse: sold}\n"
+                    "          - {check: arg.amount > 0, refuse: positive}\n"
+                    "workload:\n"
+                    "  cycle:\n"
+                    "    - Order.Purchase: {amount: 1200}\n"
+                    "    - [a, [b, c]]\n");
+    assert_int_equal(l.rc, LOAD_OK);
+    const node *root = l.dc->root;
+    assert_path(root, NULL);
+    assert_null(root->parent);
+    const node *guards = node_get(
+        node_get(node_get(node_get(node_get(root, "aggregates"), "Order"), "commands"), "Purchase"),
+        "guards");
+    const node *check = node_get(guards->items[1], "check");
+    assert_path(check, "aggregates.Order.commands.Purchase.guards[1].check");
+    assert_ptr_equal(check->parent, guards->items[1]);
+    assert_ptr_equal(guards->items[1]->parent, guards);
+    /* a key has the path of its value */
+    assert_path(node_get_pair(guards->items[1], "check")->key,
+                "aggregates.Order.commands.Purchase.guards[1].check");
+    const node *cycle = node_get(node_get(root, "workload"), "cycle");
+    assert_path(cycle->items[0], "workload.cycle[0]");
+    assert_path(node_get(node_get(cycle->items[0], "Order.Purchase"), "amount"),
+                "workload.cycle[0].Order.Purchase.amount");
+    assert_path(cycle->items[1]->items[1]->items[0], "workload.cycle[1][1][0]");
+    assert_path(node_get(root, "workload"), "workload");
+    /* a node outside a loaded tree has none */
+    node lone = {.kind = NODE_STRING, .text = "x", .len = 1};
+    assert_path(&lone, NULL);
+    unload(&l);
+}
+
 static void test_load_keeps_source_and_path(void **state)
 {
     const char text[] = "a: 1\n";
@@ -607,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_load_positions_in_flow_collections),
         cmocka_unit_test(test_load_columns_count_code_points),
         cmocka_unit_test(test_load_keeps_source_and_path),
+        cmocka_unit_test(test_load_nodes_know_their_path_through_the_spec),
         cmocka_unit_test(test_load_duplicate_key_reported_at_the_second),
         cmocka_unit_test(test_load_same_key_in_different_mappings_is_fine),
         cmocka_unit_test(test_load_alias_is_refused),
