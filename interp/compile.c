@@ -39,10 +39,7 @@ const char *cc_string(cc *c, const node *n, const char *what)
 
 aggregate *cc_find_agg(cc *c, const char *name)
 {
-    for (size_t i = 0; i < c->p->naggs; i++)
-        if (!strcmp(c->p->aggs[i].name, name))
-            return &c->p->aggs[i];
-    return NULL;
+    return name_index_get(&c->aggs, name);
 }
 
 /* ---- types ---- */
@@ -535,19 +532,16 @@ static int compile_effects(cc *c, command *cmd, const node *def, const expr_env 
     return rc;
 }
 
-static event_def *find_event(plan *p, const char *name)
+static event_def *find_event(cc *c, const char *name)
 {
-    for (size_t i = 0; i < p->nevents; i++)
-        if (!strcmp(p->events[i].name, name))
-            return &p->events[i];
-    return NULL;
+    return name_index_get(&c->events, name);
 }
 
 static int declare_event(cc *c, command *cmd, const node *name, const ty *payload)
 {
     if (!cc_ident(c, name, "event name"))
         return -1;
-    event_def *ev = find_event(c->p, name->text);
+    event_def *ev = find_event(c, name->text);
     if (ev) {
         if (!ty_compatible(ev->payload, payload)) {
             diag_error_at(c->d, name,
@@ -561,6 +555,7 @@ static int declare_event(cc *c, command *cmd, const node *name, const ty *payloa
         ev->name = name->text;
         ev->payload = payload;
         ev->at = name;
+        name_index_put(&c->events, ev->name, ev);
     }
     cmd->event = ev;
     return 0;
@@ -688,6 +683,7 @@ static int compile_commands(cc *c, type_ctx *tc, aggregate *ag, const node *cmds
         cmd->at = k;
         cmd->index = c->p->ncommands;
         c->p->commands[c->p->ncommands++] = cmd;
+        name_index_put(&c->p->verbs, cmd->verb, cmd);
         if (compile_command(c, tc, cmd, cmds->pairs[i].value) < 0)
             rc = -1;
     }
@@ -736,6 +732,9 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
     size_t ncmd = count_commands(aggs);
     p->commands = arena_alloc(c->a, (ncmd ? ncmd : 1) * sizeof *p->commands);
     p->events = arena_alloc(c->a, (ncmd ? ncmd : 1) * sizeof *p->events);
+    name_index_init(&p->verbs, c->a, ncmd);
+    name_index_init(&c->events, c->a, ncmd);
+    name_index_init(&c->aggs, c->a, n);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         const node *k = aggs->pairs[i].key;
@@ -747,6 +746,7 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
         ag->name = k->text;
         ag->at = k;
         ag->index = p->naggs++;
+        name_index_put(&c->aggs, ag->name, ag);
         if (compile_state(c, tc, ag, aggs->pairs[i].value) < 0)
             rc = -1;
     }
@@ -754,7 +754,7 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
         return rc;
     for (size_t i = 0; i < p->naggs; i++) {
         aggregate *ag = &p->aggs[i];
-        const node *def = node_get(aggs, ag->name);
+        const node *def = aggs->pairs[i].value; /* every name was declared: p->aggs[i] is pair i */
         if (compile_commands(c, tc, ag, node_get(def, "commands")) < 0)
             rc = -1;
         if (check_enum_shadow(c, ag, ag->state, 0) < 0)
@@ -770,10 +770,7 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
 
 const command *plan_find_verb(const plan *p, const char *verb)
 {
-    for (size_t i = 0; i < p->ncommands; i++)
-        if (!strcmp(p->commands[i]->verb, verb))
-            return p->commands[i];
-    return NULL;
+    return name_index_get(&p->verbs, verb);
 }
 
 static const command *find_verb_or_report(cc *c, const node *n)
@@ -834,7 +831,7 @@ static int compile_policies(cc *c, const node *list)
             rc = -1;
             continue;
         }
-        event_def *ev = find_event(p, on->text);
+        event_def *ev = find_event(c, on->text);
         if (!ev) {
             const char *names[512];
             size_t k = 0;
@@ -860,68 +857,109 @@ static int compile_policies(cc *c, const node *list)
         if (policy_args(c, po, node_get(item, "args")) < 0)
             rc = -1;
     }
-    for (size_t e = 0; e < p->nevents; e++) {
-        event_def *ev = &p->events[e];
-        ev->policies = arena_alloc(c->a, (p->npolicies ? p->npolicies : 1) * sizeof *ev->policies);
-        for (size_t i = 0; i < p->npolicies; i++)
-            if (p->policies[i].on == ev)
-                ev->policies[ev->npolicies++] = &p->policies[i];
+    /* each event's policies in declaration order: count them, then fill */
+    size_t *per_event = arena_alloc(c->a, (p->nevents + 1) * sizeof *per_event);
+    for (size_t i = 0; i < p->npolicies; i++)
+        per_event[p->policies[i].on->index]++;
+    for (size_t e = 0; e < p->nevents; e++)
+        p->events[e].policies =
+            arena_alloc(c->a, (per_event[e] ? per_event[e] : 1) * sizeof *p->events[e].policies);
+    for (size_t i = 0; i < p->npolicies; i++) {
+        event_def *ev = &p->events[p->policies[i].on->index];
+        ev->policies[ev->npolicies++] = &p->policies[i];
     }
     return rc; /* cycles and depth are lint's (lint_policies) */
 }
 
 /* ---- totals ---- */
 
+/* One entry of a sparse count: index n of the aggregates or events. */
+typedef struct add {
+    uint32_t index;
+    bool is_event;
+    uint64_t n;
+} add;
+
 /* What one emission of each event adds to the store through its policies
- * (their creates and events, transitively), by event index, so that
- * counting is linear in the size of the policy graph. */
+ * (their creates and events, transitively, the event itself included), by
+ * event index, as a sparse list: counting is linear in the size of the
+ * policy graph and of what it adds, not in events x (aggregates + events). */
 typedef struct event_adds {
-    uint64_t *aggs, *events; /* including the event itself */
-    int state;               /* 0 not yet, 1 being counted, 2 done */
+    add *adds;
+    size_t nadds;
+    int state; /* 0 not yet, 1 being counted, 2 done */
 } event_adds;
 
-static const event_adds *count_event(const plan *p, arena *a, event_adds *memo,
-                                     const event_def *ev);
+/* Dense scratch for building one event's list: counts, and the indexes
+ * touched, so that clearing costs what was touched. */
+typedef struct tally {
+    uint64_t *aggs, *events;
+    add *touched;
+    size_t ntouched;
+} tally;
+
+static void tally_add(tally *t, bool is_event, uint32_t index, uint64_t n)
+{
+    uint64_t *slot = is_event ? &t->events[index] : &t->aggs[index];
+    if (*slot == 0)
+        t->touched[t->ntouched++] = (add){.index = index, .is_event = is_event};
+    *slot += n;
+}
+
+static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, const event_def *ev)
+{
+    event_adds *e = &memo[ev->index];
+    e->state = 1;
+    for (size_t i = 0; i < ev->npolicies; i++) { /* the policies' events first */
+        const event_def *next = ev->policies[i]->run->event;
+        if (next && memo[next->index].state == 0)
+            count_event(p, a, memo, t, next);
+    }
+    /* t is free again: every recursive call cleared what it touched */
+    tally_add(t, true, (uint32_t)ev->index, 1);
+    for (size_t i = 0; i < ev->npolicies; i++) {
+        const command *run = ev->policies[i]->run;
+        if (run->creates)
+            tally_add(t, false, (uint32_t)run->agg->index, 1);
+        const event_adds *next = run->event ? &memo[run->event->index] : NULL;
+        for (size_t k = 0; next && next->state == 2 && k < next->nadds; k++)
+            tally_add(t, next->adds[k].is_event, next->adds[k].index, next->adds[k].n);
+    } /* a policy cycle (state 1) adds nothing here: lint refuses it */
+    e->adds = arena_alloc(a, (t->ntouched ? t->ntouched : 1) * sizeof *e->adds);
+    for (size_t k = 0; k < t->ntouched; k++) {
+        add *d = &t->touched[k];
+        uint64_t *slot = d->is_event ? &t->events[d->index] : &t->aggs[d->index];
+        e->adds[e->nadds++] = (add){.index = d->index, .is_event = d->is_event, .n = *slot};
+        *slot = 0;
+    }
+    t->ntouched = 0;
+    e->state = 2;
+}
 
 /* Adds what one successful dispatch of cmd leaves in the store. */
-static void count_dispatch(const plan *p, arena *a, event_adds *memo, const command *cmd,
+static void count_dispatch(const plan *p, arena *a, event_adds *memo, tally *t, const command *cmd,
                            uint64_t *aggs, uint64_t *events)
 {
     if (cmd->creates)
         aggs[cmd->agg->index]++;
-    if (!cmd->event || memo[cmd->event->index].state == 1)
-        return; /* no event, or a policy cycle, which lint refuses */
-    const event_adds *e = count_event(p, a, memo, cmd->event);
-    for (size_t i = 0; i < p->naggs; i++)
-        aggs[i] += e->aggs[i];
-    for (size_t i = 0; i < p->nevents; i++)
-        events[i] += e->events[i];
-}
-
-static const event_adds *count_event(const plan *p, arena *a, event_adds *memo, const event_def *ev)
-{
-    event_adds *e = &memo[ev->index];
-    if (e->state)
-        return e;
-    e->state = 1;
-    e->aggs = arena_alloc(a, (p->naggs + 1) * sizeof *e->aggs);
-    e->events = arena_alloc(a, (p->nevents + 1) * sizeof *e->events);
-    e->events[ev->index] = 1;
-    for (size_t i = 0; i < ev->npolicies; i++)
-        count_dispatch(p, a, memo, ev->policies[i]->run, e->aggs, e->events);
-    e->state = 2;
-    return e;
+    if (!cmd->event)
+        return;
+    if (memo[cmd->event->index].state == 0)
+        count_event(p, a, memo, t, cmd->event);
+    const event_adds *e = &memo[cmd->event->index];
+    for (size_t k = 0; k < e->nadds; k++)
+        (e->adds[k].is_event ? events : aggs)[e->adds[k].index] += e->adds[k].n;
 }
 
 /* What one pass over steps adds to the store, into arrays in the plan's arena. */
-static void count_steps(plan *p, arena *scratch, event_adds *memo, const step *steps, size_t n,
-                        const uint64_t **aggs_out, const uint64_t **events_out)
+static void count_steps(plan *p, arena *scratch, event_adds *memo, tally *t, const step *steps,
+                        size_t n, const uint64_t **aggs_out, const uint64_t **events_out)
 {
     uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
     uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
     for (size_t i = 0; i < n; i++)
         if (!steps[i].expect_refused)
-            count_dispatch(p, scratch, memo, steps[i].cmd, aggs, events);
+            count_dispatch(p, scratch, memo, t, steps[i].cmd, aggs, events);
     *aggs_out = aggs;
     *events_out = events;
 }
@@ -941,8 +979,11 @@ static void compile_totals(plan *p)
     const workload *w = &p->work;
     arena scratch = {0};
     event_adds *memo = arena_alloc(&scratch, (p->nevents + 1) * sizeof *memo);
-    count_steps(p, &scratch, memo, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
-    count_steps(p, &scratch, memo, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
+    tally t = {.aggs = arena_alloc(&scratch, (p->naggs + 1) * sizeof *t.aggs),
+               .events = arena_alloc(&scratch, (p->nevents + 1) * sizeof *t.events),
+               .touched = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.touched)};
+    count_steps(p, &scratch, memo, &t, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
+    count_steps(p, &scratch, memo, &t, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
     arena_free(&scratch);
     plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
     for (size_t k = 0; k < w->nprefill; k++) {

@@ -4,6 +4,7 @@
 #ifndef BENCH_COMPILE_INTERNAL_H
 #define BENCH_COMPILE_INTERNAL_H
 
+#include "name_index.h"
 #include "plan.h"
 
 typedef struct cc {
@@ -11,6 +12,7 @@ typedef struct cc {
     arena *a;
     diag_list *d;
     size_t errors_at_start;
+    name_index aggs, events; /* by name, as they are declared */
 } cc;
 
 /* True when s is [A-Za-z_][A-Za-z0-9_]*; otherwise reports at n what is named. */

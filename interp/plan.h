@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "expr.h"
 #include "load.h"
+#include "name_index.h"
 #include "types.h"
 
 /* Policy chains: one dispatch runs at most this many policies one after
@@ -188,6 +189,7 @@ typedef struct plan {
     size_t naggs;
     const command **commands; /* every command, by index */
     size_t ncommands;
+    name_index verbs; /* "Aggregate.Command" -> its command */
     event_def *events;
     size_t nevents;
     policy *policies;

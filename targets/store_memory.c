@@ -345,13 +345,15 @@ static int mem_commit(store *s)
     if (!m->in_txn)
         return no_txn(m, "commit");
     /* grow first, so that applying cannot fail half-way: each write adds at
-     * most one record */
-    for (size_t a = 0; a < m->p->naggs; a++) {
+     * most one record, so a table takes as many more as the transaction has
+     * writes to it (the last write to it counts them all). The work is in
+     * the writes, whatever the number of aggregate types. */
+    for (size_t i = 0; i < m->nwrites; i++) {
+        size_t a = m->writes[i].agg, adds = 0;
+        for (size_t k = 0; k <= i; k++)
+            adds += m->writes[k].agg == a;
         table *t = &m->tables[a];
-        size_t adds = 0;
-        for (size_t i = 0; i < m->nwrites; i++)
-            adds += m->writes[i].agg == a;
-        while ((t->count + adds) * 4 >= t->cap * 3 && adds)
+        while ((t->count + adds) * 4 >= t->cap * 3)
             if (table_grow(t) < 0) {
                 mem_rollback(s);
                 return oom(m);
