@@ -1555,16 +1555,19 @@ static node *from_cjson(arena *a, const cJSON *j, const char *file)
         n->pairs = arena_alloc(a, n->count * sizeof *n->pairs);
     size_t i = 0;
     for (const cJSON *e = j->child; e; e = e->next, i++) {
+        node *v = from_cjson(a, e, file);
+        v->parent = n, v->index = i; /* for the diagnostics' paths */
         if (n->kind == NODE_SEQ) {
-            n->items[i] = from_cjson(a, e, file);
+            n->items[i] = v;
             continue;
         }
         node *key = arena_alloc(a, sizeof *key);
         key->kind = NODE_STRING;
         key->file = file;
         key->quoted = true;
+        key->parent = n, key->index = i;
         set_text(a, key, e->string);
-        n->pairs[i] = (node_pair){key, from_cjson(a, e, file)};
+        n->pairs[i] = (node_pair){key, v};
     }
     return n;
 }

@@ -172,92 +172,7 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
     return NULL;
 }
 
-/* ---- validation with JSON paths ----------------------------------------- */
-
-/* The node tree made from cJSON has no positions, so each node gets a
- * number in its line (and column 1), and this table turns the number a
- * diagnostic carries back into the node's JSON path. */
-typedef struct path_entry {
-    int parent;      /* number of the parent, 0 for the document */
-    const char *key; /* the member name, or NULL for an array item */
-    size_t index;    /* the array index */
-} path_entry;
-
-typedef struct path_table {
-    path_entry *v;
-    size_t n, cap;
-    bool oom;
-} path_table;
-
-static int path_add(path_table *t, int parent, const char *key, size_t index)
-{
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        path_entry *grown = realloc(t->v, cap * sizeof *grown);
-        if (!grown) {
-            t->oom = true;
-            return 0;
-        }
-        t->v = grown;
-        t->cap = cap;
-    }
-    t->v[t->n] = (path_entry){parent, key, index};
-    return (int)++t->n; /* numbers start at 1 */
-}
-
-static void number_nodes(path_table *t, node *n, int parent, const char *key, size_t index)
-{
-    int id = path_add(t, parent, key, index);
-    n->line = id;
-    n->col = 1;
-    for (size_t i = 0; n->kind == NODE_MAP && i < n->count; i++) {
-        node_pair *p = &n->pairs[i];
-        p->key->line = id; /* a problem with a key is reported at its object */
-        p->key->col = 1;
-        number_nodes(t, p->value, id, p->key->text, 0);
-    }
-    for (size_t i = 0; n->kind == NODE_SEQ && i < n->count; i++)
-        number_nodes(t, n->items[i], id, NULL, i);
-}
-
-/* Appends s to the string in buf[size], cutting it short if it must. */
-static void append_text(char *buf, size_t size, const char *s)
-{
-    size_t len = strlen(buf), n = strlen(s);
-    if (len + 1 >= size)
-        return;
-    if (n > size - len - 1)
-        n = size - len - 1;
-    memcpy(buf + len, s, n);
-    buf[len + n] = '\0';
-}
-
-/* Writes the JSON path of node number id ("results[0].median.p50_us"), ""
- * for the document itself. */
-static void build_path(const path_table *t, int id, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (id <= 1 || (size_t)id > t->n)
-        return;
-    const path_entry *e = &t->v[id - 1];
-    build_path(t, e->parent, buf, size);
-    if (e->key) {
-        if (*buf)
-            append_text(buf, size, ".");
-        append_text(buf, size, e->key);
-    } else {
-        char index[32];
-        snprintf(index, sizeof index, "[%zu]", e->index);
-        append_text(buf, size, index);
-    }
-}
-
-static void path_of(const path_table *t, int id, char *buf, size_t size)
-{
-    build_path(t, id, buf, size);
-    if (!*buf)
-        snprintf(buf, size, "the top level");
-}
+/* ---- validation ------------------------------------------------------------ */
 
 static int validate(const char *name, const cJSON *root, char *err, size_t size)
 {
@@ -275,23 +190,16 @@ static int validate(const char *name, const cJSON *root, char *err, size_t size)
                     name, version->valuedouble);
     arena a = {0};
     diag_list d = {0};
-    path_table t = {0};
     node *instance = jschema_node_from_cjson(&a, root, name);
-    number_nodes(&t, instance, 0, NULL, 0);
     int rc = 0;
-    if (t.oom) {
-        rc = fail(err, size, "cannot check %s: out of memory.", name);
-    } else if (!jschema_validate(schema, instance, &d)) {
-        char where[512] = "the top level";
-        const char *msg = "it does not match schema/result.schema.json";
-        if (d.count > 0) {
-            path_of(&t, d.items[0].line, where, sizeof where);
-            msg = d.items[0].message;
-        }
+    if (!jschema_validate(schema, instance, &d)) {
+        /* the diagnostic carries the JSON path of what it is about */
+        const char *where = d.count > 0 && d.items[0].path ? d.items[0].path : "the top level";
+        const char *msg =
+            d.count > 0 ? d.items[0].message : "it does not match schema/result.schema.json";
         rc = fail(err, size, "%s is not a valid bench result file: at %s: %s%s.", name, where, msg,
                   d.count > 1 ? " (and more)" : "");
     }
-    free(t.v);
     diag_list_free(&d);
     arena_free(&a);
     return rc;
