@@ -1,10 +1,10 @@
 /* plan_fixture.h: a plan compiled from YAML written in the test, an open
- * target of a given driver and options, commands dispatched with arguments
- * written as YAML flow mappings (converted by type without checking
- * constraints, so the runtime's own checks are what refuse them), and
- * records loaded back through the target's store. Shared by test_runtime.c
- * (the memory target) and sql_fixture.h (SQLite and PostgreSQL). Include
- * after cmocka.h. */
+ * target that runs the C runtime on a store (memory, sqlite, postgres) with
+ * given options, commands dispatched with arguments written as YAML flow
+ * mappings (converted by type without checking constraints, so the
+ * runtime's own checks are what refuse them), and records loaded back
+ * through the target's store. Used by runtime_scenarios.h and by each
+ * store's own tests. Include after cmocka.h. */
 #ifndef BENCH_TESTS_PLAN_FIXTURE_H
 #define BENCH_TESTS_PLAN_FIXTURE_H
 
@@ -25,8 +25,7 @@ typedef struct fx {
     plan *p;
     target_spec ts; /* the options t was opened with */
     target *t;
-    store *(*store_of)(target *t); /* the driver's store, for fx_load */
-    doc *args[FX_MAX_DOCS];        /* argument documents; their arenas hold built values */
+    doc *args[FX_MAX_DOCS]; /* argument documents; their arenas hold built values */
     size_t nargs;
     size_t next; /* the next doc slot to reuse once all are taken */
 } fx;
@@ -52,19 +51,20 @@ static inline plan *fx_compile(const char *yaml)
     return p;
 }
 
-/* Opens a target of ts->name with options ts on a plan compiled from yaml. */
-static inline fx *fx_open(const char *yaml, const target_spec *ts, store *(*store_of)(target *))
+/* Opens a target of ts->name with options ts on a plan compiled from yaml;
+ * the target runs the C runtime on a store (runtime_target_store). */
+static inline fx *fx_open(const char *yaml, const target_spec *ts)
 {
     fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->p = fx_compile(yaml);
     f->ts = *ts;
-    f->store_of = store_of;
     const target_driver *drv = target_find(ts->name);
     assert_non_null(drv);
     char err[1024] = "";
     if (target_open(drv, f->p, &f->ts, 1, &f->t, err, sizeof err) != TARGET_OK)
         fail_msg("opening %s: %s", ts->name, err);
+    assert_non_null(runtime_target_store(f->t));
     return f;
 }
 
@@ -189,7 +189,7 @@ static inline const aggregate *fx_agg(fx *f, const char *name)
 /* Loads the committed record of aggregate name with key; false when absent. */
 static inline bool fx_load_key(fx *f, const char *name, const value *key, value *out)
 {
-    store *s = f->store_of(f->t);
+    store *s = runtime_target_store(f->t);
     int rc = s->ops->load(s, fx_agg(f, name), key, out);
     if (rc < 0)
         fail_msg("load: %s", s->error);
@@ -200,6 +200,13 @@ static inline bool fx_load_key(fx *f, const char *name, const value *key, value 
 static inline bool fx_load(fx *f, const char *name, const char *key, value *out)
 {
     value k = {.kind = VAL_STRING, .len = (uint32_t)strlen(key), .u.s = key};
+    return fx_load_key(f, name, &k, out);
+}
+
+/* The same with an int key. */
+static inline bool fx_load_int(fx *f, const char *name, int64_t key, value *out)
+{
+    value k = {.kind = VAL_INT, .u.i = key};
     return fx_load_key(f, name, &k, out);
 }
 
@@ -219,11 +226,25 @@ static inline int64_t fx_int(fx *f, const char *agg, const value *rec, const cha
     return v->u.i;
 }
 
+/* The name of the enum value in field name of rec. */
+static inline const char *fx_enum(fx *f, const char *agg, const value *rec, const char *name)
+{
+    const value *v = fx_get(f, agg, rec, name);
+    assert_int_equal(v->kind, VAL_ENUM);
+    const ty *t = fx_agg(f, agg)->state;
+    return t->fields[ty_field_index(t, name)].type->values[v->u.e];
+}
+
 static inline void fx_assert_str(const value *v, const char *s, size_t len)
 {
     assert_int_equal(v->kind, VAL_STRING);
     assert_int_equal(v->len, len);
     assert_memory_equal(v->u.s, s, len);
+}
+
+static inline void fx_assert_cstr(const value *v, const char *s)
+{
+    fx_assert_str(v, s, strlen(s));
 }
 
 #endif

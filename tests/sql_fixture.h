@@ -1,7 +1,7 @@
-/* sql_fixture.h: what test_sqlite.c and test_postgres.c share beyond
- * plan_fixture.h (a plan, an open target, commands dispatched, records
- * loaded back): round trips counted per dispatch, and whole `bench run`s
- * through the runner. Include after cmocka.h. */
+/* sql_fixture.h: what runtime_scenarios.h and the SQL stores' own tests
+ * share beyond plan_fixture.h (a plan, an open target, commands dispatched,
+ * records loaded back): round trips counted per dispatch, and whole `bench
+ * run`s through the runner. Include after cmocka.h. */
 #ifndef BENCH_TESTS_SQL_FIXTURE_H
 #define BENCH_TESTS_SQL_FIXTURE_H
 

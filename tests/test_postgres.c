@@ -1,13 +1,15 @@
-/* test_postgres.c: the postgres target against a real server (make test
- * starts a scratch one; see scripts/pg-scratch.sh). The bundled specs and
- * the examples verify, plain and fenced; a command costs at most two round
- * trips (one when it reads nothing before its guards), a policy's record
- * whose key is a stored field included; refusals roll back
- * with the memory runtime's messages; values come back verbatim; the run's
- * schema is gone after success, after a failure and after SIGINT; the
- * fence really runs as bench_fenced under forced row-level security;
- * durability sets synchronous_commit; an unreachable server is a skip with
- * one sentence; libpq is not linked into bench.
+/* test_postgres.c: the postgres store against a real server (make test
+ * starts a scratch one; see scripts/pg-scratch.sh). The whole table of
+ * runtime_scenarios.h, plain and fenced (the bundled specs and the
+ * examples verify, refusals roll back with the memory runtime's messages,
+ * values come back verbatim ...), leaving no schema behind; and what is
+ * PostgreSQL's own: a command costs at most two round trips (one when it
+ * reads nothing before its guards), a policy's record whose key is a
+ * stored field included; the run's schema is gone after success, after a
+ * failure and after SIGINT; the fence really runs as bench_fenced under
+ * forced row-level security; durability sets synchronous_commit; an
+ * unreachable server is a skip with one sentence; libpq is not linked into
+ * bench.
  *
  * Without a reachable server the whole file is skipped with a sentence,
  * unless BENCH_PG_SCRATCH says make test started one: then it fails. */
@@ -28,7 +30,7 @@
 #include <unistd.h>
 
 #include "pq_dl.h"
-#include "sql_scenarios.h"
+#include "runtime_scenarios.h"
 #include "store_postgres.h"
 
 #ifndef BENCH_BINARY
@@ -105,38 +107,13 @@ static char *write_temp_spec(const char *yaml)
     return path;
 }
 
-/* ---- the bundled specs, the examples, and shared behaviour ---- */
+/* ---- after the scenarios ---- */
 
-static void test_postgres_bundled_specs_and_examples_verify(void **state)
+/* Every scenario's target, and every run of the bundled specs, dropped its
+ * schema. */
+static void test_postgres_scenarios_leave_no_schema(void **state)
 {
-    /* postgres and postgres-rls for the two bundled specs; the examples
-     * list neither, so --targets adds a plain postgres row to each */
-    static const char *const only[] = {"postgres", "postgres-rls", NULL};
-    scenario_bundled_specs_verify(only, 2 * 2 + 3);
     assert_int_equal(schemas_of(getpid()), 0);
-}
-
-static void test_postgres_refusals_roll_back_with_the_memory_messages(void **state)
-{
-    scenario_refusals_roll_back(&pg_plain, runtime_target_store);
-    scenario_refusals_roll_back(&pg_fenced, runtime_target_store);
-}
-
-static void test_postgres_values_come_back_verbatim(void **state)
-{
-    scenario_values_round_trip(&pg_plain, runtime_target_store);
-    scenario_values_round_trip(&pg_fenced, runtime_target_store);
-}
-
-static void test_postgres_new_record_leaves_optionals_unset(void **state)
-{
-    scenario_new_record_leaves_optionals_unset(&pg_plain, runtime_target_store);
-}
-
-static void test_postgres_awkward_names_get_their_own_tables_and_columns(void **state)
-{
-    scenario_awkward_names(&pg_plain, runtime_target_store);
-    scenario_awkward_names(&pg_fenced, runtime_target_store);
 }
 
 /* ---- round trips ---- */
@@ -145,7 +122,7 @@ static void test_postgres_round_trips_per_command(void **state)
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(lending_spec, specs[k], runtime_target_store);
+        fx *f = fx_open(lending_spec, specs[k]);
         /* a create that reads nothing before its guards: one */
         assert_int_equal(fx_trips(f, "Member.Join", "{card: M-1, max_loans: 2}"), 1);
         assert_int_equal(fx_trips(f, "Copy.Acquire", "{barcode: c-1, title: T}"), 1);
@@ -268,7 +245,7 @@ static void test_postgres_policy_keys_from_the_record_come_with_round_trip_one(v
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(returns_spec, specs[k], runtime_target_store);
+        fx *f = fx_open(returns_spec, specs[k]);
         fx_ok(f, "Member.Join", "{card: M-1}");
         fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
         fx_ok(f, "Copy.Acquire", "{barcode: c-2}");
@@ -317,7 +294,7 @@ static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void 
 {
     const target_spec *specs[] = {&pg_plain, &pg_fenced};
     for (size_t k = 0; k < 2; k++) {
-        fx *f = fx_open(lending_spec, specs[k], runtime_target_store);
+        fx *f = fx_open(lending_spec, specs[k]);
         fx_ok(f, "Member.Join", "{card: M-1, max_loans: 2}");
         assert_int_equal(fx_trips(f, "Copy.Donate", "{barcode: c-1, card: M-1}"), 2);
         /* the read opened the transaction; the INSERT fails with the sync
@@ -351,7 +328,7 @@ static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void 
 
 static void test_postgres_schema_is_named_for_the_run_and_dropped_at_close(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
+    fx *f = fx_open(values_spec, &pg_plain);
     char schema[64];
     snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
     char prefix[32];
@@ -372,7 +349,7 @@ static void test_postgres_keep_leaves_the_schema(void **state)
     static const target_opt_value keep[] = {{.name = "keep", .b = true}};
     target_spec ts = pg_plain;
     ts.opts = keep, ts.nopts = 1;
-    fx *f = fx_open(values_spec, &ts, runtime_target_store);
+    fx *f = fx_open(values_spec, &ts);
     char schema[64];
     snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
     fx_close(f);
@@ -459,7 +436,7 @@ static void test_postgres_schema_is_gone_after_sigint(void **state)
 
 static void test_postgres_fence_runs_as_bench_fenced_under_forced_rls(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_fenced, runtime_target_store);
+    fx *f = fx_open(values_spec, &pg_fenced);
     const char *schema = postgres_store_schema(runtime_target_store(f->t));
     target_query(f, "SELECT current_user", "bench_fenced");
     assert_int_equal(query_long("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON "
@@ -486,7 +463,7 @@ static void test_postgres_fence_runs_as_bench_fenced_under_forced_rls(void **sta
 
 static void test_postgres_plain_target_runs_as_the_connecting_user(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
+    fx *f = fx_open(values_spec, &pg_plain);
     char out[128];
     assert_int_equal(postgres_store_query(runtime_target_store(f->t),
                                           "SELECT current_user = session_user", out, sizeof out),
@@ -505,7 +482,7 @@ static void test_postgres_durability_sets_synchronous_commit(void **state)
         const target_opt_value d[] = {{.name = "durability", .s = cases[i].durability}};
         target_spec ts = pg_plain;
         ts.opts = d, ts.nopts = 1;
-        fx *f = fx_open(values_spec, &ts, runtime_target_store);
+        fx *f = fx_open(values_spec, &ts);
         target_query(f, "SHOW synchronous_commit", cases[i].want);
         fx_close(f);
     }
@@ -513,7 +490,7 @@ static void test_postgres_durability_sets_synchronous_commit(void **state)
 
 static void test_postgres_environment_names_the_server_and_libpq(void **state)
 {
-    fx *f = fx_open(values_spec, &pg_plain, runtime_target_store);
+    fx *f = fx_open(values_spec, &pg_plain);
     fx_close(f);
     char server[256], lib[64];
     const target_driver *drv = target_find("postgres");
@@ -635,11 +612,7 @@ int main(void)
     }
     pq = pq_load(why, sizeof why);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_postgres_bundled_specs_and_examples_verify),
-        cmocka_unit_test(test_postgres_refusals_roll_back_with_the_memory_messages),
-        cmocka_unit_test(test_postgres_values_come_back_verbatim),
-        cmocka_unit_test(test_postgres_new_record_leaves_optionals_unset),
-        cmocka_unit_test(test_postgres_awkward_names_get_their_own_tables_and_columns),
+        cmocka_unit_test(test_postgres_scenarios_leave_no_schema),
         cmocka_unit_test(test_postgres_round_trips_per_command),
         cmocka_unit_test(test_postgres_bundled_commands_take_at_most_two_round_trips),
         cmocka_unit_test(test_postgres_library_takes_at_most_two_round_trips),
@@ -657,5 +630,6 @@ int main(void)
         cmocka_unit_test(test_postgres_unreachable_through_pghost_is_a_skip),
         cmocka_unit_test(test_postgres_libpq_is_not_linked_into_bench),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = runtime_scenarios_run(&pg_plain) + runtime_scenarios_run(&pg_fenced);
+    return failed + cmocka_run_group_tests_name("postgres store", tests, NULL, NULL);
 }

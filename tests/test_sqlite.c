@@ -1,9 +1,9 @@
-/* test_sqlite.c: the sqlite target against the real SQLite: the bundled
- * specs and the examples verify; refusals roll back with the memory
- * runtime's messages; values of every kind (and strings that would inject
- * SQL) come back verbatim; awkward names work; the scratch file is removed
- * (or kept and named); durability sets `synchronous` in WAL mode; lint
- * refuses names that are not identifiers. */
+/* test_sqlite.c: the sqlite store against the real SQLite: the whole table
+ * of runtime_scenarios.h (the bundled specs and the examples verify,
+ * refusals roll back with the memory runtime's messages, values of every
+ * kind come back verbatim ...); and what is SQLite's own: the scratch file
+ * is removed (or kept and named); durability sets `synchronous` in WAL
+ * mode; lint refuses names that are not identifiers. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -16,36 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sql_scenarios.h"
+#include "runtime_scenarios.h"
 #include "store_sqlite.h"
 
 static const target_spec sqlite_full = {.name = "sqlite", .label = "sqlite"};
-
-static void test_sqlite_bundled_specs_and_examples_verify(void **state)
-{
-    static const char *const only[] = {"sqlite", NULL};
-    scenario_bundled_specs_verify(only, 5);
-}
-
-static void test_sqlite_refusals_roll_back_with_the_memory_messages(void **state)
-{
-    scenario_refusals_roll_back(&sqlite_full, runtime_target_store);
-}
-
-static void test_sqlite_values_come_back_verbatim(void **state)
-{
-    scenario_values_round_trip(&sqlite_full, runtime_target_store);
-}
-
-static void test_sqlite_new_record_leaves_optionals_unset(void **state)
-{
-    scenario_new_record_leaves_optionals_unset(&sqlite_full, runtime_target_store);
-}
-
-static void test_sqlite_awkward_names_get_their_own_tables_and_columns(void **state)
-{
-    scenario_awkward_names(&sqlite_full, runtime_target_store);
-}
 
 static bool exists(const char *path)
 {
@@ -55,7 +29,7 @@ static bool exists(const char *path)
 
 static void test_sqlite_scratch_file_is_removed_after_the_run(void **state)
 {
-    fx *f = fx_open(values_spec, &sqlite_full, runtime_target_store);
+    fx *f = fx_open(values_spec, &sqlite_full);
     char path[700], dir[700];
     snprintf(path, sizeof path, "%s", sqlite_store_path(runtime_target_store(f->t)));
     snprintf(dir, sizeof dir, "%s", path);
@@ -72,7 +46,7 @@ static void test_sqlite_keep_leaves_the_file_in_place(void **state)
     static const target_opt_value keep[] = {{.name = "keep", .b = true}};
     target_spec ts = sqlite_full;
     ts.opts = keep, ts.nopts = 1;
-    fx *f = fx_open(values_spec, &ts, runtime_target_store);
+    fx *f = fx_open(values_spec, &ts);
     fx_ok(f, "Thing.Make",
           "{id: a, text: t, n: 0, flag: true, mood: calm,"
           " inner: {label: l, n: 1, flag: true, mood: calm}, tags: []}");
@@ -117,7 +91,7 @@ static void test_sqlite_durability_sets_synchronous_in_wal_mode(void **state)
         const target_opt_value d[] = {{.name = "durability", .s = cases[i].durability}};
         target_spec ts = sqlite_full;
         ts.opts = d, ts.nopts = 1;
-        fx *f = fx_open(values_spec, &ts, runtime_target_store);
+        fx *f = fx_open(values_spec, &ts);
         sqlite3 *db = sqlite_store_db(runtime_target_store(f->t));
         assert_int_equal(pragma_int(db, "PRAGMA synchronous"), cases[i].synchronous);
         sqlite3_stmt *st;
@@ -172,15 +146,11 @@ static void test_sqlite_names_that_would_inject_sql_are_refused_by_lint(void **s
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sqlite_bundled_specs_and_examples_verify),
-        cmocka_unit_test(test_sqlite_refusals_roll_back_with_the_memory_messages),
-        cmocka_unit_test(test_sqlite_values_come_back_verbatim),
-        cmocka_unit_test(test_sqlite_new_record_leaves_optionals_unset),
-        cmocka_unit_test(test_sqlite_awkward_names_get_their_own_tables_and_columns),
         cmocka_unit_test(test_sqlite_scratch_file_is_removed_after_the_run),
         cmocka_unit_test(test_sqlite_keep_leaves_the_file_in_place),
         cmocka_unit_test(test_sqlite_durability_sets_synchronous_in_wal_mode),
         cmocka_unit_test(test_sqlite_names_that_would_inject_sql_are_refused_by_lint),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = runtime_scenarios_run(&sqlite_full);
+    return failed + cmocka_run_group_tests_name("sqlite store", tests, NULL, NULL);
 }

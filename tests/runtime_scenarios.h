@@ -1,0 +1,1399 @@
+/* runtime_scenarios.h: what the C runtime does to a store (DESIGN section
+ * 2), written once as a table of scenarios and run against every store:
+ * test_runtime.c on memory, test_sqlite.c on the real SQLite and
+ * test_postgres.c on the real PostgreSQL (plain and fenced). Each scenario
+ * takes the options of the target that runs the runtime on the store
+ * ({.name = "sqlite", .label = "sqlite"} ...) and opens its own fresh
+ * store; every store must pass every one with the same assertions, the
+ * memory runtime's messages included. Arguments are written as YAML flow
+ * mappings and converted by type without checking constraints, so the
+ * runtime's own checks are what refuse them. Include after cmocka.h. */
+#ifndef BENCH_TESTS_RUNTIME_SCENARIOS_H
+#define BENCH_TESTS_RUNTIME_SCENARIOS_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_fixture.h"
+
+/* ---- domains ---- */
+
+/* clang-format off */
+
+static const char pizzas_spec[] =
+    "spec: 1\n"
+    "domain: pizzas\n"
+    "types:\n"
+    "  Cents: {type: int, min: 0}\n"
+    "  Size: {enum: [small, large]}\n"
+    "  Pizza: {fields: {price_cents: Cents, size: Size}}\n"
+    "  Topping: {fields: {name: string, amount: int}}\n"
+    "aggregates:\n"
+    "  Order:\n"
+    "    identity: name\n"
+    "    fields:\n"
+    "      name: {type: string, min_length: 1}\n"
+    "      pizza: Pizza\n"
+    "      toppings: {list: Topping}\n"
+    "      customer_name: {type: string, optional: true}\n"
+    "      status: {enum: [available, sold], default: available}\n"
+    "    commands:\n"
+    "      CreatePizza:\n"
+    "        creates: true\n"
+    "        params: {name: string, pizza: Pizza}\n"
+    "        set: {pizza: arg.pizza}\n"
+    "        emits: PizzaCreated\n"
+    "      AddTopping:\n"
+    "        params: {name: string, topping: Topping}\n"
+    "        guards:\n"
+    "          - {check: status == available, refuse: the pizza is already sold}\n"
+    "          - {check: len(toppings) < 10, refuse: at most 10 toppings}\n"
+    "        append: {toppings: arg.topping}\n"
+    "        emits: ToppingAdded\n"
+    "      Purchase:\n"
+    "        params: {name: string, customer_name: string, amount: Cents}\n"
+    "        guards:\n"
+    "          - {check: status == available, refuse: the pizza is already sold}\n"
+    "          - {check: len(toppings) > 0, refuse: a pizza needs a topping}\n"
+    "          - {check: arg.amount > 0, refuse: payment must be positive}\n"
+    "          - {check: arg.amount >= pizza.price_cents, refuse: payment does not cover the "
+    "price}\n"
+    "        set: {customer_name: arg.customer_name, status: sold}\n"
+    "        emits: PizzaPurchased\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Order.CreatePizza: {name: \"pizza-${n}\", pizza: {price_cents: 1200, size: large}}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+
+static const char banking_spec[] =
+    "spec: 1\n"
+    "domain: banking\n"
+    "types:\n"
+    "  Cents: {type: int, min: 0}\n"
+    "  Reference: {type: string, min_length: 1}\n"
+    "  PersonName: {fields: {given: string, family: string}}\n"
+    "  Email: {type: string, pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$'}\n"
+    "  CustomerStatus: {enum: [active, suspended]}\n"
+    "  Direction: {enum: [credit, debit]}\n"
+    "  Entry:\n"
+    "    fields:\n"
+    "      sequence: {type: int, min: 1}\n"
+    "      amount: {type: int, min: 1}\n"
+    "      narrative: string\n"
+    "      direction: Direction\n"
+    "aggregates:\n"
+    "  Customer:\n"
+    "    identity: reference\n"
+    "    fields:\n"
+    "      reference: Reference\n"
+    "      name: PersonName\n"
+    "      email: Email\n"
+    "      status: {type: CustomerStatus, default: active}\n"
+    "    commands:\n"
+    "      Register:\n"
+    "        creates: true\n"
+    "        params: {reference: Reference, name: PersonName, email: Email}\n"
+    "        set: {name: arg.name, email: arg.email}\n"
+    "        emits: CustomerRegistered\n"
+    "      Suspend:\n"
+    "        params: {reference: Reference}\n"
+    "        set: {status: suspended}\n"
+    "  Account:\n"
+    "    identity: number\n"
+    "    fields:\n"
+    "      number: {type: string, min_length: 1}\n"
+    "      customer: Reference\n"
+    "      balance: {type: Cents, default: 0}\n"
+    "      daily_limit: Cents\n"
+    "      ledger: {list: Entry}\n"
+    "      customer_status: CustomerStatus\n"
+    "    commands:\n"
+    "      Open:\n"
+    "        creates: true\n"
+    "        params: {number: string, customer: Reference, daily_limit: Cents}\n"
+    "        reads: {owner: {Customer: arg.customer}}\n"
+    "        guards:\n"
+    "          - {check: owner.status == active, refuse: the customer is not active}\n"
+    "        set: {customer: arg.customer, daily_limit: arg.daily_limit,\n"
+    "              customer_status: owner.status}\n"
+    "        emits: AccountOpened\n"
+    "      Credit:\n"
+    "        params: {number: string, amount: Cents, narrative: string}\n"
+    "        guards:\n"
+    "          - {check: arg.amount > 0, refuse: the amount must be positive}\n"
+    "        set: {balance: balance + arg.amount}\n"
+    "        append:\n"
+    "          ledger: {sequence: len(ledger) + 1, amount: arg.amount,\n"
+    "                   narrative: arg.narrative, direction: credit}\n"
+    "        emits: AccountCredited\n"
+    "      Debit:\n"
+    "        params: {number: string, amount: Cents, narrative: string}\n"
+    "        guards:\n"
+    "          - {check: balance >= arg.amount, refuse: the balance does not cover it}\n"
+    "        set: {balance: balance - arg.amount}\n"
+    "        append:\n"
+    "          ledger: {sequence: len(ledger) + 1, amount: arg.amount,\n"
+    "                   narrative: arg.narrative, direction: debit}\n"
+    "        ensure:\n"
+    "          - {check: balance == old.balance - arg.amount, refuse: the balance moved wrongly}\n"
+    "          - {check: len(ledger) == len(old.ledger) + 1, refuse: the ledger did not grow}\n"
+    "        emits: {event: AccountDebited, payload: {number: arg.number, amount: arg.amount}}\n"
+    "      Overdraw:                  # no guard: the field constraint on balance refuses\n"
+    "        params: {number: string, amount: int}\n"
+    "        set: {balance: balance - arg.amount}\n"
+    "      Skim:                      # an ensure that fails: the balance moves by one too many\n"
+    "        params: {number: string, amount: Cents}\n"
+    "        set: {balance: balance - arg.amount - 1}\n"
+    "        ensure:\n"
+    "          - {check: balance == old.balance - arg.amount, refuse: the balance moved wrongly}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Account.Credit: {number: a, amount: 1, narrative: x}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+
+static const char library_spec[] =
+    "spec: 1\n"
+    "domain: library\n"
+    "types:\n"
+    "  Shelf: {enum: [on_shelf, on_loan]}\n"
+    "aggregates:\n"
+    "  Member:\n"
+    "    identity: card\n"
+    "    fields:\n"
+    "      card: string\n"
+    "      loans: {type: int, min: 0, default: 0}\n"
+    "      max_loans: int\n"
+    "      fines: {type: int, default: 0}\n"
+    "    commands:\n"
+    "      Join:\n"
+    "        creates: true\n"
+    "        params: {card: string, max_loans: int}\n"
+    "        set: {max_loans: arg.max_loans}\n"
+    "      CountLoan:\n"
+    "        params: {card: string}\n"
+    "        guards:\n"
+    "          - {check: loans < max_loans, refuse: at most max_loans loans}\n"
+    "        set: {loans: loans + 1}\n"
+    "        emits: LoanCounted\n"
+    "      CountReturn:\n"
+    "        params: {card: string, days_late: int}\n"
+    "        set: {loans: loans - 1, fines: fines + arg.days_late * 25}\n"
+    "  Copy:\n"
+    "    identity: barcode\n"
+    "    fields:\n"
+    "      barcode: string\n"
+    "      status: {type: Shelf, default: on_shelf}\n"
+    "      borrower: {type: string, default: ''}\n"
+    "    commands:\n"
+    "      Acquire:\n"
+    "        creates: true\n"
+    "        params: {barcode: string}\n"
+    "        emits: CopyAcquired\n"
+    "      Lend:\n"
+    "        params: {barcode: string, card: string}\n"
+    "        guards:\n"
+    "          - {check: status == on_shelf, refuse: the copy is already lent}\n"
+    "        set: {status: on_loan, borrower: arg.card}\n"
+    "        emits: CopyLent\n"
+    "      Return:\n"
+    "        params: {barcode: string, days_late: int}\n"
+    "        guards:\n"
+    "          - {check: status == on_loan, refuse: the copy is not on loan}\n"
+    "        set: {status: on_shelf}\n"
+    "        emits:\n"
+    "          event: CopyReturned\n"
+    "          payload: {barcode: arg.barcode, card: borrower, days_late: arg.days_late}\n"
+    "policies:\n"
+    "  - {on: CopyLent, run: Member.CountLoan, args: {card: event.card}}\n"
+    "  - {on: CopyReturned, run: Member.CountReturn,\n"
+    "     args: {card: event.card, days_late: event.days_late}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Copy.Acquire: {barcode: c}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+
+/* Odds and ends: swaps, built appends with defaults, arithmetic refusals,
+ * an event payload computed from the new and old states. */
+static const char misc_spec[] =
+    "spec: 1\n"
+    "domain: misc\n"
+    "types:\n"
+    "  Kind: {enum: [plain, fancy]}\n"
+    "  Note:\n"
+    "    fields:\n"
+    "      seq: int\n"
+    "      text: {type: string, default: none}\n"
+    "      kind: {type: Kind, default: fancy}\n"
+    "      tag: {type: string, optional: true}\n"
+    "aggregates:\n"
+    "  Pair:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      a: int\n"
+    "      b: int\n"
+    "      nick: {type: string, optional: true}\n"
+    "      notes: {list: Note, max_items: 2}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {id: string, a: int, b: int}\n"
+    "        set: {a: arg.a, b: arg.b}\n"
+    "      Swap:\n"
+    "        params: {id: string}\n"
+    "        set: {a: b, b: a}\n"
+    "      Add:\n"
+    "        params: {id: string, by: int}\n"
+    "        set: {a: a + arg.by}\n"
+    "      Divide:\n"
+    "        params: {id: string, by: int}\n"
+    "        set: {a: a / arg.by}\n"
+    "      Greet:\n"
+    "        params: {id: string}\n"
+    "        guards:\n"
+    "          - {check: \"nick == 'bob'\", refuse: not bob}\n"
+    "      Jot:\n"
+    "        params: {id: string}\n"
+    "        append: {notes: {seq: len(notes) + 1}}\n"
+    "        emits:\n"
+    "          event: Jotted\n"
+    "          payload: {id: arg.id, now: len(notes), before: len(old.notes), a: a}\n"
+    "      JotTagged:\n"
+    "        params: {id: string, tag: string}\n"
+    "        append: {notes: {seq: a, text: \"'tagged'\", kind: plain, tag: arg.tag}}\n"
+    "        set: {a: a + 100}\n"
+    "  Log:                           # one per note, keyed by its position\n"
+    "    identity: now\n"
+    "    fields:\n"
+    "      now: int\n"
+    "      id: string\n"
+    "      before: int\n"
+    "      a: int\n"
+    "    commands:\n"
+    "      Write:\n"
+    "        creates: true\n"
+    "        params: {now: int, id: string, before: int, a: int}\n"
+    "        set: {id: arg.id, before: arg.before, a: arg.a}\n"
+    "policies:\n"
+    "  - {on: Jotted, run: Log.Write,\n"
+    "     args: {id: event.id, now: event.now, before: event.before, a: event.a}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Pair.Swap: {id: x}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+
+/* clang-format on */
+
+/* ---- pizzas: the happy path and each refusal ---- */
+
+static inline void create_pizza(fx *f, const char *name)
+{
+    char args[128];
+    snprintf(args, sizeof args, "{name: %s, pizza: {price_cents: 1200, size: large}}", name);
+    fx_ok(f, "Order.CreatePizza", args);
+}
+
+static inline void scenario_pizza_cycle_changes_the_record_and_counts_events(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Olive, amount: 2}}");
+    fx_ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
+
+    value rec;
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
+    assert_string_equal(fx_enum(f, "Order", &rec, "status"), "sold");
+    fx_assert_cstr(fx_get(f, "Order", &rec, "customer_name"), "Chris");
+    const value *tops = fx_get(f, "Order", &rec, "toppings");
+    assert_int_equal(tops->len, 2);
+    fx_assert_cstr(&tops->u.items[0].u.items[0], "Basil");
+    fx_assert_cstr(&tops->u.items[1].u.items[0], "Olive");
+    assert_int_equal(tops->u.items[1].u.items[1].u.i, 2);
+    const value *pizza = fx_get(f, "Order", &rec, "pizza");
+    assert_int_equal(pizza->u.items[0].u.i, 1200);
+
+    assert_int_equal(fx_count(f, "Order"), 1);
+    assert_int_equal(fx_count(f, "PizzaCreated"), 1);
+    assert_int_equal(fx_count(f, "ToppingAdded"), 2);
+    assert_int_equal(fx_count(f, "PizzaPurchased"), 1);
+    fx_close(f);
+}
+
+static inline void
+scenario_new_record_takes_defaults_and_leaves_optionals_unset(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    value rec;
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
+    fx_assert_cstr(fx_get(f, "Order", &rec, "name"), "pizza-1");
+    assert_string_equal(fx_enum(f, "Order", &rec, "status"), "available");
+    assert_int_equal(fx_get(f, "Order", &rec, "customer_name")->kind, VAL_NONE);
+    assert_int_equal(fx_get(f, "Order", &rec, "toppings")->kind, VAL_LIST);
+    assert_int_equal(fx_get(f, "Order", &rec, "toppings")->len, 0);
+    fx_close(f);
+}
+
+static inline void scenario_bad_argument_refuses_naming_the_parameter(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: -5}",
+               "Order.Purchase refused: amount: -5 is less than the minimum 0");
+    fx_refused(f, "Order.CreatePizza", "{name: pizza-2, pizza: {price_cents: -1, size: large}}",
+               "Order.CreatePizza refused: pizza.price_cents: -1 is less than the minimum 0");
+    assert_int_equal(fx_count(f, "Order"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_create_refuses_an_identity_that_exists(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-3");
+    fx_refused(f, "Order.CreatePizza", "{name: pizza-3, pizza: {price_cents: 1, size: small}}",
+               "Order.CreatePizza refused: Order 'pizza-3' already exists");
+    value rec;
+    assert_true(fx_load(f, "Order", "pizza-3", &rec));
+    assert_int_equal(fx_get(f, "Order", &rec, "pizza")->u.items[0].u.i, 1200);
+    assert_int_equal(fx_count(f, "PizzaCreated"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_command_refuses_an_identity_that_does_not_exist(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    fx_refused(f, "Order.AddTopping", "{name: pizza-9, topping: {name: Basil, amount: 3}}",
+               "Order.AddTopping refused: Order 'pizza-9' does not exist");
+    assert_int_equal(fx_count(f, "Order"), 0);
+    assert_int_equal(fx_count(f, "ToppingAdded"), 0);
+    fx_close(f);
+}
+
+static inline void scenario_guard_refuses_with_its_text(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_ok(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1200}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Dana, amount: 1500}",
+               "Order.Purchase refused: the pizza is already sold");
+    value rec;
+    assert_true(fx_load(f, "Order", "pizza-1", &rec));
+    fx_assert_cstr(fx_get(f, "Order", &rec, "customer_name"), "Chris");
+    assert_int_equal(fx_count(f, "PizzaPurchased"), 1);
+    fx_close(f);
+}
+
+static inline void
+scenario_guards_run_in_order_and_the_first_false_one_refuses(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    /* no topping and no payment: the topping guard comes first */
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
+               "Order.Purchase refused: a pizza needs a topping");
+    fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 0}",
+               "Order.Purchase refused: payment must be positive");
+    fx_refused(f, "Order.Purchase", "{name: pizza-1, customer_name: Chris, amount: 1199}",
+               "Order.Purchase refused: payment does not cover the price");
+    fx_close(f);
+}
+
+static inline void scenario_list_guard_bounds_toppings(const target_spec *ts)
+{
+    fx *f = fx_open(pizzas_spec, ts);
+    create_pizza(f, "pizza-1");
+    for (int i = 0; i < 10; i++)
+        fx_ok(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}");
+    fx_refused(f, "Order.AddTopping", "{name: pizza-1, topping: {name: Basil, amount: 1}}",
+               "Order.AddTopping refused: at most 10 toppings");
+    assert_int_equal(fx_count(f, "ToppingAdded"), 10);
+    fx_close(f);
+}
+
+/* ---- banking: reads, built appends, invariants, ensure, payloads ---- */
+
+static const char ada[] =
+    "{reference: CUST-0001, name: {given: Ada, family: Lovelace}, email: ada@example.com}";
+
+static inline void scenario_read_of_a_missing_record_refuses_naming_the_alias(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    fx_ok(f, "Customer.Register", ada);
+    fx_refused(f, "Account.Open", "{number: acct-1, customer: CUST-0002, daily_limit: 100}",
+               "Account.Open refused: Customer 'CUST-0002' does not exist (read as owner)");
+    assert_int_equal(fx_count(f, "Account"), 0);
+    fx_ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}");
+    value rec;
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_string_equal(fx_enum(f, "Account", &rec, "customer_status"), "active");
+    fx_close(f);
+}
+
+static inline void scenario_guard_reads_the_loaded_alias(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    fx_ok(f, "Customer.Register", ada);
+    fx_ok(f, "Customer.Suspend", "{reference: CUST-0001}");
+    fx_refused(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 100}",
+               "Account.Open refused: the customer is not active");
+    fx_close(f);
+}
+
+static inline void scenario_pattern_constraint_refuses_a_bad_argument(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    fx_refused(f, "Customer.Register",
+               "{reference: CUST-0001, name: {given: Ada, family: Lovelace}, email: not-an-email}",
+               "Customer.Register refused: email: 'not-an-email' does not match the pattern "
+               "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
+    assert_int_equal(fx_count(f, "Customer"), 0);
+    fx_close(f);
+}
+
+static inline void open_account(fx *f)
+{
+    fx_ok(f, "Customer.Register", ada);
+    fx_ok(f, "Account.Open", "{number: acct-1, customer: CUST-0001, daily_limit: 50000}");
+}
+
+static inline void scenario_append_builds_a_struct_from_expressions(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    open_account(f);
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 10000, narrative: Deposit}");
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 5000, narrative: Deposit}");
+    fx_ok(f, "Account.Debit", "{number: acct-1, amount: 2500, narrative: Groceries}");
+    value rec;
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 12500);
+    const value *ledger = fx_get(f, "Account", &rec, "ledger");
+    assert_int_equal(ledger->len, 3);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(ledger->u.items[i].u.items[0].u.i, i + 1); /* sequence */
+    const value *debit = &ledger->u.items[2];
+    assert_int_equal(debit->u.items[1].u.i, 2500);
+    fx_assert_cstr(&debit->u.items[2], "Groceries");
+    assert_int_equal(debit->u.items[3].u.e, 1); /* debit */
+    assert_int_equal(fx_count(f, "AccountCredited"), 2);
+    assert_int_equal(fx_count(f, "AccountDebited"), 1);
+    fx_close(f);
+}
+
+static inline void
+scenario_field_constraint_refuses_the_new_state_naming_the_field(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    open_account(f);
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    fx_refused(f, "Account.Overdraw", "{number: acct-1, amount: 105}",
+               "Account.Overdraw refused: balance: -5 is less than the minimum 0");
+    value rec;
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 100);
+    fx_close(f);
+}
+
+static inline void scenario_ensure_compares_the_new_state_with_old(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    open_account(f);
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    fx_ok(f, "Account.Debit", "{number: acct-1, amount: 40, narrative: Tea}"); /* ensures hold */
+    fx_refused(f, "Account.Skim", "{number: acct-1, amount: 10}",
+               "Account.Skim refused: the balance moved wrongly");
+    value rec;
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 60);
+    assert_int_equal(fx_get(f, "Account", &rec, "ledger")->len, 2);
+    fx_close(f);
+}
+
+static inline void scenario_refusal_keeps_nothing_of_the_command(const target_spec *ts)
+{
+    fx *f = fx_open(banking_spec, ts);
+    open_account(f);
+    fx_ok(f, "Account.Credit", "{number: acct-1, amount: 100, narrative: Deposit}");
+    uint64_t credited = fx_count(f, "AccountCredited"), debited = fx_count(f, "AccountDebited");
+    fx_refused(f, "Account.Debit", "{number: acct-1, amount: 101, narrative: Too much}",
+               "Account.Debit refused: the balance does not cover it");
+    fx_refused(f, "Account.Skim", "{number: acct-1, amount: 1}",
+               "Account.Skim refused: the balance moved wrongly");
+    value rec;
+    assert_true(fx_load(f, "Account", "acct-1", &rec));
+    assert_int_equal(fx_int(f, "Account", &rec, "balance"), 100);
+    assert_int_equal(fx_get(f, "Account", &rec, "ledger")->len, 1);
+    assert_int_equal(fx_count(f, "AccountCredited"), credited);
+    assert_int_equal(fx_count(f, "AccountDebited"), debited);
+    assert_int_equal(fx_count(f, "Account"), 1);
+    fx_close(f);
+}
+
+/* ---- misc: effects on the old state, defaults, arithmetic ---- */
+
+static inline void scenario_effects_see_the_old_state(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Swap", "{id: x}");
+    value rec;
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), 2);
+    assert_int_equal(fx_int(f, "Pair", &rec, "b"), 1);
+    /* the appended item reads a before the set raises it */
+    fx_ok(f, "Pair.JotTagged", "{id: x, tag: red}");
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), 102);
+    const value *note = &fx_get(f, "Pair", &rec, "notes")->u.items[0];
+    assert_int_equal(note->u.items[0].u.i, 2);
+    fx_assert_cstr(&note->u.items[1], "tagged");
+    assert_int_equal(note->u.items[2].u.e, 0); /* plain */
+    fx_assert_cstr(&note->u.items[3], "red");
+    fx_close(f);
+}
+
+static inline void
+scenario_append_build_fills_defaults_and_leaves_optionals_unset(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    value rec;
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    const value *notes = fx_get(f, "Pair", &rec, "notes");
+    assert_int_equal(notes->len, 1);
+    const value *note = &notes->u.items[0];
+    assert_int_equal(note->u.items[0].u.i, 1);
+    fx_assert_cstr(&note->u.items[1], "none");
+    assert_int_equal(note->u.items[2].kind, VAL_ENUM);
+    assert_int_equal(note->u.items[2].u.e, 1); /* fancy */
+    assert_int_equal(note->u.items[3].kind, VAL_NONE);
+    fx_close(f);
+}
+
+static inline void scenario_list_max_items_is_an_invariant(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    fx_refused(f, "Pair.Jot", "{id: x}",
+               "Pair.Jot refused: notes: 3 item(s), more than the maximum 2");
+    assert_int_equal(fx_count(f, "Jotted"), 2);
+    assert_int_equal(fx_count(f, "Log"), 2);
+    fx_close(f);
+}
+
+static inline void scenario_payload_expressions_see_the_new_and_old_states(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 7, b: 2}");
+    fx_ok(f, "Pair.Jot", "{id: x}");
+    value rec;
+    assert_true(fx_load_int(f, "Log", 1, &rec));
+    fx_assert_cstr(fx_get(f, "Log", &rec, "id"), "x");
+    assert_int_equal(fx_int(f, "Log", &rec, "before"), 0);
+    assert_int_equal(fx_int(f, "Log", &rec, "a"), 7);
+    fx_close(f);
+}
+
+static inline void scenario_int_overflow_refuses(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 9223372036854775806, b: 0}");
+    fx_ok(f, "Pair.Add", "{id: x, by: 1}");
+    fx_refused(f, "Pair.Add", "{id: x, by: 1}",
+               "Pair.Add refused: integer overflow in \"a + arg.by\"");
+    value rec;
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), INT64_MAX);
+    fx_close(f);
+}
+
+static inline void scenario_division_by_zero_refuses(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 7, b: 0}");
+    fx_ok(f, "Pair.Divide", "{id: x, by: -2}");
+    fx_refused(f, "Pair.Divide", "{id: x, by: 0}",
+               "Pair.Divide refused: division by zero in \"a / arg.by\"");
+    value rec;
+    assert_true(fx_load(f, "Pair", "x", &rec));
+    assert_int_equal(fx_int(f, "Pair", &rec, "a"), -3); /* C truncation */
+    fx_close(f);
+}
+
+static inline void scenario_reading_an_unset_optional_refuses(const target_spec *ts)
+{
+    fx *f = fx_open(misc_spec, ts);
+    fx_ok(f, "Pair.Make", "{id: x, a: 1, b: 2}");
+    fx_refused(f, "Pair.Greet", "{id: x}",
+               "Pair.Greet refused: an optional field is not set in \"nick == 'bob'\"");
+    fx_close(f);
+}
+
+/* ---- policies ---- */
+
+static inline void library_setup(fx *f, int max_loans)
+{
+    char args[64];
+    snprintf(args, sizeof args, "{card: M-0001, max_loans: %d}", max_loans);
+    fx_ok(f, "Member.Join", args);
+}
+
+static inline void scenario_policy_runs_in_the_same_dispatch(const target_spec *ts)
+{
+    fx *f = fx_open(library_spec, ts);
+    library_setup(f, 3);
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
+    value rec;
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "CopyLent"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 1);
+
+    /* the payload of Return is computed: card comes from the copy's borrower */
+    fx_ok(f, "Copy.Return", "{barcode: c-1, days_late: 2}");
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 0);
+    assert_int_equal(fx_int(f, "Member", &rec, "fines"), 50);
+    assert_int_equal(fx_count(f, "CopyReturned"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_refused_policy_rolls_back_the_whole_dispatch(const target_spec *ts)
+{
+    fx *f = fx_open(library_spec, ts);
+    library_setup(f, 1);
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-2}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-0001}");
+    fx_refused(f, "Copy.Lend", "{barcode: c-2, card: M-0001}",
+               "Copy.Lend refused: policy Member.CountLoan refused: at most max_loans loans");
+    value rec;
+    assert_true(fx_load(f, "Copy", "c-2", &rec));
+    assert_string_equal(fx_enum(f, "Copy", &rec, "status"), "on_shelf");
+    fx_assert_cstr(fx_get(f, "Copy", &rec, "borrower"), "");
+    assert_true(fx_load(f, "Member", "M-0001", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "CopyLent"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_policy_on_a_missing_record_refuses_the_command(const target_spec *ts)
+{
+    fx *f = fx_open(library_spec, ts);
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1}");
+    fx_refused(f, "Copy.Lend", "{barcode: c-1, card: M-0404}",
+               "Copy.Lend refused: policy Member.CountLoan refused: Member 'M-0404' does not "
+               "exist");
+    value rec;
+    assert_true(fx_load(f, "Copy", "c-1", &rec));
+    assert_string_equal(fx_enum(f, "Copy", &rec, "status"), "on_shelf");
+    fx_close(f);
+}
+
+/* clang-format off */
+/* A policy that loads the very record its command just saved (uncommitted)
+ * and writes it again. */
+static const char audit_spec[] =
+    "spec: 1\n"
+    "domain: audit\n"
+    "aggregates:\n"
+    "  Counter:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: int\n"
+    "      n: {type: int, default: 0}\n"
+    "      audited: {type: int, default: 0}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {id: int}\n"
+    "      Inc:\n"
+    "        params: {id: int}\n"
+    "        set: {n: n + 1}\n"
+    "        emits: Incremented\n"
+    "      Audit:\n"
+    "        params: {id: int}\n"
+    "        guards:\n"
+    "          - {check: n == audited + 1, refuse: the policy saw a stale record}\n"
+    "        set: {audited: n}\n"
+    "        emits: Audited\n"
+    "policies:\n"
+    "  - {on: Incremented, run: Counter.Audit, args: {id: event.id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Counter.Inc: {id: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+static inline void scenario_policy_sees_its_commands_uncommitted_write(const target_spec *ts)
+{
+    fx *f = fx_open(audit_spec, ts);
+    fx_ok(f, "Counter.Make", "{id: 7}");
+    fx_ok(f, "Counter.Inc", "{id: 7}");
+    fx_ok(f, "Counter.Inc", "{id: 7}");
+    value rec;
+    assert_true(fx_load_int(f, "Counter", 7, &rec));
+    assert_int_equal(fx_int(f, "Counter", &rec, "n"), 2);
+    assert_int_equal(fx_int(f, "Counter", &rec, "audited"), 2);
+    assert_int_equal(fx_count(f, "Counter"), 1);
+    assert_int_equal(fx_count(f, "Incremented"), 2);
+    assert_int_equal(fx_count(f, "Audited"), 2);
+    fx_refused(f, "Counter.Inc", "{id: 8}", "Counter.Inc refused: Counter 8 does not exist");
+    fx_close(f);
+}
+
+/* clang-format off */
+/* S0 -> E0 -> S1 -> E1 ... -> S8: the longest chain the compiler allows. */
+static const char chain_spec[] =
+    "spec: 1\n"
+    "domain: chain\n"
+    "aggregates:\n"
+    "  C:\n"
+    "    identity: id\n"
+    "    fields: {id: string, n: {type: int, default: 0}}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: string}}\n"
+    "      S0: {params: {id: string}, set: {n: n + 1}, emits: E0}\n"
+    "      S1: {params: {id: string}, set: {n: n + 1}, emits: E1}\n"
+    "      S2: {params: {id: string}, set: {n: n + 1}, emits: E2}\n"
+    "      S3: {params: {id: string}, set: {n: n + 1}, emits: E3}\n"
+    "      S4: {params: {id: string}, set: {n: n + 1}, emits: E4}\n"
+    "      S5: {params: {id: string}, set: {n: n + 1}, emits: E5}\n"
+    "      S6: {params: {id: string}, set: {n: n + 1}, emits: E6}\n"
+    "      S7: {params: {id: string}, set: {n: n + 1}, emits: E7}\n"
+    "      S8: {params: {id: string}, set: {n: n + 1}}\n"
+    "policies:\n"
+    "  - {on: E0, run: C.S1, args: {id: event.id}}\n"
+    "  - {on: E1, run: C.S2, args: {id: event.id}}\n"
+    "  - {on: E2, run: C.S3, args: {id: event.id}}\n"
+    "  - {on: E3, run: C.S4, args: {id: event.id}}\n"
+    "  - {on: E4, run: C.S5, args: {id: event.id}}\n"
+    "  - {on: E5, run: C.S6, args: {id: event.id}}\n"
+    "  - {on: E6, run: C.S7, args: {id: event.id}}\n"
+    "  - {on: E7, run: C.S8, args: {id: event.id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - C.S0: {id: x}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+static inline void scenario_policy_chain_of_depth_eight_runs(const target_spec *ts)
+{
+    fx *f = fx_open(chain_spec, ts);
+    fx_ok(f, "C.Make", "{id: x}");
+    fx_ok(f, "C.S0", "{id: x}");
+    value rec;
+    assert_true(fx_load(f, "C", "x", &rec));
+    assert_int_equal(fx_int(f, "C", &rec, "n"), 9);
+    assert_int_equal(fx_count(f, "E7"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_policy_chain_deeper_than_eight_refuses(const target_spec *ts)
+{
+    fx *f = fx_open(chain_spec, ts);
+    /* the compiler refuses cycles; make one behind its back, as a plan from
+     * elsewhere might, to reach the runtime's own bound */
+    command *s8 = (command *)fx_verb(f, "C.S8");
+    s8->event = fx_verb(f, "C.S0")->event;
+    fx_ok(f, "C.Make", "{id: x}");
+    assert_int_equal(fx_call(f, "C.S0", "{id: x}"), TARGET_REFUSED);
+    const char *m = f->t->message;
+    const char *head = "C.S0 refused: policy C.S1 refused: policy C.S2 refused: policy";
+    const char *tail = "C.S1 refused: policies chain deeper than 8";
+    assert_memory_equal(m, head, strlen(head));
+    assert_true(strlen(m) > strlen(tail));
+    assert_string_equal(m + strlen(m) - strlen(tail), tail);
+    value rec;
+    assert_true(fx_load(f, "C", "x", &rec));
+    assert_int_equal(fx_int(f, "C", &rec, "n"), 0);
+    assert_int_equal(fx_count(f, "E0"), 0);
+    s8->event = NULL;
+    fx_close(f);
+}
+
+/* clang-format off */
+/* A create whose policy refuses: the create's pending write must vanish. */
+static const char tagging_spec[] =
+    "spec: 1\n"
+    "domain: tagging\n"
+    "aggregates:\n"
+    "  Item:\n"
+    "    identity: id\n"
+    "    fields: {id: string, tag: string}\n"
+    "    commands:\n"
+    "      Create:\n"
+    "        creates: true\n"
+    "        params: {id: string, tag: string}\n"
+    "        set: {tag: arg.tag}\n"
+    "        emits: Created\n"
+    "  Tag:\n"
+    "    identity: name\n"
+    "    fields: {name: string}\n"
+    "    commands:\n"
+    "      Claim: {creates: true, params: {name: string}, emits: Claimed}\n"
+    "policies:\n"
+    "  - {on: Created, run: Tag.Claim, args: {name: event.tag}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Item.Create: {id: a, tag: t}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+static inline void scenario_rolled_back_create_can_be_created_again(const target_spec *ts)
+{
+    fx *f = fx_open(tagging_spec, ts);
+    fx_ok(f, "Item.Create", "{id: a, tag: red}");
+    fx_refused(f, "Item.Create", "{id: b, tag: red}",
+               "Item.Create refused: policy Tag.Claim refused: Tag 'red' already exists");
+    value rec;
+    assert_false(fx_load(f, "Item", "b", &rec));
+    assert_int_equal(fx_count(f, "Item"), 1);
+    assert_int_equal(fx_count(f, "Created"), 1);
+    fx_ok(f, "Item.Create", "{id: b, tag: blue}");
+    assert_true(fx_load(f, "Item", "b", &rec));
+    fx_assert_cstr(fx_get(f, "Item", &rec, "tag"), "blue");
+    assert_int_equal(fx_count(f, "Item"), 2);
+    assert_int_equal(fx_count(f, "Tag"), 2);
+    assert_int_equal(fx_count(f, "Claimed"), 2);
+    fx_close(f);
+}
+
+/* ---- scale ---- */
+
+enum { SCENARIO_MAX_OPTS = 8 };
+
+/* ts with durability off when its store has that option, in opts: for the
+ * scenarios of many thousand commands, which test what the store holds and
+ * not what a power loss leaves, and would otherwise wait for as many
+ * fsyncs. */
+static inline target_spec scenario_unsynced(const target_spec *ts,
+                                            target_opt_value opts[SCENARIO_MAX_OPTS])
+{
+    target_spec out = *ts;
+    if (!target_spec_option(ts, "durability"))
+        return out;
+    assert_true(ts->nopts < SCENARIO_MAX_OPTS);
+    out.nopts = 0;
+    for (size_t i = 0; i < ts->nopts; i++)
+        if (strcmp(ts->opts[i].name, "durability") != 0)
+            opts[out.nopts++] = ts->opts[i];
+    opts[out.nopts++] = (target_opt_value){.name = "durability", .s = "off"};
+    out.opts = opts;
+    return out;
+}
+
+static inline void scenario_store_grows_past_many_thousands_of_records(const target_spec *given)
+{
+    target_opt_value opts[SCENARIO_MAX_OPTS];
+    target_spec ts = scenario_unsynced(given, opts);
+    enum { N = 30000 };
+    fx *f = fx_open(pizzas_spec, &ts);
+    char args[128];
+    for (int i = 0; i < N; i++) {
+        snprintf(args, sizeof args, "{name: p%d, pizza: {price_cents: %d, size: small}}", i, i);
+        fx_ok(f, "Order.CreatePizza", args);
+    }
+    assert_int_equal(fx_count(f, "Order"), N);
+    assert_int_equal(fx_count(f, "PizzaCreated"), N);
+    for (int i = 0; i < N; i += 7) {
+        char key[32];
+        snprintf(key, sizeof key, "p%d", i);
+        value rec;
+        assert_true(fx_load(f, "Order", key, &rec));
+        assert_int_equal(fx_get(f, "Order", &rec, "pizza")->u.items[0].u.i, i);
+    }
+    fx_ok(f, "Order.AddTopping", "{name: p12345, topping: {name: Basil, amount: 3}}");
+    fx_refused(f, "Order.CreatePizza", "{name: p29999, pizza: {price_cents: 1, size: small}}",
+               "Order.CreatePizza refused: Order 'p29999' already exists");
+    value rec;
+    assert_false(fx_load(f, "Order", "p30000", &rec));
+    fx_close(f);
+}
+
+static inline void scenario_int_identities_grow_too(const target_spec *given)
+{
+    target_opt_value opts[SCENARIO_MAX_OPTS];
+    target_spec ts = scenario_unsynced(given, opts);
+    enum { N = 20000 };
+    fx *f = fx_open(audit_spec, &ts);
+    char args[64];
+    for (int i = 0; i < N; i++) {
+        snprintf(args, sizeof args, "{id: %d}", i * 1024); /* same low bits */
+        fx_ok(f, "Counter.Make", args);
+    }
+    assert_int_equal(fx_count(f, "Counter"), N);
+    fx_ok(f, "Counter.Inc", "{id: 1024}");
+    value rec;
+    assert_true(fx_load_int(f, "Counter", 1024, &rec));
+    assert_int_equal(fx_int(f, "Counter", &rec, "n"), 1);
+    assert_false(fx_load_int(f, "Counter", 1, &rec));
+    fx_close(f);
+}
+
+/* ---- values, refusals and names a SQL store could get wrong ---- */
+
+/* clang-format off */
+
+/* Values of every kind, nested, optional, and strings that would break SQL
+ * if they were ever pasted into it. */
+static const char values_spec[] =
+    "spec: 1\n"
+    "domain: values\n"
+    "types:\n"
+    "  Mood: {enum: [calm, stormy]}\n"
+    "  Inner: {fields: {label: string, n: int, flag: bool, mood: Mood,\n"
+    "                   note: {type: string, optional: true}}}\n"
+    "aggregates:\n"
+    "  Thing:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      text: string\n"
+    "      n: int\n"
+    "      flag: bool\n"
+    "      mood: Mood\n"
+    "      inner: Inner\n"
+    "      items: {list: Inner}\n"
+    "      tags: {list: string}\n"
+    "      maybe: {type: string, optional: true}\n"
+    "      count: {type: int, optional: true}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {id: string, text: string, n: int, flag: bool, mood: Mood, inner: Inner,\n"
+    "                 tags: {list: string}}\n"
+    "        set: {text: arg.text, n: arg.n, flag: arg.flag, mood: arg.mood, inner: arg.inner,\n"
+    "              tags: arg.tags}\n"
+    "        emits: Made\n"
+    "      Push:\n"
+    "        params: {id: string, item: Inner}\n"
+    "        append: {items: arg.item}\n"
+    "        set: {maybe: arg.item.label, count: len(items) + 1}\n"
+    "        emits: Pushed\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Thing.Make: {id: \"t-${n}\", text: x, n: 1, flag: true, mood: calm,\n"
+    "                   inner: {label: a, n: 1, flag: true, mood: calm}, tags: []}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+
+/* A policy that refuses (too many loans), a read alias, a policy whose key
+ * comes from the record (Return). */
+static const char lending_spec[] =
+    "spec: 1\n"
+    "domain: lending\n"
+    "aggregates:\n"
+    "  Member:\n"
+    "    identity: card\n"
+    "    fields: {card: string, loans: {type: int, default: 0}, max_loans: int}\n"
+    "    commands:\n"
+    "      Join: {creates: true, params: {card: string, max_loans: int},\n"
+    "             set: {max_loans: arg.max_loans}, emits: Joined}\n"
+    "      CountLoan:\n"
+    "        params: {card: string}\n"
+    "        guards: [{check: loans < max_loans, refuse: too many loans}]\n"
+    "        set: {loans: loans + 1}\n"
+    "        emits: LoanCounted\n"
+    "      CountReturn:\n"
+    "        params: {card: string}\n"
+    "        set: {loans: loans - 1}\n"
+    "        emits: ReturnCounted\n"
+    "  Copy:\n"
+    "    identity: barcode\n"
+    "    fields: {barcode: string, lent: {type: bool, default: false},\n"
+    "             card: {type: string, default: ''}}\n"
+    "    commands:\n"
+    "      Acquire:\n"
+    "        creates: true\n"
+    "        params: {barcode: string, title: string}\n"
+    "        guards: [{check: \"arg.title != ''\", refuse: a copy needs a title}]\n"
+    "        emits: Acquired\n"
+    "      Donate:                    # a create with a read: two round trips\n"
+    "        creates: true\n"
+    "        params: {barcode: string, card: string}\n"
+    "        reads: {donor: {Member: arg.card}}\n"
+    "        set: {card: arg.card}\n"
+    "        emits: Donated\n"
+    "      Lend:\n"
+    "        params: {barcode: string, card: string}\n"
+    "        reads: {reader: {Member: arg.card}}\n"
+    "        guards: [{check: not lent, refuse: already lent}]\n"
+    "        set: {lent: true, card: arg.card}\n"
+    "        emits: Lent\n"
+    "      Return:\n"
+    "        params: {barcode: string}\n"
+    "        guards: [{check: lent, refuse: not lent}]\n"
+    "        set: {lent: false}\n"
+    "        emits: {event: Returned, payload: {barcode: arg.barcode, card: card}}\n"
+    "policies:\n"
+    "  - {on: Lent, run: Member.CountLoan, args: {card: event.card}}\n"
+    "  - {on: Returned, run: Member.CountReturn, args: {card: event.card}}\n"
+    "workload:\n"
+    "  setup:\n"
+    "    - Member.Join: {card: M-1, max_loans: 1}\n"
+    "  cycle:\n"
+    "    - Copy.Acquire: {barcode: \"c-${n}\", title: T}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+
+/* clang-format on */
+
+/* Strings that would end a quoted SQL literal or identifier and run more. */
+static const char *const nasty[] = {
+    "'); DROP TABLE \"Thing\"; --",
+    "Robert\"); DROP TABLE events; --",
+    "x' OR '1'='1",
+    "back\\slash \"quoted\" new\nline\ttab \x01 na\xc3\xafve \xe2\x98\x95 \xf0\x9d\x84\x9e",
+    "",
+};
+
+/* A YAML double-quoted scalar of s. */
+static inline void yaml_quote(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    out[n++] = '"';
+    for (; *s && n + 8 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            n += (size_t)snprintf(out + n, size - n, "\\%c", c);
+        else if (c < 0x20)
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
+static inline void scenario_values_of_every_kind_come_back_verbatim(const target_spec *ts)
+{
+    fx *f = fx_open(values_spec, ts);
+    for (size_t k = 0; k < sizeof nasty / sizeof *nasty; k++) {
+        char id[256], text[256], args[2048];
+        char raw_id[128];
+        snprintf(raw_id, sizeof raw_id, "%zu%s", k, nasty[k]);
+        yaml_quote(raw_id, id, sizeof id);
+        yaml_quote(nasty[k], text, sizeof text);
+        snprintf(args, sizeof args,
+                 "{id: %s, text: %s, n: %s, flag: %s, mood: stormy,"
+                 " inner: {label: %s, n: -42, flag: false, mood: calm, note: %s}, tags: [%s, b]}",
+                 id, text, k % 2 ? "9223372036854775807" : "-9223372036854775807",
+                 k % 2 ? "true" : "false", text, text, text);
+        fx_ok(f, "Thing.Make", args);
+        snprintf(args, sizeof args, "{id: %s, item: {label: %s, n: 7, flag: true, mood: stormy}}",
+                 id, text);
+        fx_ok(f, "Thing.Push", args);
+
+        value rec;
+        assert_true(fx_load(f, "Thing", raw_id, &rec));
+        size_t len = strlen(nasty[k]);
+        fx_assert_str(fx_get(f, "Thing", &rec, "id"), raw_id, strlen(raw_id));
+        fx_assert_str(fx_get(f, "Thing", &rec, "text"), nasty[k], len);
+        assert_int_equal(fx_int(f, "Thing", &rec, "n"), k % 2 ? INT64_MAX : -INT64_MAX);
+        const value *flag = fx_get(f, "Thing", &rec, "flag");
+        assert_int_equal(flag->kind, VAL_BOOL);
+        assert_int_equal(flag->u.b, k % 2 == 1);
+        const value *mood = fx_get(f, "Thing", &rec, "mood");
+        assert_int_equal(mood->kind, VAL_ENUM);
+        assert_int_equal(mood->u.e, 1);
+        const value *inner = fx_get(f, "Thing", &rec, "inner");
+        assert_int_equal(inner->kind, VAL_STRUCT);
+        fx_assert_str(&inner->u.items[0], nasty[k], len);
+        assert_int_equal(inner->u.items[1].u.i, -42);
+        assert_int_equal(inner->u.items[2].u.b, false);
+        assert_int_equal(inner->u.items[3].u.e, 0);
+        fx_assert_str(&inner->u.items[4], nasty[k], len);
+        const value *items = fx_get(f, "Thing", &rec, "items");
+        assert_int_equal(items->kind, VAL_LIST);
+        assert_int_equal(items->len, 1);
+        fx_assert_str(&items->u.items[0].u.items[0], nasty[k], len);
+        assert_int_equal(items->u.items[0].u.items[4].kind, VAL_NONE); /* unset optional */
+        const value *tags = fx_get(f, "Thing", &rec, "tags");
+        assert_int_equal(tags->len, 2);
+        fx_assert_str(&tags->u.items[0], nasty[k], len);
+        fx_assert_str(fx_get(f, "Thing", &rec, "maybe"), nasty[k], len);
+        assert_int_equal(fx_int(f, "Thing", &rec, "count"), 1);
+    }
+    /* the tables are all still there, holding exactly what was written */
+    assert_int_equal(fx_count(f, "Thing"), sizeof nasty / sizeof *nasty);
+    assert_int_equal(fx_count(f, "Made"), sizeof nasty / sizeof *nasty);
+    assert_int_equal(fx_count(f, "Pushed"), sizeof nasty / sizeof *nasty);
+    fx_close(f);
+}
+
+static inline void scenario_new_record_leaves_nested_optionals_unset(const target_spec *ts)
+{
+    fx *f = fx_open(values_spec, ts);
+    fx_ok(f, "Thing.Make",
+          "{id: a, text: t, n: 0, flag: true, mood: calm,"
+          " inner: {label: l, n: 1, flag: true, mood: calm}, tags: []}");
+    value rec;
+    assert_true(fx_load(f, "Thing", "a", &rec));
+    assert_int_equal(fx_get(f, "Thing", &rec, "maybe")->kind, VAL_NONE);
+    assert_int_equal(fx_get(f, "Thing", &rec, "count")->kind, VAL_NONE);
+    assert_int_equal(fx_get(f, "Thing", &rec, "inner")->u.items[4].kind, VAL_NONE);
+    assert_int_equal(fx_get(f, "Thing", &rec, "items")->kind, VAL_LIST);
+    assert_int_equal(fx_get(f, "Thing", &rec, "items")->len, 0);
+    assert_false(fx_load(f, "Thing", "b", &rec));
+    fx_close(f);
+}
+
+/* The same refusals with the same messages on every store, whether the
+ * runtime or the store itself (store_ops.checks_creates) finds that an
+ * identity exists; and nothing of a refused command is kept, policies
+ * included. */
+static inline void scenario_refusals_roll_back_policies_included(const target_spec *ts)
+{
+    fx *f = fx_open(lending_spec, ts);
+    fx_ok(f, "Member.Join", "{card: M-1, max_loans: 1}");
+    fx_refused(f, "Member.Join", "{card: M-1, max_loans: 5}",
+               "Member.Join refused: Member 'M-1' already exists");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-1, title: T}");
+    fx_ok(f, "Copy.Acquire", "{barcode: c-2, title: T}");
+    /* refused by its guard; but the identity exists, which comes first */
+    fx_refused(f, "Copy.Acquire", "{barcode: c-1, title: ''}",
+               "Copy.Acquire refused: Copy 'c-1' already exists");
+    fx_refused(f, "Copy.Acquire", "{barcode: c-3, title: ''}",
+               "Copy.Acquire refused: a copy needs a title");
+    fx_refused(f, "Copy.Lend", "{barcode: c-9, card: M-1}",
+               "Copy.Lend refused: Copy 'c-9' does not exist");
+    /* a create with a read: refused by its key, and, when both fail, by its
+     * key first */
+    fx_refused(f, "Copy.Donate", "{barcode: c-1, card: M-1}",
+               "Copy.Donate refused: Copy 'c-1' already exists");
+    fx_refused(f, "Copy.Donate", "{barcode: c-1, card: M-9}",
+               "Copy.Donate refused: Copy 'c-1' already exists");
+    fx_refused(f, "Copy.Donate", "{barcode: c-7, card: M-9}",
+               "Copy.Donate refused: Member 'M-9' does not exist (read as donor)");
+    fx_refused(f, "Copy.Lend", "{barcode: c-1, card: M-9}",
+               "Copy.Lend refused: Member 'M-9' does not exist (read as reader)");
+    fx_ok(f, "Copy.Lend", "{barcode: c-1, card: M-1}");
+    /* the policy refuses: the copy's own change and its event go too */
+    fx_refused(f, "Copy.Lend", "{barcode: c-2, card: M-1}",
+               "Copy.Lend refused: policy Member.CountLoan refused: too many loans");
+    value rec;
+    assert_true(fx_load(f, "Copy", "c-2", &rec));
+    assert_false(fx_get(f, "Copy", &rec, "lent")->u.b);
+    fx_assert_str(fx_get(f, "Copy", &rec, "card"), "", 0);
+    assert_true(fx_load(f, "Member", "M-1", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "Lent"), 1);
+    assert_int_equal(fx_count(f, "LoanCounted"), 1);
+    assert_int_equal(fx_count(f, "Copy"), 2);
+    assert_int_equal(fx_count(f, "Acquired"), 2);
+    assert_int_equal(fx_count(f, "Joined"), 1);
+    /* and the store still works after the refusals */
+    fx_ok(f, "Copy.Return", "{barcode: c-1}");
+    fx_ok(f, "Copy.Lend", "{barcode: c-2, card: M-1}");
+    assert_true(fx_load(f, "Member", "M-1", &rec));
+    assert_int_equal(fx_int(f, "Member", &rec, "loans"), 1);
+    assert_int_equal(fx_count(f, "ReturnCounted"), 1);
+    assert_int_equal(fx_count(f, "Lent"), 2);
+    fx_close(f);
+}
+
+/* Both bundled specs and every example run through the runner with
+ * --targets naming this target's label, and verify: one result for each
+ * entry of a spec that the label names (as its label or its driver's
+ * name), or one plain entry when the spec lists none and the label is a
+ * driver's name. */
+static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
+{
+    static const char *const paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
+                                        "examples/inventory.yaml", "examples/library.yaml",
+                                        "examples/tickets.yaml",   NULL};
+    const char *const only[] = {ts->label, NULL};
+    fx_run fr;
+    fx_run_specs(&fr, paths, only, 20);
+    size_t want = 0;
+    for (size_t i = 0; i < fr.nspecs; i++) {
+        const workload *w = &fr.specs[i].p->work;
+        size_t named = 0;
+        for (size_t t = 0; t < w->ntargets; t++)
+            named +=
+                !strcmp(w->targets[t].label, ts->label) || !strcmp(w->targets[t].name, ts->label);
+        want += named ? named : target_find(ts->label) != NULL;
+    }
+    assert_true(want > 0);
+    fx_assert_all_passed(&fr, want);
+    fx_run_free(&fr);
+}
+
+/* Names that collide once case is ignored, a table named like the events
+ * table, SQL keywords, a name longer than PostgreSQL's 63 bytes. */
+static const char names_spec[] =
+    "spec: 1\n"
+    "domain: names\n"
+    "aggregates:\n"
+    "  events:\n"
+    "    identity: select\n"
+    "    fields: {select: string, from: int, Where: int, where: int,\n"
+    "             a_field_whose_name_is_longer_than_sixty_three_bytes_in_total_x1: int,\n"
+    "             a_field_whose_name_is_longer_than_sixty_three_bytes_in_total_x2: int}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {select: string}\n"
+    "        set: {from: 1, Where: 2, where: 3,\n"
+    "              a_field_whose_name_is_longer_than_sixty_three_bytes_in_total_x1: 4,\n"
+    "              a_field_whose_name_is_longer_than_sixty_three_bytes_in_total_x2: 5}\n"
+    "        emits: Made\n"
+    "      Bump:\n"
+    "        params: {select: string}\n"
+    "        set: {where: where + 1}\n"
+    "        emits: Bumped\n"
+    "  Events:\n"
+    "    identity: id\n"
+    "    fields: {id: int}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: int}, emits: Numbered}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - events.Make: {select: \"s-${n}\"}\n"
+    "    - events.Bump: {select: \"s-${n}\"}\n"
+    "    - Events.Make: {id: \"${n}\"}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+
+static inline void scenario_awkward_names_are_kept_apart(const target_spec *ts)
+{
+    fx *f = fx_open(names_spec, ts);
+    for (int i = 0; i < 3; i++) {
+        char a[64];
+        snprintf(a, sizeof a, "{select: s-%d}", i);
+        fx_ok(f, "events.Make", a);
+        fx_ok(f, "events.Bump", a);
+        snprintf(a, sizeof a, "{id: %d}", i);
+        fx_ok(f, "Events.Make", a);
+    }
+    value rec;
+    assert_true(fx_load(f, "events", "s-1", &rec));
+    assert_int_equal(fx_int(f, "events", &rec, "from"), 1);
+    assert_int_equal(fx_int(f, "events", &rec, "Where"), 2);
+    assert_int_equal(fx_int(f, "events", &rec, "where"), 4);
+    assert_int_equal(fx_int(f, "events", &rec,
+                            "a_field_whose_name_is_longer_than_sixty_three_bytes_in_total_x2"),
+                     5);
+    assert_int_equal(fx_count(f, "events"), 3);
+    assert_int_equal(fx_count(f, "Events"), 3);
+    assert_int_equal(fx_count(f, "Made"), 3);
+    assert_int_equal(fx_count(f, "Numbered"), 3);
+    assert_int_equal(fx_count(f, "Bumped"), 3);
+    fx_close(f);
+}
+
+/* ---- the table ---- */
+
+typedef struct runtime_scenario {
+    const char *name;
+    void (*run)(const target_spec *ts);
+} runtime_scenario;
+
+#define RUNTIME_SCENARIO(name)                                                                     \
+    {                                                                                              \
+#name, scenario_##name                                                                     \
+    }
+
+static const runtime_scenario runtime_scenarios[] = {
+    RUNTIME_SCENARIO(pizza_cycle_changes_the_record_and_counts_events),
+    RUNTIME_SCENARIO(new_record_takes_defaults_and_leaves_optionals_unset),
+    RUNTIME_SCENARIO(bad_argument_refuses_naming_the_parameter),
+    RUNTIME_SCENARIO(create_refuses_an_identity_that_exists),
+    RUNTIME_SCENARIO(command_refuses_an_identity_that_does_not_exist),
+    RUNTIME_SCENARIO(guard_refuses_with_its_text),
+    RUNTIME_SCENARIO(guards_run_in_order_and_the_first_false_one_refuses),
+    RUNTIME_SCENARIO(list_guard_bounds_toppings),
+    RUNTIME_SCENARIO(read_of_a_missing_record_refuses_naming_the_alias),
+    RUNTIME_SCENARIO(guard_reads_the_loaded_alias),
+    RUNTIME_SCENARIO(pattern_constraint_refuses_a_bad_argument),
+    RUNTIME_SCENARIO(append_builds_a_struct_from_expressions),
+    RUNTIME_SCENARIO(field_constraint_refuses_the_new_state_naming_the_field),
+    RUNTIME_SCENARIO(ensure_compares_the_new_state_with_old),
+    RUNTIME_SCENARIO(refusal_keeps_nothing_of_the_command),
+    RUNTIME_SCENARIO(effects_see_the_old_state),
+    RUNTIME_SCENARIO(append_build_fills_defaults_and_leaves_optionals_unset),
+    RUNTIME_SCENARIO(list_max_items_is_an_invariant),
+    RUNTIME_SCENARIO(payload_expressions_see_the_new_and_old_states),
+    RUNTIME_SCENARIO(int_overflow_refuses),
+    RUNTIME_SCENARIO(division_by_zero_refuses),
+    RUNTIME_SCENARIO(reading_an_unset_optional_refuses),
+    RUNTIME_SCENARIO(policy_runs_in_the_same_dispatch),
+    RUNTIME_SCENARIO(refused_policy_rolls_back_the_whole_dispatch),
+    RUNTIME_SCENARIO(policy_on_a_missing_record_refuses_the_command),
+    RUNTIME_SCENARIO(policy_sees_its_commands_uncommitted_write),
+    RUNTIME_SCENARIO(policy_chain_of_depth_eight_runs),
+    RUNTIME_SCENARIO(policy_chain_deeper_than_eight_refuses),
+    RUNTIME_SCENARIO(rolled_back_create_can_be_created_again),
+    RUNTIME_SCENARIO(store_grows_past_many_thousands_of_records),
+    RUNTIME_SCENARIO(int_identities_grow_too),
+    RUNTIME_SCENARIO(values_of_every_kind_come_back_verbatim),
+    RUNTIME_SCENARIO(new_record_leaves_nested_optionals_unset),
+    RUNTIME_SCENARIO(refusals_roll_back_policies_included),
+    RUNTIME_SCENARIO(bundled_specs_and_examples_verify),
+    RUNTIME_SCENARIO(awkward_names_are_kept_apart),
+};
+
+enum { RUNTIME_NSCENARIOS = sizeof runtime_scenarios / sizeof *runtime_scenarios };
+
+/* One scenario on one target: a cmocka test's state. */
+typedef struct runtime_case {
+    const runtime_scenario *scenario;
+    const target_spec *ts;
+    char name[128]; /* "label: scenario", as cmocka prints it */
+} runtime_case;
+
+static inline void runtime_case_run(void **state)
+{
+    const runtime_case *c = *state;
+    c->scenario->run(c->ts);
+}
+
+/* Runs the whole table on the target ts as one cmocka group named for its
+ * label, each scenario a test named "label: scenario". Returns the number
+ * of scenarios that failed. */
+static inline int runtime_scenarios_run(const target_spec *ts)
+{
+    runtime_case cases[RUNTIME_NSCENARIOS];
+    struct CMUnitTest tests[RUNTIME_NSCENARIOS];
+    for (size_t i = 0; i < RUNTIME_NSCENARIOS; i++) {
+        cases[i].scenario = &runtime_scenarios[i];
+        cases[i].ts = ts;
+        snprintf(cases[i].name, sizeof cases[i].name, "%s: %s", ts->label,
+                 runtime_scenarios[i].name);
+        tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(runtime_case_run, &cases[i]);
+        tests[i].name = cases[i].name;
+    }
+    char group[64];
+    snprintf(group, sizeof group, "runtime scenarios on %s", ts->label);
+    return cmocka_run_group_tests_name(group, tests, NULL, NULL);
+}
+
+#endif
