@@ -3,7 +3,7 @@
  * cannot count, so verify is n/a. */
 #include <stdlib.h>
 
-#include "drivers.h"
+#include "target.h"
 
 static int null_open(const target_driver *self, const plan *p, const target_spec *spec, int run,
                      target **out, char *err, size_t size)

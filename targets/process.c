@@ -39,8 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "drivers.h"
 #include "json_line.h"
+#include "target.h"
 
 /* per command, unless the spec says timeout_ms (the option's declared default) */
 #define PROCESS_TIMEOUT_MS 5000

@@ -10,9 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drivers.h"
 #include "runtime_target.h"
 #include "store.h"
+#include "target.h"
+
+/* The drivers, each defined in its own file; nothing else names them. */
+extern const store_driver memory_store_driver;
+extern const target_driver null_target_driver;
+extern const store_driver sqlite_store_driver;
+extern const store_driver postgres_store_driver;
+extern const target_driver process_target_driver;
 
 /* A driver that cannot run here (postgres without a server or without
  * libpq) says so in available(), so the runner skips it with a sentence. */

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "array.h"
-#include "drivers.h"
 #include "runtime.h"
+#include "store.h"
 #include "value.h"
 
 enum {

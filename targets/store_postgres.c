@@ -48,11 +48,11 @@
 #include <unistd.h>
 
 #include "array.h"
-#include "drivers.h"
 #include "json_line.h"
 #include "pq_dl.h"
 #include "runtime.h"
 #include "sqlgen.h"
+#include "store.h"
 #include "value.h"
 
 enum {

@@ -20,10 +20,10 @@
 
 #include <sqlite3.h>
 
-#include "drivers.h"
 #include "json_line.h"
 #include "runtime.h"
 #include "sqlgen.h"
+#include "store.h"
 
 typedef struct sq_table {
     sqlite3_stmt *select, *insert, *update;

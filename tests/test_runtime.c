@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drivers.h"
 #include "runtime.h"
 #include "runtime_scenarios.h"
 #include "store_memory.h"
