@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diag.h"
 #include "report_fmt.h"
 
@@ -43,15 +44,6 @@ typedef struct field_def {
 #define FIELD_DEF(name, member, us, better) {offsetof(run_figures, member), us, better},
 static const field_def field_defs[] = {COMPARE_FIELDS(FIELD_DEF)};
 #undef FIELD_DEF
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* Appends a sentence to a string list; -1 when out of memory. */
 static int strings_add(char ***v, size_t *n, const char *fmt, ...)

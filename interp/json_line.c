@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "value.h"
 
 enum { JSON_MAX_DEPTH = 64 };
@@ -24,11 +25,7 @@ void jline_reserve(jline *b, size_t more)
     size_t cap = b->cap ? b->cap : 256;
     while (cap - b->len < more)
         cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
-        fputs("bench: out of memory\n", stderr);
-        abort();
-    }
+    char *d = xrealloc(b->data, cap);
     b->data = d;
     b->cap = cap;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "arena.h"
 #include "step_inst.h"
 #include "target.h"
@@ -190,10 +191,8 @@ static int verify(run_state *rs, target_result *tr)
 {
     const plan *p = rs->p;
     /* counted by the target, then what the plan expects */
-    uint64_t *aggs = calloc(2 * (p->naggs + 1), sizeof *aggs);
-    uint64_t *events = calloc(2 * (p->nevents + 1), sizeof *events);
-    if (!aggs || !events)
-        abort();
+    uint64_t *aggs = xcalloc(2 * (p->naggs + 1), sizeof *aggs);
+    uint64_t *events = xcalloc(2 * (p->nevents + 1), sizeof *events);
     uint64_t *want_aggs = aggs + p->naggs + 1, *want_events = events + p->nevents + 1;
     int rc = target_count(rs->t, aggs, events);
     int out = 0;
@@ -317,9 +316,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
     stats_figures_from(&rs->all, rs->tenths, commands, wall, &rr->fig);
     if (rs->iterations < STATS_TENTHS)
         rr->fig.drift = NAN;
-    rr->verbs = calloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
-    if (!rr->verbs)
-        abort();
+    rr->verbs = xcalloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
     rr->nverbs = rs->nverbs;
     for (size_t i = 0; i < rs->nverbs; i++) {
         verb_result *vr = &rr->verbs[i];
@@ -349,9 +346,7 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     }
     if (o->samples) {
         size_t n = (size_t)rs->iterations * rs->p->work.ncycle;
-        rs->samples = malloc((n ? n : 1) * sizeof *rs->samples);
-        if (!rs->samples)
-            abort();
+        rs->samples = xmalloc((n ? n : 1) * sizeof *rs->samples);
     }
     double wall = 0;
     int rc = run_setup(rs);
@@ -402,9 +397,7 @@ static bool wanted(const run_options *o, const target_spec *ts)
 
 static void add_reason(label_reason **list, size_t *n, const char *label, const char *reason)
 {
-    *list = realloc(*list, (*n + 1) * sizeof **list);
-    if (!*list)
-        abort();
+    *list = xrealloc(*list, (*n + 1) * sizeof **list);
     label_reason *lr = &(*list)[(*n)++];
     snprintf(lr->label, sizeof lr->label, "%s", label);
     snprintf(lr->reason, sizeof lr->reason, "%s", reason);
@@ -419,9 +412,7 @@ static void finish_result(target_result *tr)
         tr->throughput_lo = tr->throughput_hi = NAN;
         return;
     }
-    run_figures *figs = malloc(tr->nruns * sizeof *figs);
-    if (!figs)
-        abort();
+    run_figures *figs = xmalloc(tr->nruns * sizeof *figs);
     for (size_t i = 0; i < tr->nruns; i++)
         figs[i] = tr->runs[i].fig;
     stats_figures_median(figs, tr->nruns, &tr->median);
@@ -555,9 +546,7 @@ target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
                                            strlen(o->process_cmd) + 1
                                      : 0;
     /* the options and the --process-cmd argv live in the same block, freed with it */
-    target_spec *all = calloc(1, cap * sizeof *all + nopts * sizeof(target_opt_value) + cmd_size);
-    if (!all)
-        abort();
+    target_spec *all = xcalloc(1, cap * sizeof *all + nopts * sizeof(target_opt_value) + cmd_size);
     target_opt_value *opts = (target_opt_value *)(all + cap);
     const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, opts + nopts) : NULL;
     *n = 0;
@@ -634,15 +623,11 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
         size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
-        slot *slots = calloc(cap ? cap : 1, sizeof *slots);
-        if (!slots)
-            abort();
+        slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
         size_t base = r->nresults;
-        r->results = realloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
-        if (!r->results)
-            abort();
+        r->results = xrealloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
         for (size_t i = 0; i < n; i++) {
             if (slots[i].skipped)
                 continue;
@@ -654,9 +639,7 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;
-            tr->runs = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
-            if (!tr->runs)
-                abort();
+            tr->runs = xcalloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
             slots[i].tr = tr;
         }
         /* interleaved: run 1 of every slot, then run 2 ... */

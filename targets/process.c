@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "drivers.h"
 #include "json_line.h"
 
@@ -614,10 +615,8 @@ static void close_pair(int fds[2])
 static void build_prefixes(process_target *pt, const target_spec *spec)
 {
     const plan *p = pt->p;
-    pt->prefix_at = calloc(p->ncommands + 1, sizeof *pt->prefix_at);
-    pt->prefix_len = calloc(p->ncommands + 1, sizeof *pt->prefix_len);
-    if (!pt->prefix_at || !pt->prefix_len)
-        abort();
+    pt->prefix_at = xcalloc(p->ncommands + 1, sizeof *pt->prefix_at);
+    pt->prefix_len = xcalloc(p->ncommands + 1, sizeof *pt->prefix_len);
     const target_opt_value *renames = target_opt_given(spec, "verbs");
     for (size_t i = 0; i < p->ncommands; i++) {
         const char *verb = p->commands[i]->verb;
@@ -663,9 +662,7 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     int64_t timeout_ms = target_opt_int(spec, "timeout_ms", PROCESS_TIMEOUT_MS);
     pt->timeout_ms = timeout_ms > 0 && timeout_ms < INT_MAX ? (int)timeout_ms : PROCESS_TIMEOUT_MS;
     pt->rcap = 64 * 1024;
-    pt->rbuf = malloc(pt->rcap);
-    if (!pt->rbuf)
-        abort();
+    pt->rbuf = xmalloc(pt->rcap);
     jline_reserve(&pt->req, 4096);
     build_prefixes(pt, spec);
 

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "drivers.h"
 #include "json_line.h"
@@ -1046,16 +1047,12 @@ static void add(script *s, const char *fmt, ...)
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0)
-        abort();
+        abort(); /* a programmer error: a format vsnprintf cannot encode */
     if (s->len + (size_t)n + 1 > s->cap) {
         size_t cap = s->cap ? s->cap : 1024;
         while (cap < s->len + (size_t)n + 1)
             cap *= 2;
-        char *more = realloc(s->buf, cap);
-        if (!more) {
-            fputs("bench: out of memory\n", stderr);
-            abort();
-        }
+        char *more = xrealloc(s->buf, cap);
         s->buf = more;
         s->cap = cap;
     }
