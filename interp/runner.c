@@ -35,9 +35,15 @@ typedef struct run_state {
     uint64_t *verb_refused;
     uint64_t *verb_trips; /* round trips per verb in the timed pass */
     size_t nverbs;
-    uint64_t *samples; /* --samples: one latency per timed command */
-    char failure[1024];
+    uint64_t *samples;   /* --samples: one latency per timed command */
+    bench_error failure; /* why the run failed, set once where it failed */
 } run_state;
+
+/* The failure goes into the results model whole. */
+_Static_assert(sizeof(((target_result *)0)->reason) >= sizeof(((bench_error *)0)->msg),
+               "a target result's reason holds a whole failure");
+_Static_assert(sizeof(((label_reason *)0)->reason) >= sizeof(((bench_error *)0)->msg),
+               "a failed label's reason holds a whole failure");
 
 static inline uint64_t now_ns(void)
 {
@@ -60,12 +66,11 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
 {
     const step *st = si->st;
     if (n >= 0)
-        snprintf(rs->failure, sizeof rs->failure,
-                 "run %d, %s cycle %" PRId64 ", %s (%s:%d): %.800s", rs->run, phase, n,
-                 st->cmd->verb, st->at->file, st->at->line, what);
+        err_set(&rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %s", rs->run, phase, n,
+                st->cmd->verb, st->at->file, st->at->line, what);
     else
-        snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %.800s", rs->run, phase,
-                 st->cmd->verb, st->at->file, st->at->line, what);
+        err_set(&rs->failure, "run %d, %s, %s (%s:%d): %s", rs->run, phase, st->cmd->verb,
+                st->at->file, st->at->line, what);
 }
 
 /* Checks a dispatch's outcome against the step's expectation. */
@@ -200,8 +205,7 @@ static int verify(run_state *rs, target_result *tr)
         tr->verify = VERIFY_NA;
     } else if (rc != TARGET_OK) {
         tr->verify = VERIFY_FAIL;
-        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run,
-                 rs->t->message);
+        err_set(&rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
         out = -1;
     } else {
         plan_expected(p, (uint64_t)(rs->prefill + rs->warmup + rs->iterations), want_aggs,
@@ -222,7 +226,7 @@ static int verify(run_state *rs, target_result *tr)
             }
         if (out < 0) {
             tr->verify = VERIFY_FAIL;
-            snprintf(rs->failure, sizeof rs->failure, "verify failed: %s", tr->verify_detail);
+            err_set(&rs->failure, "verify failed: %s", tr->verify_detail);
         } else if (tr->verify != VERIFY_FAIL) {
             tr->verify = VERIFY_PASS;
         }
@@ -338,11 +342,12 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
 static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
-    char err[1024] = "";
-    if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
-        snprintf(rs->failure, sizeof rs->failure, "run %d: %.900s", rs->run,
-                 err[0] ? err : "the target did not open");
-        return -1;
+    bench_error *e = &rs->failure;
+    e->msg[0] = '\0';
+    if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, e->msg, sizeof e->msg) != TARGET_OK) {
+        if (!e->msg[0])
+            err_set(e, "the target did not open");
+        return err_prefix(e, "run %d: ", rs->run);
     }
     if (o->samples) {
         size_t n = (size_t)rs->iterations * rs->p->work.ncycle;
@@ -460,7 +465,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     if (rc < 0 && !runner_interrupted) {
         sl->tr->failed = true;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
-                 rs.failure[0] ? rs.failure : "out of memory");
+                 rs.failure.msg[0] ? rs.failure.msg : "out of memory");
         add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
         if (!o->quiet)
             fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,

@@ -766,9 +766,11 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
     const char *line;
     size_t len;
     int rc = round_trip(pt, req, sizeof req - 1, &line, &len);
-    if (rc == TARGET_REFUSED)
-        return target_fail(t, TARGET_UNSUPPORTED, "%s does not answer the count request: %.800s",
-                           pt->name, t->message);
+    if (rc == TARGET_REFUSED) {
+        err_prefix_buf(t->message, sizeof t->message,
+                       "%s does not answer the count request: ", pt->name);
+        return TARGET_UNSUPPORTED;
+    }
     if (rc != TARGET_OK)
         return rc;
     cJSON *root = cJSON_ParseWithLength(line, len);
