@@ -94,8 +94,13 @@ static size_t split_commas(char *s, const char **out, size_t max)
     return n;
 }
 
+/* A flag given twice: the last one wins, and the first one's buffers go. */
 static int parse_prefill(run_args *a, const char *s)
 {
+    free(a->prefill_buf);
+    free(a->prefill);
+    a->o.prefill = NULL;
+    a->o.nprefill = 0;
     a->prefill_buf = xstrdup(s);
     const char *parts[64];
     size_t n = split_commas(a->prefill_buf, parts, 64);
@@ -177,6 +182,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_TARGETS:
+            free(a->only_buf);
+            free(a->only);
             a->only_buf = xstrdup(optarg);
             a->only = xcalloc(64, sizeof *a->only);
             a->o.nonly = split_commas(a->only_buf, a->only, 64);

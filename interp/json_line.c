@@ -74,7 +74,8 @@ void json_put_string(jline *b, const char *s, size_t n)
         case '\r': esc[1] = 'r'; break;
         case '\t': esc[1] = 't'; break;
         default:
-            memcpy(esc, "\\u00", 4);
+            esc[1] = 'u';
+            esc[2] = esc[3] = '0';
             esc[4] = hex[ch >> 4];
             esc[5] = hex[ch & 15];
             len = 6;
@@ -430,8 +431,8 @@ static int object(jd *d, const jpath *what, member_fn member, void *ctx)
         ws(d);
         if (d->p >= d->end || *d->p != '"')
             return fail(d, what, "expected a member name, got %s", found(d));
-        const char *key;
-        uint32_t len;
+        const char *key = NULL;
+        uint32_t len = 0;
         if (string(d, what, &key, &len) < 0)
             return -1;
         ws(d);

@@ -258,6 +258,8 @@ static int open_collection(loader *L, node_kind kind, yaml_mark_t mark)
 
 static int close_collection(loader *L)
 {
+    if (L->depth == 0) /* an end event without a start: libyaml never sends one */
+        return -1;
     frame *fr = &L->stack[--L->depth];
     node *n = fr->n;
     int rc = 0;
@@ -429,7 +431,7 @@ int load_file(const char *path, doc **out, diag_list *d)
         return LOAD_IO;
     }
     doc *dc = doc_new(path);
-    size_t cap = 64 * 1024, len = 0;
+    size_t cap = (size_t)64 * 1024, len = 0;
     char *buf = xmalloc(cap + 1);
     size_t n;
     while ((n = fread(buf + len, 1, cap - len, f)) > 0) {

@@ -490,7 +490,7 @@ static double harness_floor(const plan *p, const run_options *o)
                     .warmup = 100,
                     .iterations = (int64_t)o->floor_cycles};
     target_result tr = {0};
-    run_result rr;
+    run_result rr = {0};
     tr.runs = &rr;
     double p50 = NAN;
     run_options quiet = {.iterations = -1, .warmup = -1, .runs = -1};

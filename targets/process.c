@@ -661,7 +661,7 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     pthread_mutex_init(&pt->mu, NULL);
     int64_t timeout_ms = target_opt_int(spec, "timeout_ms", PROCESS_TIMEOUT_MS);
     pt->timeout_ms = timeout_ms > 0 && timeout_ms < INT_MAX ? (int)timeout_ms : PROCESS_TIMEOUT_MS;
-    pt->rcap = 64 * 1024;
+    pt->rcap = (size_t)64 * 1024;
     pt->rbuf = xmalloc(pt->rcap);
     jline_reserve(&pt->req, 4096);
     build_prefixes(pt, spec);
