@@ -1,5 +1,7 @@
 #include "arena.h"
 
+#include "alloc.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,11 +25,7 @@ void *arena_alloc(arena *a, size_t size)
     arena_block *b = a->head;
     if (!b || b->size - b->used < size) {
         size_t bsize = size > ARENA_MIN_BLOCK ? size : ARENA_MIN_BLOCK;
-        b = malloc(sizeof *b + bsize);
-        if (!b) {
-            fputs("bench: out of memory\n", stderr);
-            abort();
-        }
+        b = xmalloc(sizeof *b + bsize);
         b->size = bsize;
         b->used = 0;
         b->next = a->head;
@@ -94,11 +92,7 @@ void arena_reset(arena *a)
     for (arena_block *b = head; b; b = b->next)
         total += b->size;
     arena_free(a);
-    arena_block *b = malloc(sizeof *b + total);
-    if (!b) {
-        fputs("bench: out of memory\n", stderr);
-        abort();
-    }
+    arena_block *b = xmalloc(sizeof *b + total);
     b->size = total;
     b->used = 0;
     b->next = NULL;

@@ -237,7 +237,7 @@ int cli_compare(int argc, char **argv)
                                    argv[optind - 1]);
         }
     }
-    if (strcmp(format, "markdown") && strcmp(format, "json"))
+    if (strcmp(format, "markdown") != 0 && strcmp(format, "json") != 0)
         return cli_usage_error("compare", "unknown format '%s'; use markdown or json", format);
     if (argc - optind != 2)
         return cli_usage_error("compare", "give two result files: BASE.json CURRENT.json");

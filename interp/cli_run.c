@@ -13,6 +13,7 @@
 
 #include "cli.h"
 
+#include "alloc.h"
 #include "env.h"
 #include "report.h"
 #include "runner.h"
@@ -93,12 +94,17 @@ static size_t split_commas(char *s, const char **out, size_t max)
     return n;
 }
 
+/* A flag given twice: the last one wins, and the first one's buffers go. */
 static int parse_prefill(run_args *a, const char *s)
 {
-    a->prefill_buf = strdup(s);
+    free(a->prefill_buf);
+    free(a->prefill);
+    a->o.prefill = NULL;
+    a->o.nprefill = 0;
+    a->prefill_buf = xstrdup(s);
     const char *parts[64];
     size_t n = split_commas(a->prefill_buf, parts, 64);
-    a->prefill = calloc(n ? n : 1, sizeof *a->prefill);
+    a->prefill = xcalloc(n, sizeof *a->prefill);
     for (size_t i = 0; i < n; i++)
         if (parse_count("--prefill", parts[i], 0, &a->prefill[i]))
             return EXIT_USAGE;
@@ -113,7 +119,7 @@ static int parse_cpu(const char *s)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
-    char *buf = strdup(s), *save = NULL;
+    char *buf = xstrdup(s), *save = NULL;
     int rc = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
         char *dash = strchr(tok, '-'), *end;
@@ -176,8 +182,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_TARGETS:
-            a->only_buf = strdup(optarg);
-            a->only = calloc(64, sizeof *a->only);
+            free(a->only_buf);
+            free(a->only);
+            a->only_buf = xstrdup(optarg);
+            a->only = xcalloc(64, sizeof *a->only);
             a->o.nonly = split_commas(a->only_buf, a->only, 64);
             a->o.only = a->only;
             break;
@@ -269,7 +277,7 @@ static int open_specs(int argc, char **argv, spec *specs, size_t *n)
 static void fill_config(run_args *a, spec *specs, size_t n, report *r)
 {
     run_config *c = &r->config;
-    c->specs = calloc(n ? n : 1, sizeof *c->specs);
+    c->specs = xcalloc(n, sizeof *c->specs);
     c->nspecs = n;
     for (size_t i = 0; i < n; i++) {
         c->specs[i].path = specs[i].p->path;
@@ -285,9 +293,7 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     for (size_t i = 0; i < n; i++) {
         size_t nt;
         target_spec *ts = runner_targets(specs[i].p, &a->o, &nt);
-        c->targets = realloc(c->targets, (c->ntargets + nt + 1) * sizeof *c->targets);
-        if (!c->targets)
-            abort();
+        c->targets = xrealloc(c->targets, (c->ntargets + nt + 1) * sizeof *c->targets);
         for (size_t t = 0; t < nt; t++) {
             bool seen = false;
             for (size_t k = 0; k < c->ntargets && !seen; k++)
@@ -336,12 +342,10 @@ int cli_run(int argc, char **argv)
         return rc < 0 ? EXIT_CLEAN : rc;
     }
     size_t nspecs = 0;
-    spec *specs = calloc((size_t)(argc - optind), sizeof *specs);
+    spec *specs = xcalloc((size_t)(argc - optind), sizeof *specs);
     int first = optind;
     rc = open_specs(argc - first, argv + first, specs, &nspecs);
-    const plan **plans = calloc(nspecs ? nspecs : 1, sizeof *plans);
-    if (!plans)
-        abort();
+    const plan **plans = xcalloc(nspecs ? nspecs : 1, sizeof *plans);
     for (size_t i = 0; i < nspecs; i++)
         plans[i] = specs[i].p;
     if (rc == 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diag.h"
 #include "report_fmt.h"
 
@@ -43,15 +44,6 @@ typedef struct field_def {
 #define FIELD_DEF(name, member, us, better) {offsetof(run_figures, member), us, better},
 static const field_def field_defs[] = {COMPARE_FIELDS(FIELD_DEF)};
 #undef FIELD_DEF
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* Appends a sentence to a string list; -1 when out of memory. */
 static int strings_add(char ***v, size_t *n, const char *fmt, ...)
@@ -386,7 +378,7 @@ int compare_warnings(const result_file *base, const result_file *cur, char ***ou
     const environment *be = &base->r->env, *ce = &cur->r->env;
     char diff[2048] = "";
     const char *sep = "";
-    if (strcmp(be->cpu_model, ce->cpu_model)) {
+    if (strcmp(be->cpu_model, ce->cpu_model) != 0) {
         append(diff, sizeof diff, "cpu_model '%s' in base, '%s' in current", be->cpu_model,
                ce->cpu_model);
         sep = "; ";
@@ -404,12 +396,12 @@ int compare_warnings(const result_file *base, const result_file *cur, char ***ou
         goto oom;
     diff[0] = '\0';
     sep = "";
-    if (strcmp(be->build_type, ce->build_type)) {
+    if (strcmp(be->build_type, ce->build_type) != 0) {
         append(diff, sizeof diff, "build_type %s in base, %s in current", be->build_type,
                ce->build_type);
         sep = "; ";
     }
-    if (strcmp(be->build_flags, ce->build_flags))
+    if (strcmp(be->build_flags, ce->build_flags) != 0)
         append(diff, sizeof diff, "%sbuild_flags '%s' in base, '%s' in current", sep,
                be->build_flags, ce->build_flags);
     if (*diff && strings_add(out, &n, "the builds differ: %s", diff) < 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "compile_internal.h"
 #include "value.h"
 
@@ -135,9 +136,7 @@ static int compile_pattern(cc *c, ty *t, const node *pat)
     t->re = re;
     if (c->p->nregex == c->p->regex_cap) {
         c->p->regex_cap = c->p->regex_cap ? 2 * c->p->regex_cap : 8;
-        c->p->regex = realloc(c->p->regex, c->p->regex_cap * sizeof *c->p->regex);
-        if (!c->p->regex)
-            abort();
+        c->p->regex = xrealloc(c->p->regex, c->p->regex_cap * sizeof *c->p->regex);
     }
     c->p->regex[c->p->nregex++] = t; /* plan_free releases re */
     return 0;
@@ -1004,9 +1003,7 @@ static void compile_totals(plan *p)
 int plan_compile(doc *dc, diag_list *d, plan **out)
 {
     *out = NULL;
-    plan *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    plan *p = xcalloc(1, sizeof *p);
     cc c = {.p = p, .a = &p->mem, .d = d, .errors_at_start = d->errors};
     const node *root = dc->root;
     p->path = dc->path;

@@ -1,5 +1,7 @@
 #include "diag.h"
 
+#include "alloc.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +12,7 @@ char *diag_vformat(const char *fmt, va_list ap)
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        abort();
+    char *s = xmalloc((size_t)n + 1);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
@@ -23,13 +23,11 @@ static void push(diag_list *d, diag_severity sev, const char *file, int line, in
 {
     if (d->count == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
-        d->items = realloc(d->items, d->cap * sizeof *d->items);
-        if (!d->items)
-            abort();
+        d->items = xrealloc(d->items, d->cap * sizeof *d->items);
     }
     diag *g = &d->items[d->count++];
     g->severity = sev;
-    g->file = file ? strdup(file) : NULL;
+    g->file = file ? xstrdup(file) : NULL;
     g->line = line;
     g->col = col;
     g->message = msg;
@@ -52,9 +50,7 @@ void diag_add(diag_list *d, diag_severity sev, const char *file, int line, int c
 
 void diag_copy(diag_list *d, const diag *g)
 {
-    char *msg = strdup(g->message), *path = g->path ? strdup(g->path) : NULL;
-    if (!msg || (g->path && !path))
-        abort();
+    char *msg = xstrdup(g->message), *path = g->path ? xstrdup(g->path) : NULL;
     push(d, g->severity, g->file, g->line, g->col, msg, path);
 }
 
@@ -105,9 +101,7 @@ void diag_sort(diag_list *d)
     /* a bottom-up merge sort: stable, and linearithmic for specs with many errors */
     if (d->count < 2)
         return;
-    diag *tmp = malloc(d->count * sizeof *tmp);
-    if (!tmp)
-        abort();
+    diag *tmp = xmalloc(d->count * sizeof *tmp);
     diag *from = d->items, *to = tmp;
     for (size_t w = 1; w < d->count; w *= 2) {
         for (size_t lo = 0; lo < d->count; lo += 2 * w) {

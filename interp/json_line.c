@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "value.h"
 
 enum { JSON_MAX_DEPTH = 64 };
@@ -24,11 +25,7 @@ void jline_reserve(jline *b, size_t more)
     size_t cap = b->cap ? b->cap : 256;
     while (cap - b->len < more)
         cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
-        fputs("bench: out of memory\n", stderr);
-        abort();
-    }
+    char *d = xrealloc(b->data, cap);
     b->data = d;
     b->cap = cap;
 }
@@ -77,7 +74,8 @@ void json_put_string(jline *b, const char *s, size_t n)
         case '\r': esc[1] = 'r'; break;
         case '\t': esc[1] = 't'; break;
         default:
-            memcpy(esc, "\\u00", 4);
+            esc[1] = 'u';
+            esc[2] = esc[3] = '0';
             esc[4] = hex[ch >> 4];
             esc[5] = hex[ch & 15];
             len = 6;
@@ -433,8 +431,8 @@ static int object(jd *d, const jpath *what, member_fn member, void *ctx)
         ws(d);
         if (d->p >= d->end || *d->p != '"')
             return fail(d, what, "expected a member name, got %s", found(d));
-        const char *key;
-        uint32_t len;
+        const char *key = NULL;
+        uint32_t len = 0;
         if (string(d, what, &key, &len) < 0)
             return -1;
         ws(d);

@@ -10,6 +10,7 @@
 
 #include <pcre2.h>
 
+#include "alloc.h"
 #include "utf8.h"
 
 /* Schema objects entered at once. The loader caps documents at 64 levels and
@@ -83,9 +84,7 @@ static void errs_rehash(jerrs *e)
         return;
     free(e->set);
     e->set_cap = e->set_cap ? e->set_cap * 2 : 16;
-    e->set = calloc(e->set_cap, sizeof *e->set);
-    if (!e->set)
-        abort();
+    e->set = xcalloc(e->set_cap, sizeof *e->set);
     for (size_t i = 0; i < e->n; i++)
         e->set[errs_slot(e, &e->v[i])] = i + 1;
 }
@@ -102,9 +101,7 @@ static void errs_push(jerrs *e, jerr x)
     }
     if (e->n == e->cap) {
         e->cap = e->cap ? e->cap * 2 : 8;
-        e->v = realloc(e->v, e->cap * sizeof *e->v);
-        if (!e->v)
-            abort();
+        e->v = xrealloc(e->v, e->cap * sizeof *e->v);
     }
     e->v[e->n++] = x;
     e->set[slot] = e->n;
@@ -194,7 +191,7 @@ static FILE *sb_open(strbuf *b)
     b->len = 0;
     b->f = open_memstream(&b->s, &b->len);
     if (!b->f)
-        abort();
+        bench_out_of_memory(); /* open_memstream fails only for want of memory */
     return b->f;
 }
 
@@ -534,9 +531,7 @@ static pattern_entry *pattern_compile(jctx *c, const cJSON *owner, const char *s
     for (pattern_entry *p = c->patterns; p; p = p->next)
         if (p->owner == owner)
             return p;
-    pattern_entry *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    pattern_entry *p = xcalloc(1, sizeof *p);
     int err;
     PCRE2_SIZE offset;
     /* DOLLAR_ENDONLY: as in ECMA 262, "$" does not match before a final newline */
@@ -567,7 +562,7 @@ static int pattern_search(jctx *c, const cJSON *owner, const char *source, const
     if (!c->match) {
         c->match = pcre2_match_data_create(1, NULL);
         if (!c->match)
-            abort();
+            bench_out_of_memory();
     }
     /* invalid UTF-8 in s is an error code below zero: it matches nothing */
     return pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, 0, c->match, NULL) >= 0;
@@ -651,9 +646,7 @@ static const cJSON *ref_resolve(const cJSON *root, const char *ref)
         return root;
     if (strncmp(ref, "#/", 2) != 0)
         return NULL;
-    char *path = malloc(strlen(ref) + 1);
-    if (!path)
-        abort();
+    char *path = xmalloc(strlen(ref) + 1);
     const cJSON *cur = percent_decode(ref + 1, path) ? root : NULL;
     for (char *tok = path + 1; cur;) {
         char *slash = strchr(tok, '/');
@@ -948,9 +941,7 @@ static const char **property_names(const cJSON *s, size_t *count)
 {
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
     size_t n = cJSON_IsObject(props) ? (size_t)cJSON_GetArraySize(props) : 0;
-    const char **names = calloc(n + 1, sizeof *names);
-    if (!names)
-        abort();
+    const char **names = xcalloc(n + 1, sizeof *names);
     *count = 0;
     for (const cJSON *m = n ? props->child : NULL; m; m = m->next)
         names[(*count)++] = m->string;
@@ -1395,9 +1386,7 @@ static void kw_fill(kw_entry *e, const cJSON *root, const cJSON *s)
 static void kw_grow(jctx *c)
 {
     size_t cap = c->kw_cap ? c->kw_cap * 2 : 256;
-    kw_entry *t = calloc(cap, sizeof *t);
-    if (!t)
-        abort();
+    kw_entry *t = xcalloc(cap, sizeof *t);
     for (size_t i = 0; i < c->kw_cap; i++) {
         if (!c->kw[i].schema)
             continue;

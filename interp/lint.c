@@ -73,12 +73,12 @@ static bool as_expected(const step *st, runtime_status rs)
 
 /* The first step that does not do what it expects, with why in err; NULL when none. */
 static const step *first_unexpected(runtime *rt, step_inst *setup, step_inst *cycle,
-                                    const workload *w, char *err, size_t size)
+                                    const workload *w, bench_error *e)
 {
     for (size_t s = 0; s < w->nsetup; s++) {
         const step_inst *si = &setup[s];
         if (!as_expected(si->st, runtime_dispatch(rt, si->st->cmd, &si->args))) {
-            snprintf(err, size, "in setup, %.900s", runtime_message(rt));
+            err_set(e, "in setup, %s", runtime_message(rt));
             return si->st;
         }
     }
@@ -89,9 +89,9 @@ static const step *first_unexpected(runtime *rt, step_inst *setup, step_inst *cy
             runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
             if (as_expected(si->st, rs))
                 continue;
-            snprintf(err, size, "in cycle %" PRIu64 ", %.900s", n,
-                     rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal"
-                                      : runtime_message(rt));
+            err_set(e, "in cycle %" PRIu64 ", %s", n,
+                    rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal"
+                                     : runtime_message(rt));
             return si->st;
         }
     return NULL;
@@ -102,8 +102,8 @@ int lint_dry_run(const plan *p, diag_list *d)
     const store_driver *sd = store_default(); /* the in-process store */
     store *s = NULL;
     runtime *rt = NULL;
-    char err[1024];
-    if (!sd || store_open(sd, p, NULL, 1, &s, err, sizeof err) < 0)
+    bench_error err;
+    if (!sd || store_open(sd, p, NULL, 1, &s, err.msg, sizeof err.msg) < 0)
         return 0;
     if (runtime_new(p, s, &rt) < 0) {
         store_close(s);
@@ -112,9 +112,9 @@ int lint_dry_run(const plan *p, diag_list *d)
     arena mem = {0};
     step_inst *setup = step_insts_new(&mem, p->work.setup, p->work.nsetup);
     step_inst *cycle = step_insts_new(&mem, p->work.cycle, p->work.ncycle);
-    const step *bad = first_unexpected(rt, setup, cycle, &p->work, err, sizeof err);
+    const step *bad = first_unexpected(rt, setup, cycle, &p->work, &err);
     if (bad)
-        diag_error_at(d, bad->at, "dry run on the %s target: %s", sd->name, err);
+        diag_error_at(d, bad->at, "dry run on the %s target: %s", sd->name, err.msg);
     arena_free(&mem);
     runtime_free(rt);
     store_close(s);

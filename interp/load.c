@@ -1,5 +1,7 @@
 #include "load.h"
 
+#include "alloc.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -204,9 +206,7 @@ static int check_duplicates(loader *L, const frame *fr)
     size_t cap = 32;
     while (cap < 2 * n)
         cap *= 2;
-    const node **set = calloc(cap, sizeof *set);
-    if (!set)
-        abort();
+    const node **set = xcalloc(cap, sizeof *set);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const node *k = fr->kids[2 * i];
@@ -235,9 +235,7 @@ static int add_child(loader *L, node *n)
     }
     if (fr->count == fr->cap) {
         fr->cap = fr->cap ? fr->cap * 2 : 8;
-        fr->kids = realloc(fr->kids, fr->cap * sizeof *fr->kids);
-        if (!fr->kids)
-            abort();
+        fr->kids = xrealloc(fr->kids, fr->cap * sizeof *fr->kids);
     }
     fr->kids[fr->count++] = n;
     return 0;
@@ -260,6 +258,8 @@ static int open_collection(loader *L, node_kind kind, yaml_mark_t mark)
 
 static int close_collection(loader *L)
 {
+    if (L->depth == 0) /* an end event without a start: libyaml never sends one */
+        return -1;
     frame *fr = &L->stack[--L->depth];
     node *n = fr->n;
     int rc = 0;
@@ -401,10 +401,8 @@ static int parse(doc *dc, diag_list *d)
 
 static doc *doc_new(const char *name)
 {
-    doc *dc = calloc(1, sizeof *dc);
-    if (!dc)
-        abort();
-    dc->path = strdup(name);
+    doc *dc = xcalloc(1, sizeof *dc);
+    dc->path = xstrdup(name);
     return dc;
 }
 
@@ -416,9 +414,7 @@ int load_string(const char *name, const char *text, size_t len, doc **out, diag_
         return LOAD_INVALID;
     }
     doc *dc = doc_new(name);
-    dc->source = malloc(len + 1);
-    if (!dc->source)
-        abort();
+    dc->source = xmalloc(len + 1);
     memcpy(dc->source, text, len);
     dc->source[len] = '\0';
     dc->len = len;
@@ -435,20 +431,18 @@ int load_file(const char *path, doc **out, diag_list *d)
         return LOAD_IO;
     }
     doc *dc = doc_new(path);
-    size_t cap = 64 * 1024, len = 0;
-    char *buf = malloc(cap + 1);
+    size_t cap = (size_t)64 * 1024, len = 0;
+    char *buf = xmalloc(cap + 1);
     size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+    while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
         if (len > LOAD_MAX_BYTES)
             break;
         if (len == cap) {
             cap *= 2;
-            buf = realloc(buf, cap + 1);
+            buf = xrealloc(buf, cap + 1);
         }
     }
-    if (!buf)
-        abort();
     bool failed = ferror(f);
     int err = errno;
     fclose(f);

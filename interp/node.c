@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "utf8.h"
 
 const node_pair *node_get_pair(const node *map, const char *key)
@@ -76,9 +77,7 @@ char *node_path(const node *n)
     size_t len = 0;
     for (const node *m = n; m->parent; m = m->parent)
         len += path_segment(m, NULL, 0);
-    char *buf = malloc(len + 1);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(len + 1);
     buf[len] = '\0';
     size_t end = len;
     for (const node *m = n; m->parent; m = m->parent)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "plan.h"
 #include "target.h"
 #include "value.h"
@@ -279,7 +280,7 @@ static cJSON *value_json(const step *st, const ty *t, const value *v, int *path,
     case VAL_BOOL: return cJSON_CreateBool(v->u.b);
     case VAL_ENUM: return cJSON_CreateString(t->values[v->u.e]);
     case VAL_STRING: {
-        char *s = strndup(v->u.s, v->len);
+        char *s = xstrndup(v->u.s, v->len);
         cJSON *j = cJSON_CreateString(s);
         free(s);
         return j;

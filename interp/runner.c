@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "arena.h"
 #include "step_inst.h"
 #include "target.h"
@@ -34,9 +35,15 @@ typedef struct run_state {
     uint64_t *verb_refused;
     uint64_t *verb_trips; /* round trips per verb in the timed pass */
     size_t nverbs;
-    uint64_t *samples; /* --samples: one latency per timed command */
-    char failure[1024];
+    uint64_t *samples;   /* --samples: one latency per timed command */
+    bench_error failure; /* why the run failed, set once where it failed */
 } run_state;
+
+/* The failure goes into the results model whole. */
+_Static_assert(sizeof(((target_result *)0)->reason) >= sizeof(((bench_error *)0)->msg),
+               "a target result's reason holds a whole failure");
+_Static_assert(sizeof(((label_reason *)0)->reason) >= sizeof(((bench_error *)0)->msg),
+               "a failed label's reason holds a whole failure");
 
 static inline uint64_t now_ns(void)
 {
@@ -59,12 +66,11 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
 {
     const step *st = si->st;
     if (n >= 0)
-        snprintf(rs->failure, sizeof rs->failure,
-                 "run %d, %s cycle %" PRId64 ", %s (%s:%d): %.800s", rs->run, phase, n,
-                 st->cmd->verb, st->at->file, st->at->line, what);
+        err_set(&rs->failure, "run %d, %s cycle %" PRId64 ", %s (%s:%d): %s", rs->run, phase, n,
+                st->cmd->verb, st->at->file, st->at->line, what);
     else
-        snprintf(rs->failure, sizeof rs->failure, "run %d, %s, %s (%s:%d): %.800s", rs->run, phase,
-                 st->cmd->verb, st->at->file, st->at->line, what);
+        err_set(&rs->failure, "run %d, %s, %s (%s:%d): %s", rs->run, phase, st->cmd->verb,
+                st->at->file, st->at->line, what);
 }
 
 /* Checks a dispatch's outcome against the step's expectation. */
@@ -190,10 +196,8 @@ static int verify(run_state *rs, target_result *tr)
 {
     const plan *p = rs->p;
     /* counted by the target, then what the plan expects */
-    uint64_t *aggs = calloc(2 * (p->naggs + 1), sizeof *aggs);
-    uint64_t *events = calloc(2 * (p->nevents + 1), sizeof *events);
-    if (!aggs || !events)
-        abort();
+    uint64_t *aggs = xcalloc(2 * (p->naggs + 1), sizeof *aggs);
+    uint64_t *events = xcalloc(2 * (p->nevents + 1), sizeof *events);
     uint64_t *want_aggs = aggs + p->naggs + 1, *want_events = events + p->nevents + 1;
     int rc = target_count(rs->t, aggs, events);
     int out = 0;
@@ -201,8 +205,7 @@ static int verify(run_state *rs, target_result *tr)
         tr->verify = VERIFY_NA;
     } else if (rc != TARGET_OK) {
         tr->verify = VERIFY_FAIL;
-        snprintf(rs->failure, sizeof rs->failure, "run %d, verify: %.900s", rs->run,
-                 rs->t->message);
+        err_set(&rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
         out = -1;
     } else {
         plan_expected(p, (uint64_t)(rs->prefill + rs->warmup + rs->iterations), want_aggs,
@@ -223,7 +226,7 @@ static int verify(run_state *rs, target_result *tr)
             }
         if (out < 0) {
             tr->verify = VERIFY_FAIL;
-            snprintf(rs->failure, sizeof rs->failure, "verify failed: %s", tr->verify_detail);
+            err_set(&rs->failure, "verify failed: %s", tr->verify_detail);
         } else if (tr->verify != VERIFY_FAIL) {
             tr->verify = VERIFY_PASS;
         }
@@ -317,9 +320,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
     stats_figures_from(&rs->all, rs->tenths, commands, wall, &rr->fig);
     if (rs->iterations < STATS_TENTHS)
         rr->fig.drift = NAN;
-    rr->verbs = calloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
-    if (!rr->verbs)
-        abort();
+    rr->verbs = xcalloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
     rr->nverbs = rs->nverbs;
     for (size_t i = 0; i < rs->nverbs; i++) {
         verb_result *vr = &rr->verbs[i];
@@ -341,17 +342,16 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
 static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
-    char err[1024] = "";
-    if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, err, sizeof err) != TARGET_OK) {
-        snprintf(rs->failure, sizeof rs->failure, "run %d: %.900s", rs->run,
-                 err[0] ? err : "the target did not open");
-        return -1;
+    bench_error *e = &rs->failure;
+    e->msg[0] = '\0';
+    if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, e->msg, sizeof e->msg) != TARGET_OK) {
+        if (!e->msg[0])
+            err_set(e, "the target did not open");
+        return err_prefix(e, "run %d: ", rs->run);
     }
     if (o->samples) {
         size_t n = (size_t)rs->iterations * rs->p->work.ncycle;
-        rs->samples = malloc((n ? n : 1) * sizeof *rs->samples);
-        if (!rs->samples)
-            abort();
+        rs->samples = xmalloc((n ? n : 1) * sizeof *rs->samples);
     }
     double wall = 0;
     int rc = run_setup(rs);
@@ -402,9 +402,7 @@ static bool wanted(const run_options *o, const target_spec *ts)
 
 static void add_reason(label_reason **list, size_t *n, const char *label, const char *reason)
 {
-    *list = realloc(*list, (*n + 1) * sizeof **list);
-    if (!*list)
-        abort();
+    *list = xrealloc(*list, (*n + 1) * sizeof **list);
     label_reason *lr = &(*list)[(*n)++];
     snprintf(lr->label, sizeof lr->label, "%s", label);
     snprintf(lr->reason, sizeof lr->reason, "%s", reason);
@@ -419,9 +417,7 @@ static void finish_result(target_result *tr)
         tr->throughput_lo = tr->throughput_hi = NAN;
         return;
     }
-    run_figures *figs = malloc(tr->nruns * sizeof *figs);
-    if (!figs)
-        abort();
+    run_figures *figs = xmalloc(tr->nruns * sizeof *figs);
     for (size_t i = 0; i < tr->nruns; i++)
         figs[i] = tr->runs[i].fig;
     stats_figures_median(figs, tr->nruns, &tr->median);
@@ -469,7 +465,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     if (rc < 0 && !runner_interrupted) {
         sl->tr->failed = true;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
-                 rs.failure[0] ? rs.failure : "out of memory");
+                 rs.failure.msg[0] ? rs.failure.msg : "out of memory");
         add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
         if (!o->quiet)
             fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
@@ -494,7 +490,7 @@ static double harness_floor(const plan *p, const run_options *o)
                     .warmup = 100,
                     .iterations = (int64_t)o->floor_cycles};
     target_result tr = {0};
-    run_result rr;
+    run_result rr = {0};
     tr.runs = &rr;
     double p50 = NAN;
     run_options quiet = {.iterations = -1, .warmup = -1, .runs = -1};
@@ -555,9 +551,7 @@ target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
                                            strlen(o->process_cmd) + 1
                                      : 0;
     /* the options and the --process-cmd argv live in the same block, freed with it */
-    target_spec *all = calloc(1, cap * sizeof *all + nopts * sizeof(target_opt_value) + cmd_size);
-    if (!all)
-        abort();
+    target_spec *all = xcalloc(1, cap * sizeof *all + nopts * sizeof(target_opt_value) + cmd_size);
     target_opt_value *opts = (target_opt_value *)(all + cap);
     const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, opts + nopts) : NULL;
     *n = 0;
@@ -634,15 +628,11 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
         size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
-        slot *slots = calloc(cap ? cap : 1, sizeof *slots);
-        if (!slots)
-            abort();
+        slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
         size_t base = r->nresults;
-        r->results = realloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
-        if (!r->results)
-            abort();
+        r->results = xrealloc(r->results, (r->nresults + n + 1) * sizeof *r->results);
         for (size_t i = 0; i < n; i++) {
             if (slots[i].skipped)
                 continue;
@@ -654,9 +644,7 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;
-            tr->runs = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
-            if (!tr->runs)
-                abort();
+            tr->runs = xcalloc((size_t)(runs > 0 ? runs : 1), sizeof *tr->runs);
             slots[i].tr = tr;
         }
         /* interleaved: run 1 of every slot, then run 2 ... */

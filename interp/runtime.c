@@ -16,7 +16,7 @@
 #include "value.h"
 
 enum {
-    RUNTIME_MESSAGE_MAX = 1024,
+    RUNTIME_MESSAGE_MAX = BENCH_ERROR_MAX,
     RUNTIME_WHY_MAX = 512,
 };
 
@@ -203,8 +203,9 @@ static runtime_status refuse(runtime *rt, const command *cmd, const char *fmt, .
 
 static runtime_status store_failed(runtime *rt, const command *cmd)
 {
-    snprintf(rt->message, sizeof rt->message, "%s failed: %s", cmd->verb,
+    snprintf(rt->message, sizeof rt->message, "%s",
              rt->s->error[0] ? rt->s->error : "the store failed without saying why");
+    err_prefix_buf(rt->message, sizeof rt->message, "%s failed: ", cmd->verb);
     return RUNTIME_ERROR;
 }
 

@@ -169,7 +169,7 @@ static int read_line(reader *r, const char **line, size_t *len)
             r->start = 0;
         }
         if (r->end == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : 64 * 1024;
+            size_t cap = r->cap ? r->cap * 2 : (size_t)64 * 1024;
             char *more = realloc(r->buf, cap);
             if (!more) {
                 errno = ENOMEM;

@@ -94,7 +94,7 @@ static const size_t run_offsets[] = {
 };
 #undef FIG
 #define RUN_FIGURES (sizeof run_offsets / sizeof *run_offsets)
-#define ALL_FIGURES (RUN_FIGURES + 2 * STATS_TENTHS)
+#define ALL_FIGURES ((size_t)RUN_FIGURES + 2 * (size_t)STATS_TENTHS)
 
 /* Figure f of ALL_FIGURES: the run's own, then p50 and p99 of each tenth. */
 static size_t figure_offset(size_t f)

@@ -1,5 +1,7 @@
 #include "value.h"
 
+#include "alloc.h"
+
 #include <inttypes.h>
 #include <pcre2.h>
 #include <stdlib.h>
@@ -22,7 +24,7 @@ static bool matches(const ty *t, const value *v)
     if (!match_data) {
         static bool registered; /* the first thread to match is the main one */
         if (!(match_data = pcre2_match_data_create(1, NULL)))
-            abort();
+            bench_out_of_memory();
         if (!registered)
             registered = atexit(free_match_data) == 0;
     }

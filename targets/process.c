@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "json_line.h"
 #include "target.h"
 
@@ -614,10 +615,8 @@ static void close_pair(int fds[2])
 static void build_prefixes(process_target *pt, const target_spec *spec)
 {
     const plan *p = pt->p;
-    pt->prefix_at = calloc(p->ncommands + 1, sizeof *pt->prefix_at);
-    pt->prefix_len = calloc(p->ncommands + 1, sizeof *pt->prefix_len);
-    if (!pt->prefix_at || !pt->prefix_len)
-        abort();
+    pt->prefix_at = xcalloc(p->ncommands + 1, sizeof *pt->prefix_at);
+    pt->prefix_len = xcalloc(p->ncommands + 1, sizeof *pt->prefix_len);
     const target_opt_value *renames = target_opt_given(spec, "verbs");
     for (size_t i = 0; i < p->ncommands; i++) {
         const char *verb = p->commands[i]->verb;
@@ -662,10 +661,8 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     pthread_mutex_init(&pt->mu, NULL);
     int64_t timeout_ms = target_opt_int(spec, "timeout_ms", PROCESS_TIMEOUT_MS);
     pt->timeout_ms = timeout_ms > 0 && timeout_ms < INT_MAX ? (int)timeout_ms : PROCESS_TIMEOUT_MS;
-    pt->rcap = 64 * 1024;
-    pt->rbuf = malloc(pt->rcap);
-    if (!pt->rbuf)
-        abort();
+    pt->rcap = (size_t)64 * 1024;
+    pt->rbuf = xmalloc(pt->rcap);
     jline_reserve(&pt->req, 4096);
     build_prefixes(pt, spec);
 
@@ -769,9 +766,11 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
     const char *line;
     size_t len;
     int rc = round_trip(pt, req, sizeof req - 1, &line, &len);
-    if (rc == TARGET_REFUSED)
-        return target_fail(t, TARGET_UNSUPPORTED, "%s does not answer the count request: %.800s",
-                           pt->name, t->message);
+    if (rc == TARGET_REFUSED) {
+        err_prefix_buf(t->message, sizeof t->message,
+                       "%s does not answer the count request: ", pt->name);
+        return TARGET_UNSUPPORTED;
+    }
     if (rc != TARGET_OK)
         return rc;
     cJSON *root = cJSON_ParseWithLength(line, len);

@@ -1,6 +1,8 @@
 /* sqlgen.c: table and statement texts from a plan (see sqlgen.h). */
 #include "sqlgen.h"
 
+#include "alloc.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,7 +101,7 @@ static void add(text *t, const char *fmt, ...)
         int n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0, fmt, ap);
         va_end(ap);
         if (n < 0)
-            abort();
+            abort(); /* a programmer error: a format vsnprintf cannot encode */
         if (t->buf && t->len + (size_t)n < t->cap) {
             t->len += (size_t)n;
             return;
@@ -107,11 +109,7 @@ static void add(text *t, const char *fmt, ...)
         size_t cap = t->cap ? t->cap : 256;
         while (cap <= t->len + (size_t)n)
             cap *= 2;
-        char *more = realloc(t->buf, cap);
-        if (!more) {
-            fputs("bench: out of memory\n", stderr);
-            abort();
-        }
+        char *more = xrealloc(t->buf, cap);
         t->buf = more;
         t->cap = cap;
     }

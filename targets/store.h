@@ -14,6 +14,7 @@
 #ifndef BENCH_STORE_H
 #define BENCH_STORE_H
 
+#include "error.h"
 #include "plan.h"
 #include "target.h"
 
@@ -58,7 +59,7 @@ typedef struct store_ops {
 struct store {
     const store_ops *ops;
     const struct store_driver *driver; /* set by store_open */
-    char error[512];                   /* set when a call returns -1 */
+    char error[BENCH_ERROR_MAX];       /* set when a call returns -1 */
     uint64_t *round_trips;             /* where a store that talks to a server adds each round
                                           trip it makes (NULL: nobody counts them) */
 };

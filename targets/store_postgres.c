@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "json_line.h"
 #include "pq_dl.h"
@@ -56,7 +57,7 @@
 #include "value.h"
 
 enum {
-    PG_ERROR_MAX = 512,
+    PG_ERROR_MAX = BENCH_ERROR_MAX,
     PG_SCHEMA_MAX = 64,
     PG_CONNECT_TIMEOUT_S = 2, /* as connect_timeout below */
 };
@@ -204,7 +205,7 @@ static int ensure_database(const char *dsn, char *err, size_t size)
                    strcmp(state, "23505") != 0)) {
             char msg[PG_ERROR_MAX];
             one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
-            snprintf(err, size, "cannot create the database bench (%.400s)", msg);
+            snprintf(err, size, "cannot create the database bench (%s)", msg);
             rc = -1;
         }
         if (r)
@@ -220,11 +221,8 @@ static PGconn *connect_bench(const char *dsn, char *err, size_t size)
     PGconn *c = connect_to(dsn, "bench", err, size);
     if (c)
         return c;
-    char why[PG_ERROR_MAX];
-    if (ensure_database(dsn, why, sizeof why) < 0) {
-        snprintf(err, size, "%s", why);
+    if (ensure_database(dsn, err, size) < 0)
         return NULL;
-    }
     return connect_to(dsn, "bench", err, size);
 }
 
@@ -1046,16 +1044,12 @@ static void add(script *s, const char *fmt, ...)
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0)
-        abort();
+        abort(); /* a programmer error: a format vsnprintf cannot encode */
     if (s->len + (size_t)n + 1 > s->cap) {
         size_t cap = s->cap ? s->cap : 1024;
         while (cap < s->len + (size_t)n + 1)
             cap *= 2;
-        char *more = realloc(s->buf, cap);
-        if (!more) {
-            fputs("bench: out of memory\n", stderr);
-            abort();
-        }
+        char *more = xrealloc(s->buf, cap);
         s->buf = more;
         s->cap = cap;
     }
@@ -1261,10 +1255,9 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
     pg_store *g = &pt->store;
     g->base.ops = &postgres_store_ops;
     g->p = p;
-    char why[PG_ERROR_MAX];
-    g->conn = connect_bench(pt->dsn, why, sizeof why);
+    g->conn = connect_bench(pt->dsn, err, size);
     if (!g->conn) {
-        snprintf(err, size, "postgres: cannot connect to the database bench: %s", why);
+        err_prefix_buf(err, size, "postgres: cannot connect to the database bench: ");
         postgres_close(&g->base);
         return -1;
     }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "plan.h"
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
@@ -28,7 +29,7 @@ typedef enum target_status {
     TARGET_UNSUPPORTED = -2, /* an optional capability the driver lacks */
 } target_status;
 
-enum { TARGET_MESSAGE_MAX = 1024 };
+enum { TARGET_MESSAGE_MAX = BENCH_ERROR_MAX };
 
 /* ---- what a driver declares ---- */
 

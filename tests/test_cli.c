@@ -411,6 +411,12 @@ static const cli_case cases[] = {
                   "examples/tickets.yaml"),
      .status = 0,
      .out = "| tickets | memory |"},
+    /* a flag given twice: the last one wins, the first one's buffers are
+     * freed (ASan's leak check fails the run otherwise) */
+    {.args = ARGS("run", "--quiet", "--targets", "null", "--targets", "memory", "--prefill", "5,7",
+                  "--prefill", "10", "--iterations", "20", "--runs", "1", "examples/tickets.yaml"),
+     .status = 0,
+     .out = "prefill 10 cycles"},
 };
 
 /* Replaces every "@" in want by the scratch path; the caller frees. */

@@ -1,0 +1,49 @@
+/* error.c: the error object's two operations. */
+#include "error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int err_set(bench_error *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int err_vprefix_buf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    if (!size)
+        return -1;
+    char head[BENCH_ERROR_MAX];
+    int n = vsnprintf(head, sizeof head, fmt, ap);
+    size_t hlen = n < 0 ? 0 : strnlen(head, sizeof head - 1);
+    if (hlen > size - 1)
+        hlen = size - 1;
+    size_t mlen = strnlen(buf, size - 1);
+    size_t keep = mlen < size - 1 - hlen ? mlen : size - 1 - hlen; /* cut only at the end */
+    memmove(buf + hlen, buf, keep);
+    memcpy(buf, head, hlen);
+    buf[hlen + keep] = '\0';
+    return -1;
+}
+
+int err_prefix_buf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprefix_buf(buf, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int err_prefix(bench_error *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprefix_buf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
