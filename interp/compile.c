@@ -749,7 +749,7 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
         if (compile_state(c, tc, ag, aggs->pairs[i].value) < 0)
             rc = -1;
     }
-    if (rc < 0)
+    if (rc < 0 || n == 0)
         return rc;
     for (size_t i = 0; i < p->naggs; i++) {
         aggregate *ag = &p->aggs[i];
