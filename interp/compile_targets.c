@@ -7,7 +7,7 @@
  * exist, labels. */
 #include <string.h>
 
-#include "compile_internal.h"
+#include "compile_common.h"
 #include "target.h"
 
 static int option_value(cc *c, const target_driver *d, const node_pair *pr, target_opt_value *v)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile_internal.h"
+#include "compile_common.h"
 #include "value.h"
 
 enum {

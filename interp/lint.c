@@ -7,7 +7,7 @@
 
 #include "runtime.h"
 #include "step_inst.h"
-#include "store.h"
+#include "store_driver.h"
 
 /* ---- policies ---- */
 

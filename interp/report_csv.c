@@ -68,7 +68,7 @@ static void put_row(FILE *out, const target_result *t)
     put_us(out, m.max_ns);
     put_us(out, m.mean_ns);
     put_double(out, m.drift);
-    fprintf(out, ",%s\n", report_verify_name(t->verify));
+    fprintf(out, ",%s\n", results_verify_name(t->verify));
 }
 
 int report_csv(const report *r, FILE *out)

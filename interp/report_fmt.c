@@ -161,24 +161,3 @@ double report_us_of_ns(double ns)
 {
     return round(ns) / 1000.0;
 }
-
-void report_target_cell(const target_result *t, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    int len = snprintf(buf, n, "%s", t->label ? t->label : "");
-    if (t->prefill > 0 && len >= 0 && (size_t)len < n)
-        len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
-    if (t->durability && len >= 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
-}
-
-const char *report_verify_name(verify_status v)
-{
-    switch (v) {
-    case VERIFY_PASS: return "pass";
-    case VERIFY_FAIL: return "fail";
-    case VERIFY_NA: break;
-    }
-    return "n/a";
-}

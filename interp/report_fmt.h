@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "results.h"
-
 /* Each report_fmt_* writes a NUL-terminated string into buf[n] (truncated if
  * n is too small); the Markdown ones write "n/a" for NAN or infinity.
  *
@@ -44,12 +42,5 @@ void report_fmt_double(double v, char *buf, size_t n);
 /* The JSON's µs figure of a latency in ns as a double: round(ns) / 1000.0,
  * the number report_fmt_us3's text reads back as (NAN stays NAN). */
 double report_us_of_ns(double ns);
-
-/* The target cell of a result: its label, "@N" when prefill > 0, and the
- * durability in parentheses when there is one ("sqlite@1000 (normal)"). */
-void report_target_cell(const target_result *t, char *buf, size_t n);
-
-/* "pass", "fail" or "n/a", as every format names a verify status. */
-const char *report_verify_name(verify_status v);
 
 #endif

@@ -87,7 +87,7 @@ static int collect(page *pg)
         s->t = t;
         s->color = palette[(pg->n - 1) % NPALETTE];
         char cell[400];
-        report_target_cell(t, cell, sizeof cell);
+        results_target_cell(t, cell, sizeof cell);
         snprintf(s->name, sizeof s->name, "%s · %s", t->domain, cell);
         metric_prefix(t, s->metric, sizeof s->metric);
         s->tput = t->median.throughput_per_s;
@@ -565,7 +565,7 @@ static void put_table(page *pg)
                 "</td><td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%s</td>"
                 "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 t, lo, hi, p50, p99, drift);
-        esc(o, report_verify_name(s->t->verify));
+        esc(o, results_verify_name(s->t->verify));
         fputs("</td></tr>\n", o);
     }
     fputs("</tbody>\n</table>\n", o);

@@ -299,7 +299,7 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
         add_double(b, range, "min", lo);
         add_double(b, range, "max", hi);
     }
-    add(b, o, "verify", cJSON_CreateString(report_verify_name(t->verify)));
+    add(b, o, "verify", cJSON_CreateString(results_verify_name(t->verify)));
     add(b, o, "verify_detail", str_or_null(t->verify_detail));
     add(b, o, "failed", cJSON_CreateBool(t->failed));
     add(b, o, "reason", str_or_null(t->reason));

@@ -133,7 +133,7 @@ static void put_row(FILE *out, const target_result *t)
     run_figures m;
     double tlo, thi;
     report_result_figures(t, &m, &tlo, &thi);
-    report_target_cell(t, target, sizeof target);
+    results_target_cell(t, target, sizeof target);
     report_fmt_throughput(m.throughput_per_s, tput, sizeof tput);
     report_fmt_throughput(tlo, lo, sizeof lo);
     report_fmt_throughput(thi, hi, sizeof hi);
@@ -176,10 +176,10 @@ static void put_verify(FILE *out, const report *r)
             if (!same(t->domain, domain))
                 continue;
             char target[512];
-            report_target_cell(t, target, sizeof target);
+            results_target_cell(t, target, sizeof target);
             fputs(first ? "" : ", ", out);
             put_inline(out, target, false);
-            fprintf(out, " %s", report_verify_name(t->verify));
+            fprintf(out, " %s", results_verify_name(t->verify));
             if (t->verify == VERIFY_FAIL && *t->verify_detail) {
                 fputs(" (", out);
                 put_inline(out, t->verify_detail, false);
@@ -203,7 +203,7 @@ static void put_floors(FILE *out, const report *r)
         if (!isfinite(floor_ns))
             continue;
         char target[512];
-        report_target_cell(t, target, sizeof target);
+        results_target_cell(t, target, sizeof target);
         report_fmt_us(floor_ns, v, sizeof v);
         fputs("Round-trip floor (p50) for ", out);
         put_inline(out, target, false);

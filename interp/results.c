@@ -4,6 +4,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -506,4 +507,27 @@ int results_from_json(const char *name, const struct cJSON *root, report **out, 
 {
     *out = NULL;
     return load_document(name, root, out, err, size);
+}
+
+/* ---- names of the model's values --------------------------------------- */
+
+void results_target_cell(const target_result *t, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    int len = snprintf(buf, n, "%s", t->label ? t->label : "");
+    if (t->prefill > 0 && len >= 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
+    if (t->durability && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
+}
+
+const char *results_verify_name(verify_status v)
+{
+    switch (v) {
+    case VERIFY_PASS: return "pass";
+    case VERIFY_FAIL: return "fail";
+    case VERIFY_NA: break;
+    }
+    return "n/a";
 }

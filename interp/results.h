@@ -135,4 +135,11 @@ int results_from_json(const char *name, const struct cJSON *root, report **out, 
  * the runner's reports, whose strings are lent by plans (report_free). */
 void results_free(report *r);
 
+/* The target cell of a result: its label, "@N" when prefill > 0, and the
+ * durability in parentheses when there is one ("sqlite@1000 (normal)"). */
+void results_target_cell(const target_result *t, char *buf, size_t n);
+
+/* "pass", "fail" or "n/a", as every format names a verify status. */
+const char *results_verify_name(verify_status v);
+
 #endif

@@ -17,7 +17,7 @@
 #include "json_line.h"
 #include "runtime.h"
 #include "spec.h"
-#include "store.h"
+#include "store_driver.h"
 #include "target.h"
 
 static const char usage_serve[] =

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "runtime_target.h"
-#include "store.h"
+#include "store_driver.h"
 #include "target.h"
 
 /* The drivers, each defined in its own file; nothing else names them. */
@@ -20,6 +20,73 @@ extern const target_driver null_target_driver;
 extern const store_driver sqlite_store_driver;
 extern const store_driver postgres_store_driver;
 extern const target_driver process_target_driver;
+
+/* ---- checking a declaration ---- */
+
+static bool identifier(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (const char *c = s; *c; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || *c == '_' || (c > s && *c >= '0' && *c <= '9');
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static int check_option(const target_driver *d, const target_option *o, char *why, size_t size)
+{
+    if (!identifier(o->name) || !strcmp(o->name, "label")) {
+        snprintf(why, size, "the %s target declares an option named '%s'", d->name,
+                 o->name ? o->name : "");
+        return -1;
+    }
+    if (!o->about || !*o->about) {
+        snprintf(why, size, "the %s target's option %s has no about line", d->name, o->name);
+        return -1;
+    }
+    if ((o->type == TARGET_OPT_ENUM) != (o->values != NULL) || (o->values && !o->values[0])) {
+        snprintf(why, size, "the %s target's option %s: only an enum has values, and it needs one",
+                 d->name, o->name);
+        return -1;
+    }
+    return 0;
+}
+
+int target_driver_check(const target_driver *d, char *why, size_t size)
+{
+    if (d->version != TARGET_DRIVER_VERSION) {
+        snprintf(why, size, "built for target interface version %d; this bench has version %d",
+                 d->version, TARGET_DRIVER_VERSION);
+        return -1;
+    }
+    if (!identifier(d->name) || !d->about || !d->open || !d->dispatch || !d->close) {
+        snprintf(why, size, "the driver '%s' lacks a name, an about line, open, dispatch or close",
+                 d->name ? d->name : "");
+        return -1;
+    }
+    if (((d->caps & TARGET_CAN_COUNT) != 0) != (d->count != NULL) ||
+        ((d->caps & TARGET_CAN_PROBE) != 0) != (d->probe != NULL)) {
+        snprintf(why, size, "the %s target's capabilities do not match its callbacks", d->name);
+        return -1;
+    }
+    if (d->noptions && !d->options) {
+        snprintf(why, size, "the %s target declares options it does not list", d->name);
+        return -1;
+    }
+    for (size_t i = 0; i < d->noptions; i++) {
+        if (check_option(d, &d->options[i], why, size) < 0)
+            return -1;
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(d->options[k].name, d->options[i].name)) {
+                snprintf(why, size, "the %s target declares the option %s twice", d->name,
+                         d->options[i].name);
+                return -1;
+            }
+    }
+    return 0;
+}
 
 /* A driver that cannot run here (postgres without a server or without
  * libpq) says so in available(), so the runner skips it with a sentence. */

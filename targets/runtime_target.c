@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "runtime.h"
-#include "store.h"
+#include "store_driver.h"
 
 typedef struct runtime_target {
     target base;

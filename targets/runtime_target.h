@@ -3,7 +3,7 @@
 #ifndef BENCH_RUNTIME_TARGET_H
 #define BENCH_RUNTIME_TARGET_H
 
-#include "store.h"
+#include "store_driver.h"
 #include "target.h"
 
 /* Fills out with the target of store sd: sd's name, about line and options,

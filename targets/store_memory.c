@@ -15,7 +15,7 @@
 
 #include "array.h"
 #include "runtime.h"
-#include "store.h"
+#include "store_driver.h"
 #include "value.h"
 
 enum {

@@ -53,7 +53,7 @@
 #include "pq_dl.h"
 #include "runtime.h"
 #include "sqlgen.h"
-#include "store.h"
+#include "store_driver.h"
 #include "value.h"
 
 enum {

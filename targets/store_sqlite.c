@@ -23,7 +23,7 @@
 #include "json_line.h"
 #include "runtime.h"
 #include "sqlgen.h"
-#include "store.h"
+#include "store_driver.h"
 
 typedef struct sq_table {
     sqlite3_stmt *select, *insert, *update;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "spec.h"
-#include "store.h"
+#include "store_driver.h"
 #include "target.h"
 #include "test_util.h"
 

@@ -1,8 +1,8 @@
-/* compile_internal.h: shared by the compiler's files (compile.c for the
+/* compile_common.h: shared by the compiler's files (compile.c for the
  * domain, compile_work.c for the workload, compile_targets.c for its
  * targets). Not for other stages. */
-#ifndef BENCH_COMPILE_INTERNAL_H
-#define BENCH_COMPILE_INTERNAL_H
+#ifndef BENCH_COMPILE_COMMON_H
+#define BENCH_COMPILE_COMMON_H
 
 #include "name_index.h"
 #include "plan.h"

@@ -1,0 +1,64 @@
+/* store.h: where the runtime keeps records and events: the interface the
+ * runtime needs, which each store in targets/ implements (a store declares
+ * itself in a store_driver, targets/store_driver.h). Every
+ * call happens inside one dispatch, between begin and commit or rollback
+ * (load may also be called outside one: it reads what is committed).
+ * Values handed to a store are lent: a store copies what it keeps. Values a
+ * store hands back stay valid until the next commit or rollback.
+ *
+ * Three optional members let a store that talks to a server batch its round
+ * trips (see the postgres target); a store that leaves them unset (memory)
+ * is driven exactly as before. */
+#ifndef BENCH_STORE_H
+#define BENCH_STORE_H
+
+#include "error.h"
+#include "plan.h"
+
+typedef struct store store;
+
+/* save and commit of a store that sets checks_creates return this when a
+ * created record's identity already exists; nothing of the transaction is
+ * kept, and the caller rolls back as after a refusal. */
+enum { STORE_CONFLICT = 1 };
+
+typedef struct store_ops {
+    int (*begin)(store *s);
+    /* 1 and the record in *out when found, 0 when absent, -1 on error. */
+    int (*load)(store *s, const aggregate *agg, const value *key, value *out);
+    /* Writes the record's new state (created: it did not exist before). */
+    int (*save)(store *s, const aggregate *agg, const value *key, const value *state, bool created);
+    int (*append_event)(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                        const value *payload);
+    int (*commit)(store *s);
+    int (*rollback)(store *s);
+    /* Counts for verify, indexed like the plan's aggregates and events. */
+    int (*count)(store *s, uint64_t *aggs, uint64_t *events);
+    /* Optional (NULL): a hint, inside a transaction, that load(agg, key)
+     * follows, so that the store can fetch it together with the other
+     * hinted reads in one round trip. Returns 0, or -1 on error. */
+    int (*prefetch)(store *s, const aggregate *agg, const value *key);
+    /* Optional (NULL), used only with prefetch: a hint that load(agg, K)
+     * follows, where K is field from_field of the record (from, from_key)
+     * as the transaction sees it now (the caller knows the field does not
+     * change before that load), so that the store can fetch the record
+     * with the other hinted reads without knowing K. Returns 0, or -1 on
+     * error. */
+    int (*prefetch_via)(store *s, const aggregate *agg, const aggregate *from,
+                        const value *from_key, int from_field);
+    /* True when the store checks a created identity itself, with its write
+     * (an INSERT that the primary key refuses): the runtime then does not
+     * load the record of a dispatched creates command first, and save or
+     * commit returns STORE_CONFLICT when the identity exists. */
+    bool checks_creates;
+} store_ops;
+
+struct store {
+    const store_ops *ops;
+    const struct store_driver *driver; /* set by store_open */
+    char error[BENCH_ERROR_MAX];       /* set when a call returns -1 */
+    uint64_t *round_trips;             /* where a store that talks to a server adds each round
+                                          trip it makes (NULL: nobody counts them) */
+};
+
+#endif

@@ -1,0 +1,70 @@
+/* store_driver.h: how a store declares itself (DESIGN section 8). A store
+ * is one file (targets/store_<name>.c) with a store_driver, listed once in
+ * targets/registry.c; the registry makes each store a target that runs the
+ * C runtime on it (runtime_target.c), and `bench serve --store` and lint's
+ * dry run find stores there too. */
+#ifndef BENCH_STORE_DRIVER_H
+#define BENCH_STORE_DRIVER_H
+
+#include "store.h"
+#include "target.h"
+
+/* Bumped whenever store_driver changes shape. */
+enum { STORE_DRIVER_VERSION = 1 };
+
+/* A store declares itself like a target does (its name is the target's),
+ * and opens a fresh store per run. */
+typedef struct store_driver {
+    int version; /* STORE_DRIVER_VERSION */
+    const char *name;
+    const char *about;
+    const target_option *options;
+    size_t noptions;
+    unsigned caps; /* target_capability bits beyond what the runtime target has */
+    /* Optional (NULL: always): as target_driver.available. */
+    int (*available)(const target_spec *spec, char *why, size_t size);
+    /* A fresh, empty store for one run of plan p (lent; it outlives the
+     * store) with spec's options (lent likewise). Returns 0, or -1 with the
+     * reason in err and *out NULL. */
+    int (*open)(const plan *p, const target_spec *spec, int run, store **out, char *err,
+                size_t size);
+    /* Releases everything the store made (its scratch file or schema,
+     * unless the spec says keep). */
+    void (*close)(store *s);
+    /* Optional (NULL): as target_driver.environment. */
+    int (*environment)(char *server, size_t server_size, char *library, size_t library_size);
+} store_driver;
+
+/* The options the SQL stores share, as rows of their option tables; how
+ * says what the level or the keeping means for that store. */
+#define STORE_OPTION_DURABILITY(how)                                                               \
+    {                                                                                              \
+        .name = "durability", .type = TARGET_OPT_ENUM, .dflt = "full",                             \
+        .values = (const char *const[]){"full", "normal", "off", NULL},                            \
+        .about = "what a committed command survives: full power loss, normal a crash of the "      \
+                 "process, off nothing promised (" how ")"                                         \
+    }
+#define STORE_OPTION_KEEP(what)                                                                    \
+    {                                                                                              \
+        .name = "keep", .type = TARGET_OPT_BOOL, .dflt = "false",                                  \
+        .about = "keep " what " after the run for inspection instead of removing it"               \
+    }
+
+/* Every store built in, in the registry's order. */
+const store_driver *const *store_all(size_t *n);
+/* The store named name, or NULL. */
+const store_driver *store_find(const char *name);
+/* The in-process store (the first listed): what lint's dry run and `bench
+ * serve` use unless told otherwise. */
+const store_driver *store_default(void);
+/* The names of every store, comma-separated ("memory, sqlite, postgres"). */
+const char *store_names(void);
+
+/* Opens a store of driver d for one run of p with spec's options (NULL:
+ * the defaults). Returns 0, or -1 with the reason in err and *out NULL.
+ * Close it with store_close (NULL is fine). */
+int store_open(const store_driver *d, const plan *p, const target_spec *spec, int run, store **out,
+               char *err, size_t size);
+void store_close(store *s);
+
+#endif
