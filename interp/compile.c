@@ -96,9 +96,7 @@ static int compile_pattern(cc *c, ty *t, const node *pat)
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
-        int line, col;
-        node_locate(pat, (size_t)off, &line, &col);
-        diag_add(c->d, DIAG_ERROR, pat->file, line, col, "invalid pattern: %s", (const char *)msg);
+        diag_error_in(c->d, pat, (size_t)off, "invalid pattern: %s", (const char *)msg);
         return -1;
     }
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT fails */

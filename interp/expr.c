@@ -926,10 +926,11 @@ static int compile(arena *a, const char *text, size_t len, const node *at, const
     if (t && expected && !ty_compatible(expected, t))
         fail(&c, root->start, "expected %s, got %s", describe(expected, de), describe(t, dt));
     if (c.failed) {
-        if (at) /* where the user wrote it, through YAML's folding and quoting */
-            node_locate(at, (size_t)c.err_off, &line, &col);
-        else
-            col += (int)utf8_length(text, (size_t)c.err_off);
+        if (at) { /* where the user wrote it, through YAML's folding and quoting */
+            diag_error_in(d, at, (size_t)c.err_off, "%s", c.msg);
+            return -1;
+        }
+        col += (int)utf8_length(text, (size_t)c.err_off);
         diag_add(d, DIAG_ERROR, file, line, col, "%s", c.msg);
         return -1;
     }
