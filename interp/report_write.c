@@ -116,6 +116,37 @@ static char *resolve_target(const char *path, char *err, size_t size)
     return joined;
 }
 
+/* The mkstemp template of a temporary beside target: DIR/.NAME.XXXXXX; the
+ * caller frees. */
+static char *temp_template(const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0; /* with the slash */
+    size_t n = strlen(target) + sizeof "..XXXXXX";
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, target, target + dirlen);
+    return tmp;
+}
+
+/* Whether the temporary beside target can be made: made and removed at once,
+ * which tells what access() cannot (root in /proc, a read-only mount). */
+static int probe_dir(const char *path, const char *target, char *err, size_t size)
+{
+    char *probe = temp_template(target);
+    int fd = mkstemp(probe), rc = 0;
+    if (fd < 0) {
+        char *dir = dir_of(target);
+        rc = fail(err, size, "cannot write %s: cannot make files in %s: %s.", path, dir,
+                  strerror(errno));
+        free(dir);
+    } else {
+        close(fd);
+        unlink(probe);
+    }
+    free(probe);
+    return rc;
+}
+
 int output_check(const char *path, char *err, size_t size)
 {
     if (!path || !*path)
@@ -133,11 +164,8 @@ int output_check(const char *path, char *err, size_t size)
             rc = fail(err, size, "cannot write %s: it is a directory.", path);
         else if (access(target, W_OK) != 0)
             rc = fail(err, size, "cannot write %s: %s.", path, strerror(errno));
-        else if (S_ISREG(st.st_mode) && access(dir = dir_of(target), W_OK | X_OK) != 0)
-            rc = fail(err, size,
-                      "cannot write %s: its directory %s does not let bench make the new file "
-                      "beside it (%s).",
-                      path, dir, strerror(errno));
+        else if (S_ISREG(st.st_mode))
+            rc = probe_dir(path, target, err, size);
     } else if (errno != ENOENT) {
         rc = fail(err, size, "cannot write %s: %s.", path, strerror(errno));
     } else if (target[strlen(target) - 1] == '/') {
@@ -149,9 +177,8 @@ int output_check(const char *path, char *err, size_t size)
                       errno == ENOENT ? "does not exist" : strerror(errno));
         else if (!S_ISDIR(st.st_mode))
             rc = fail(err, size, "cannot write %s: %s is not a directory.", path, dir);
-        else if (access(dir, W_OK | X_OK) != 0)
-            rc = fail(err, size, "cannot write %s: cannot make files in %s: %s.", path, dir,
-                      strerror(errno));
+        else
+            rc = probe_dir(path, target, err, size);
     }
     free(dir);
     free(target);
@@ -177,14 +204,9 @@ static int open_in_place(const char *path, const char *target, atomic_file *af, 
 static int open_temporary(const char *path, const char *target, const struct stat *old,
                           atomic_file *af, char *err, size_t size)
 {
-    const char *slash = strrchr(target, '/');
-    size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0; /* with the slash */
-    const char *base = target + dirlen;
-    if (!*base)
+    if (target[strlen(target) - 1] == '/')
         return fail(err, size, "cannot write %s: it names a directory.", path);
-    size_t tmpsize = strlen(target) + sizeof "..XXXXXX";
-    af->tmp = xmalloc(tmpsize);
-    snprintf(af->tmp, tmpsize, "%.*s.%s.XXXXXX", (int)dirlen, target, base);
+    af->tmp = temp_template(target);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         char *dir = dir_of(target);
