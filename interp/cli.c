@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static const char usage_lint[] =
     "  --strict       treat warnings as errors\n"
     "  -h, --help     show this help\n"
     "\n"
-    "exit status: 0 clean, 1 a spec has errors, 2 usage or I/O error\n";
+    "FILE '-' reads a spec from stdin, named <stdin> in diagnostics.\n";
 
 static const char usage_plan[] =
     "usage: bench plan [--format text|json] SPEC\n"
@@ -52,9 +53,97 @@ static const char usage_plan[] =
     "the store, and the targets with their options.\n"
     "\n"
     "  --format FMT   text (default) or json\n"
-    "  -h, --help     show this help\n"
-    "\n"
-    "exit status: 0 printed, 1 the spec has errors, 2 usage or I/O error\n";
+    "  -h, --help     show this help\n";
+
+/* The exit statuses: one meaning per status (the rows without a command),
+ * and what each command means by the ones it can return. `bench --help`
+ * prints the first, `bench COMMAND --help` its own; docs/cli.md is the same
+ * table and tests/test_cli.c has a row for every status of every command. */
+typedef struct exit_code_row {
+    int status;
+    const char *command; /* NULL: the meaning in general */
+    const char *meaning;
+} exit_code_row;
+
+static const exit_code_row exit_codes[] = {
+    {EXIT_CLEAN, NULL, "the command did what it was asked"},
+    {EXIT_FAILED, NULL,
+     "what it checked or ran failed: a spec has errors (in every command that\n"
+     "reads one), a run, a verify or a gate failed"},
+    {EXIT_USAGE, NULL,
+     "usage: bad options or arguments, an input that cannot be read, or an\n"
+     "output path that cannot be written (found before any work)"},
+    {EXIT_OUTPUT, NULL,
+     "an output could not be written at the end; bench run saves the results\n"
+     "to a fallback file and names it"},
+    {EXIT_INTERRUPTED, NULL, "interrupted (SIGINT, SIGTERM); what finished is still written"},
+
+    {EXIT_CLEAN, "lint", "every spec is clean (warnings allowed without --strict)"},
+    {EXIT_FAILED, "lint", "a spec has errors (with --strict, warnings too)"},
+    {EXIT_USAGE, "lint", "usage error, or a spec cannot be read"},
+    {EXIT_OUTPUT, "lint", "stdout could not be written"},
+    {EXIT_CLEAN, "plan", "the plan is printed"},
+    {EXIT_FAILED, "plan", "the spec has errors"},
+    {EXIT_USAGE, "plan", "usage error, or the spec cannot be read"},
+    {EXIT_OUTPUT, "plan", "stdout could not be written"},
+    {EXIT_CLEAN, "run", "everything ran (skips allowed)"},
+    {EXIT_FAILED, "run", "a spec has errors, a run or a verify failed, or nothing ran"},
+    {EXIT_USAGE, "run",
+     "usage error, a spec cannot be read, or --output or --samples cannot\n"
+     "be written (checked before the first run)"},
+    {EXIT_OUTPUT, "run",
+     "the results or the samples could not be written after the runs; the\n"
+     "results are saved to a fallback file, named on stderr"},
+    {EXIT_INTERRUPTED, "run", "interrupted; what finished is still written"},
+    {EXIT_CLEAN, "targets", "listed"},
+    {EXIT_USAGE, "targets", "usage error"},
+    {EXIT_OUTPUT, "targets", "stdout could not be written"},
+    {EXIT_CLEAN, "schema", "printed"},
+    {EXIT_USAGE, "schema", "usage error"},
+    {EXIT_OUTPUT, "schema", "stdout could not be written"},
+    {EXIT_CLEAN, "serve", "stdin ended"},
+    {EXIT_FAILED, "serve",
+     "the spec has errors, the store cannot be opened, or reading a request\n"
+     "or writing an answer failed"},
+    {EXIT_USAGE, "serve", "usage error, or the spec cannot be read"},
+    {EXIT_CLEAN, "compare", "compared"},
+    {EXIT_USAGE, "compare", "usage error, or a result file cannot be read or is not one"},
+    {EXIT_OUTPUT, "compare", "stdout could not be written"},
+    {EXIT_CLEAN, "gate", "passed"},
+    {EXIT_FAILED, "gate", "a metric is worse beyond its threshold or missing"},
+    {EXIT_USAGE, "gate", "usage error, or a result file cannot be read or is not one"},
+    {EXIT_OUTPUT, "gate", "stdout could not be written"},
+    {EXIT_CLEAN, "report", "the page is written"},
+    {EXIT_USAGE, "report",
+     "usage error, the result file cannot be read or is not one, or the\n"
+     "page's path cannot be written (checked before reading)"},
+    {EXIT_OUTPUT, "report", "the page could not be written"},
+};
+
+void cli_print_exit_codes(const char *cmd, FILE *out)
+{
+    fputs("exit status:\n", out);
+    for (size_t i = 0; i < sizeof exit_codes / sizeof *exit_codes; i++) {
+        const exit_code_row *e = &exit_codes[i];
+        if (cmd ? !e->command || strcmp(e->command, cmd) != 0 : e->command != NULL)
+            continue;
+        fprintf(out, "  %3d  ", e->status);
+        for (const char *p = e->meaning; *p; p++) { /* continuation lines indented */
+            fputc(*p, out);
+            if (*p == '\n')
+                fputs("       ", out);
+        }
+        fputc('\n', out);
+    }
+}
+
+int cli_help(const char *cmd, const char *usage)
+{
+    fputs(usage, stdout);
+    fputc('\n', stdout);
+    cli_print_exit_codes(cmd, stdout);
+    return EXIT_CLEAN;
+}
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -136,7 +225,7 @@ int cli_lint(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case 's': strict = true; break;
-        case 'h': fputs(usage_lint, stdout); return EXIT_CLEAN;
+        case 'h': return cli_help("lint", usage_lint);
         case ':': return cli_usage_error("lint", "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error("lint", "unknown option '%s'", argv[optind - 1]);
         }
@@ -150,7 +239,9 @@ int cli_lint(int argc, char **argv)
         spec s;
         spec_status st = spec_check(argv[i], &d, &s);
         diag_sort(&d);
-        if (format == DIAG_FORMAT_JSON) {
+        if (st == SPEC_IO) { /* not a finding about a spec: bench could not read it */
+            cli_print_diags(&d, NULL, DIAG_FORMAT_TEXT, stderr);
+        } else if (format == DIAG_FORMAT_JSON) {
             for (size_t k = 0; k < d.count; k++)
                 diag_copy(&all, &d.items[k]);
         } else {
@@ -183,7 +274,7 @@ int cli_plan(int argc, char **argv)
             if (parse_format("plan", optarg, false, &format))
                 return EXIT_USAGE;
             break;
-        case 'h': fputs(usage_plan, stdout); return EXIT_CLEAN;
+        case 'h': return cli_help("plan", usage_plan);
         case ':': return cli_usage_error("plan", "%s needs a value", argv[optind - 1]);
         default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
         }
@@ -218,6 +309,19 @@ static const command_entry commands[] = {
     {"report", cli_report},   {"serve", cli_serve},     {"schema", cli_schema},
 };
 
+/* Whatever a command printed must have reached stdout: a full disk or a
+ * closed pipe is EXIT_OUTPUT, not success (nor a failed check). */
+static int finish_stdout(const char *cmd, int status)
+{
+    errno = 0;
+    bool written = fflush(stdout) == 0 && !ferror(stdout);
+    if (written || status == EXIT_OUTPUT) /* a command that said so already */
+        return status;
+    fprintf(stderr, "bench %s: cannot write to stdout: %s\n", cmd,
+            errno ? strerror(errno) : "write error");
+    return status == EXIT_USAGE || status == EXIT_INTERRUPTED ? status : EXIT_OUTPUT;
+}
+
 static void print_version(void)
 {
     printf("bench %s (commit %s, %s build, sanitizers %s)\n", BENCH_VERSION, BENCH_COMMIT,
@@ -231,19 +335,15 @@ int cli_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-        fputs(usage_top, stdout);
-        return EXIT_CLEAN;
-    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+        return cli_help(NULL, usage_top);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
         print_version();
         return EXIT_CLEAN;
     }
     if (!strcmp(cmd, "help")) {
-        if (argc < 3) {
-            fputs(usage_top, stdout);
-            return EXIT_CLEAN;
-        }
+        if (argc < 3)
+            return cli_help(NULL, usage_top);
         char *sub[] = {argv[2], "--help", NULL};
         cmd = argv[2];
         for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
@@ -252,7 +352,7 @@ int cli_main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(commands[i].name, cmd))
-            return commands[i].run(argc - 1, argv + 1);
+            return finish_stdout(cmd, commands[i].run(argc - 1, argv + 1));
     const char *names[sizeof commands / sizeof *commands];
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         names[i] = commands[i].name;

@@ -7,13 +7,22 @@
 #include "diag.h"
 #include "load.h"
 
-/* Exit statuses, as DESIGN section 5 and pgbench users expect. */
+/* Exit statuses, one meaning each across every command; cli.c's table
+ * (printed by --help) says what each command means by each. */
 enum {
     EXIT_CLEAN = 0,
-    EXIT_FAILED = 1, /* a spec has errors; a run or verify failed */
-    EXIT_USAGE = 2,  /* bad usage, unreadable input */
+    EXIT_FAILED = 1, /* what was checked or run failed: a spec has errors, a run,
+                        a verify or a gate failed */
+    EXIT_USAGE = 2,  /* bad usage, unreadable input, an output path that cannot
+                        be written (found before any work) */
+    EXIT_OUTPUT = 3, /* an output could not be written at the end (bench run
+                        saves the results to a fallback file and names it) */
     EXIT_INTERRUPTED = 130,
 };
+
+/* Prints "exit status:" and the table's rows for cmd (NULL: what each status
+ * means across the commands) to out. */
+void cli_print_exit_codes(const char *cmd, FILE *out);
 
 /* Runs bench with argv; returns the exit status. */
 int cli_main(int argc, char **argv);
@@ -29,6 +38,9 @@ int cli_gate(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_serve(int argc, char **argv); /* serve.c */
 
+/* Prints usage, a blank line and cmd's exit statuses to stdout; returns
+ * EXIT_CLEAN. cmd NULL: the top level. */
+int cli_help(const char *cmd, const char *usage);
 /* Prints "bench COMMAND: message" to stderr and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints diagnostics in the chosen format; text mode shows caret lines from dc. */

@@ -28,9 +28,7 @@ static const char usage_compare[] =
     "the spec files, the machines or the builds differ.\n"
     "\n"
     "  --format FMT   markdown (default) or json\n"
-    "  -h, --help     show this help\n"
-    "\n"
-    "exit status: 0 compared, 2 usage error or a file unreadable or invalid\n";
+    "  -h, --help     show this help\n";
 
 static const char usage_gate[] =
     "usage: bench gate [--threshold PCT] [--metric NAME[=PCT]]... BASE.json CURRENT.json\n"
@@ -45,10 +43,7 @@ static const char usage_gate[] =
     "                   '*.throughput_per_s' gates every metric of the base file\n"
     "                   it matches; NAME=PCT gives it its own threshold;\n"
     "                   default: every metric of the base file\n"
-    "  -h, --help       show this help\n"
-    "\n"
-    "exit status: 0 passed, 1 a metric is worse beyond the threshold or missing,\n"
-    "2 usage error or a file unreadable or invalid\n";
+    "  -h, --help       show this help\n";
 
 static const char usage_report[] =
     "usage: bench report RESULT.json --html FILE\n"
@@ -59,11 +54,10 @@ static const char usage_report[] =
     "distribution per target on log scales, and p50/p99 per tenth of the timed\n"
     "pass, so that drift shows.\n"
     "\n"
-    "  --html FILE    the page to write (atomically)\n"
-    "  -h, --help     show this help\n"
-    "\n"
-    "exit status: 0 written, 2 usage error, the result file unreadable or\n"
-    "invalid, or the page could not be written\n";
+    "  --html FILE    the page to write: atomically for a regular file (a\n"
+    "                 symlink's target is replaced, the link kept), in place for a\n"
+    "                 FIFO or a device; '-' is stdout\n"
+    "  -h, --help     show this help\n";
 
 /* Loads both files; on failure prints the sentence and returns EXIT_USAGE. */
 static int load_pair(const char *cmd, char **paths, result_file **base, result_file **cur)
@@ -231,7 +225,7 @@ int cli_compare(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
-        case 'h': fputs(usage_compare, stdout); return EXIT_CLEAN;
+        case 'h': return cli_help("compare", usage_compare);
         default:
             return cli_usage_error("compare", "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
@@ -258,8 +252,7 @@ int cli_compare(int argc, char **argv)
     } else {
         print_markdown(base, cur, v, n, warnings, nwarnings);
     }
-    if (fflush(stdout) != 0)
-        status = EXIT_FAILED;
+    /* cli_main checks that stdout was written (EXIT_OUTPUT) */
     free(v);
     free_strings(warnings, nwarnings);
     result_file_free(base);
@@ -456,10 +449,7 @@ int cli_gate(int argc, char **argv)
                     "gate", "--threshold takes a percentage of 0 or more, not '%s'", optarg);
             break;
         case 'm': status = parse_metric(optarg, &g.metrics[g.nmetrics++]); break;
-        case 'h':
-            fputs(usage_gate, stdout);
-            free_gate_args(&g);
-            return EXIT_CLEAN;
+        case 'h': free_gate_args(&g); return cli_help("gate", usage_gate);
         default:
             status =
                 cli_usage_error("gate", "unknown option or missing value: '%s'", argv[optind - 1]);
@@ -490,8 +480,7 @@ int cli_gate(int argc, char **argv)
             printf("note: %s\n", cur->notes[i]);
         status = gate_print(rows, nrows);
     }
-    if (fflush(stdout) != 0)
-        status = EXIT_FAILED;
+    /* cli_main checks that stdout was written (EXIT_OUTPUT) */
     free(rows);
     free(v);
     free_strings(warnings, nwarnings > 0 ? nwarnings : 0);
@@ -531,7 +520,7 @@ int cli_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': html = optarg; break;
-        case 'h': fputs(usage_report, stdout); return EXIT_CLEAN;
+        case 'h': return cli_help("report", usage_report);
         default:
             return cli_usage_error("report", "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
@@ -541,13 +530,17 @@ int cli_report(int argc, char **argv)
         return cli_usage_error("report", "give one result file");
     if (!html || !*html)
         return cli_usage_error("report", "give the page to write with --html FILE");
-    result_file *f;
     char err[1024];
+    if (output_check(html, err, sizeof err) != 0) {
+        fprintf(stderr, "bench report: %s\n", err);
+        return EXIT_USAGE;
+    }
+    result_file *f;
     if (result_file_load(argv[optind], &f, err, sizeof err) < 0) {
         fprintf(stderr, "bench report: %s\n", err);
         return EXIT_USAGE;
     }
     int rc = write_html_atomic(f, html);
     result_file_free(f);
-    return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
+    return rc == 0 ? EXIT_CLEAN : EXIT_OUTPUT;
 }

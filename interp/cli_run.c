@@ -36,8 +36,15 @@ static const char usage_run[] =
     "  --format FMT       ";
 /* After the formats, which report_formats lists. */
 static const char usage_run_rest[] =
-    "  --output FILE      write the report to FILE (atomically) instead of stdout\n"
-    "  --samples FILE     write every timed latency as CSV (buffered in memory)\n"
+    "  --output FILE      write the report to FILE instead of stdout: atomically for\n"
+    "                     a regular file (a symlink's target is replaced, the link\n"
+    "                     kept), in place for a FIFO or a device; '-' is stdout.\n"
+    "                     Checked before the first run; if the write fails at the\n"
+    "                     end, the report goes to a fallback file in $TMPDIR or\n"
+    "                     /tmp and the message names it\n"
+    "  --samples FILE     write every timed latency as CSV (buffered in memory),\n"
+    "                     as --output writes; '-' is stdout when the report is not\n"
+    "                     (give --output FILE too)\n"
     "  --label TEXT       a label recorded in the environment\n"
     "  --cpu LIST         pin the harness (and its children) to these CPUs, e.g. 0 or 0-1\n"
     "  --process-cmd CMD  the command of every target with a command option (split\n"
@@ -47,10 +54,7 @@ static const char usage_run_rest[] =
     "                     a live line during timed passes when stderr is a terminal)\n"
     "  --keep             keep the scratch stores of the targets with a keep option,\n"
     "                     and say where\n"
-    "  -h, --help         show this help\n"
-    "\n"
-    "exit status: 0 everything ran (skips allowed), 1 a run or verify failed,\n"
-    "2 usage or spec errors, 130 interrupted (what finished is still written)\n";
+    "  -h, --help         show this help\n";
 
 static const char usage_targets[] =
     "usage: bench targets\n"
@@ -208,7 +212,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case 'h': {
             char names[256];
             report_format_names(true, names, sizeof names);
-            printf("%s%s\n%s", usage_run, names, usage_run_rest);
+            char usage[sizeof usage_run + sizeof usage_run_rest + sizeof names];
+            snprintf(usage, sizeof usage, "%s%s\n%s", usage_run, names, usage_run_rest);
+            cli_help("run", usage);
             return -1;
         }
         case ':': rc = cli_usage_error("run", "%s needs a value", argv[optind - 1]); break;
@@ -224,6 +230,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     }
     if (optind >= argc)
         return cli_usage_error("run", "no spec given");
+    if (a->samples && !strcmp(a->samples, "-") && (!a->output || !strcmp(a->output, "-")))
+        return cli_usage_error("run", "--samples - and the report would both go to stdout; give "
+                                      "--output FILE or --samples FILE");
     if (a->cpu && parse_cpu(a->cpu))
         return EXIT_USAGE;
     a->o.live = isatty(STDERR_FILENO) != 0;
@@ -263,8 +272,9 @@ static int open_specs(int argc, char **argv, spec *specs, size_t *n)
         spec_status st = spec_open(argv[i], &d, &specs[*n]);
         diag_sort(&d);
         cli_print_diags(&d, specs[*n].dc, DIAG_FORMAT_TEXT, stderr);
-        if (st != SPEC_OK) {
-            status = EXIT_USAGE;
+        if (st != SPEC_OK) { /* unreadable (2) outweighs invalid (1) */
+            if (st == SPEC_IO || status == 0)
+                status = st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
             spec_close(&specs[*n]);
         } else {
             (*n)++;
@@ -320,17 +330,63 @@ static void add_servers(environment *env)
     }
 }
 
-static int write_report(const run_args *a, const report *r)
+/* --output and --samples, before the first run: a path that cannot be
+ * written is found now, not after the whole run. */
+static int check_outputs(const run_args *a)
 {
-    int (*fn)(const report *, FILE *) = report_format_find(a->format)->write;
-    if (!a->output)
-        return fn(r, stdout) == 0 && fflush(stdout) == 0 ? 0 : -1;
-    char err[512];
-    if (report_write_atomic(a->output, fn, r, err, sizeof err) != 0) {
-        fprintf(stderr, "bench run: %s\n", err);
-        return -1;
+    const char *paths[] = {a->output, a->samples};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        char err[1024];
+        if (paths[i] && output_check(paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "bench run: %s Nothing was run.\n", err);
+            return EXIT_USAGE;
+        }
     }
     return 0;
+}
+
+/* The report to --output (or stdout); when that fails the report goes to a
+ * fallback file, and the message says where. Returns 0 or EXIT_OUTPUT. */
+static int write_report(const run_args *a, const report *r)
+{
+    const report_format *fmt = report_format_find(a->format);
+    const char *where = a->output ? a->output : "-";
+    char err[1024], fallback[512], ferr[1024];
+    if (report_write_atomic(where, fmt->write, r, err, sizeof err) == 0)
+        return 0;
+    if (report_write_fallback(fmt->ext, fmt->write, r, fallback, sizeof fallback, ferr,
+                              sizeof ferr) == 0) {
+        fprintf(stderr, "bench run: %s The results are saved in %s instead.\n", err, fallback);
+        return EXIT_OUTPUT;
+    }
+    /* the last place left: the results on stderr rather than nowhere */
+    fprintf(stderr,
+            "bench run: %s\nbench run: the fallback failed too: %s\nbench run: the results "
+            "follow on stderr.\n",
+            err, ferr);
+    fmt->write(r, stderr);
+    return EXIT_OUTPUT;
+}
+
+/* The samples file, written beside its target and renamed over it at the
+ * end, so that a failed run never leaves a truncated file over an old one. */
+static int open_samples(const run_args *a, atomic_file *af)
+{
+    char err[1024];
+    if (atomic_file_open(a->samples, af, err, sizeof err) != 0) {
+        fprintf(stderr, "bench run: %s Nothing was run.\n", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int commit_samples(atomic_file *af)
+{
+    char err[1024];
+    if (atomic_file_commit(af, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "bench run: the samples were not written: %s\n", err);
+    return EXIT_OUTPUT;
 }
 
 int cli_run(int argc, char **argv)
@@ -350,18 +406,20 @@ int cli_run(int argc, char **argv)
         plans[i] = specs[i].p;
     if (rc == 0)
         rc = check_only(&a, plans, nspecs);
-    FILE *samples = NULL;
-    if (rc == 0 && a.samples && !(samples = fopen(a.samples, "w")))
-        rc = cli_usage_error("run", "cannot write %s: %s", a.samples, strerror(errno));
+    if (rc == 0)
+        rc = check_outputs(&a);
+    atomic_file samples = {0};
+    if (rc == 0 && a.samples)
+        rc = open_samples(&a, &samples);
     if (rc == 0) {
         report r = {0};
         env_collect(&r.env);
         if (a.label)
             snprintf(r.env.label, sizeof r.env.label, "%s", a.label);
         fill_config(&a, specs, nspecs, &r);
-        if (samples)
-            fputs("domain,label,run,verb,cycle,nanoseconds\n", samples);
-        a.o.samples = samples;
+        if (samples.f)
+            fputs("domain,label,run,verb,cycle,nanoseconds\n", samples.f);
+        a.o.samples = samples.f;
         struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
@@ -371,19 +429,17 @@ int cli_run(int argc, char **argv)
         sigaction(SIGTERM, &old_term, NULL);
         env_load_after(&r.env);
         add_servers(&r.env);
-        if (write_report(&a, &r) != 0 && rc == 0)
-            rc = EXIT_FAILED;
-        if (samples && fclose(samples) != 0 && rc == 0) {
-            fprintf(stderr, "bench run: writing %s failed\n", a.samples);
-            rc = EXIT_FAILED;
-        }
-        samples = NULL;
+        /* an output that failed outweighs a failed run or an interruption:
+         * the results are not where they were asked for */
+        if (write_report(&a, &r) != 0)
+            rc = EXIT_OUTPUT;
+        if (samples.f && commit_samples(&samples) != 0)
+            rc = EXIT_OUTPUT;
         free(r.config.specs);
         free(r.config.targets);
         report_free(&r);
     }
-    if (samples)
-        fclose(samples);
+    atomic_file_abort(&samples);
     free(plans);
     for (size_t i = 0; i < nspecs; i++)
         spec_close(&specs[i]);
@@ -434,10 +490,8 @@ static void print_driver(const target_driver *d)
 
 int cli_targets(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage_targets, stdout);
-        return EXIT_CLEAN;
-    }
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return cli_help("targets", usage_targets);
     if (argc > 1)
         return cli_usage_error("targets", "takes no arguments");
     size_t n;
@@ -453,10 +507,8 @@ int cli_targets(int argc, char **argv)
 
 int cli_schema(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage_schema, stdout);
-        return EXIT_CLEAN;
-    }
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return cli_help("schema", usage_schema);
     if (argc > 1)
         return cli_usage_error("schema", "takes no arguments");
     const cJSON *schema = spec_schema();
@@ -465,7 +517,7 @@ int cli_schema(int argc, char **argv)
         fputs("bench schema: out of memory\n", stderr);
         return EXIT_FAILED;
     }
-    int ok = puts(text) >= 0 && fflush(stdout) == 0;
+    puts(text); /* cli_main checks that stdout was written (EXIT_OUTPUT) */
     cJSON_free(text);
-    return ok ? EXIT_CLEAN : EXIT_FAILED;
+    return EXIT_CLEAN;
 }

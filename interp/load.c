@@ -425,12 +425,14 @@ int load_string(const char *name, const char *text, size_t len, doc **out, diag_
 int load_file(const char *path, doc **out, diag_list *d)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    bool from_stdin = !strcmp(path, "-");
+    const char *name = from_stdin ? LOAD_STDIN_NAME : path;
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
+        diag_add(d, DIAG_ERROR, name, 0, 0, "cannot open: %s", strerror(errno));
         return LOAD_IO;
     }
-    doc *dc = doc_new(path);
+    doc *dc = doc_new(name);
     size_t cap = (size_t)64 * 1024, len = 0;
     char *buf = xmalloc(cap + 1);
     size_t n;
@@ -445,15 +447,18 @@ int load_file(const char *path, doc **out, diag_list *d)
     }
     bool failed = ferror(f);
     int err = errno;
-    fclose(f);
+    if (from_stdin)
+        clearerr(stdin);
+    else
+        fclose(f);
     if (failed) {
-        diag_add(d, DIAG_ERROR, path, 0, 0, "cannot read: %s", strerror(err));
+        diag_add(d, DIAG_ERROR, name, 0, 0, "cannot read: %s", strerror(err));
         free(buf);
         doc_free(dc);
         return LOAD_IO;
     }
     if (len > LOAD_MAX_BYTES) {
-        diag_add(d, DIAG_ERROR, path, 0, 0, "the file is larger than %d bytes", LOAD_MAX_BYTES);
+        diag_add(d, DIAG_ERROR, name, 0, 0, "the file is larger than %d bytes", LOAD_MAX_BYTES);
         free(buf);
         doc_free(dc);
         return LOAD_INVALID;

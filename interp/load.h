@@ -28,10 +28,13 @@ enum {
     LOAD_IO = -2,      /* the file could not be read; one diagnostic says why */
 };
 
-/* Reads and parses the file at path. On LOAD_OK *out is the caller's, to free
- * with doc_free. On LOAD_INVALID *out is still set (so the caller can print
- * caret lines) when the text was parsed; it is NULL for a file over
- * LOAD_MAX_BYTES (never parsed) and on LOAD_IO. */
+/* The name of a spec read from stdin, in its diagnostics. */
+#define LOAD_STDIN_NAME "<stdin>"
+
+/* Reads and parses the file at path ("-": stdin, named LOAD_STDIN_NAME). On LOAD_OK *out is the
+ * caller's, to free with doc_free. On LOAD_INVALID *out is still set (so the caller can print caret
+ * lines) when the text was parsed; it is NULL for a file over LOAD_MAX_BYTES (never parsed) and on
+ * LOAD_IO. */
 int load_file(const char *path, doc **out, diag_list *d);
 /* The same from memory; name is used in addresses. */
 int load_string(const char *name, const char *text, size_t len, doc **out, diag_list *d);

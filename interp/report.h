@@ -29,6 +29,7 @@ int report_csv(const report *r, FILE *out);
  * option's parsing, its usage line and its error message read. */
 typedef struct report_format {
     const char *name; /* as --format takes it */
+    const char *ext;  /* a file name's extension, for the fallback file */
     int (*write)(const report *r, FILE *out);
 } report_format;
 
@@ -45,16 +46,55 @@ void report_format_names(bool mark_default, char *buf, size_t n);
  * works on every figure; absent figures are null. NULL when out of memory. */
 cJSON *report_to_cjson(const report *r);
 
-/* Writes the report to path atomically: writer(r, tmp) into a temporary file
- * made by mkstemp in path's directory, fflush, fsync, then rename over path
- * (mode 0666 less the umask). Returns 0, or -1 with one sentence in err[size]
- * (may be NULL); on failure the temporary is removed and path is untouched. */
-int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
-                        char *err, size_t size);
-/* The same for any content: writer(tmp, ctx) writes it (returns 0, or
- * nonzero on failure). */
+/* Checks, before any work, that path can be written: "-" (stdout); an
+ * existing file that is not a directory and that bench may write (a regular
+ * one also needs its directory writable, for the temporary beside it); or a
+ * new name in a directory that exists and that bench may make files in.
+ * Symlinks are followed. Returns 0, or -1 with one sentence naming path in
+ * err[size] (may be NULL). */
+int output_check(const char *path, char *err, size_t size);
+
+/* A file being written so that what it replaces changes all at once. */
+typedef struct atomic_file {
+    FILE *f;      /* write here */
+    char *path;   /* as given, for messages */
+    char *target; /* the file changed: a symlink's target, or path; NULL for stdout */
+    char *tmp;    /* the temporary beside target, renamed over it at commit;
+                     NULL when f writes in place (stdout, a FIFO, a device) */
+} atomic_file;
+
+/* Opens path for writing: "-" is stdout; a symlink is followed and its
+ * target written; an existing file that is not a regular one (a FIFO, a
+ * character device, a socket) is written in place, never replaced; anything
+ * else is a temporary made by mkstemp beside the target (with the old file's
+ * mode, or 0666 less the umask for a new one). Returns 0, or -1 with one
+ * sentence in err[size] (may be NULL); either way *af is set so that
+ * atomic_file_abort is safe. */
+int atomic_file_open(const char *path, atomic_file *af, char *err, size_t size);
+/* Flushes af (and fsyncs and renames a temporary over its target); a write
+ * error, such as ENOSPC from /dev/full, is a failure. Returns 0, or -1 with
+ * one sentence in err; on failure the temporary is removed and the target
+ * holds what it held. Releases af either way. */
+int atomic_file_commit(atomic_file *af, char *err, size_t size);
+/* Releases af without committing: the temporary is removed. */
+void atomic_file_abort(atomic_file *af);
+
+/* Writes content to path as atomic_file_open says: writer(out, ctx) writes
+ * it (returns 0, or nonzero on failure). Returns 0, or -1 with one sentence
+ * in err[size] (may be NULL); on failure a replaced file is untouched. */
 int write_atomic(const char *path, int (*writer)(FILE *out, const void *ctx), const void *ctx,
                  char *err, size_t size);
+/* The same for a report: writer(r, out). */
+int report_write_atomic(const char *path, int (*writer)(const report *, FILE *), const report *r,
+                        char *err, size_t size);
+/* When the path asked for could not be written: writes the content to
+ * $TMPDIR (else /tmp)/bench-results-PID-YYYYMMDD-HHMMSS.EXT atomically and
+ * puts that path in path[path_size]. Returns 0, or -1 with one sentence in
+ * err[size]. */
+int write_fallback(const char *ext, int (*writer)(FILE *out, const void *ctx), const void *ctx,
+                   char *path, size_t path_size, char *err, size_t size);
+int report_write_fallback(const char *ext, int (*writer)(const report *, FILE *), const report *r,
+                          char *path, size_t path_size, char *err, size_t size);
 
 /* The figures the reports print for t: its median and throughput range, or
  * every figure absent (NAN, commands 0) when no run finished, whatever the

@@ -31,10 +31,7 @@ static const char usage_serve[] =
     "                 (bench targets lists them: the targets that run the C runtime);\n"
     "                 default the in-process one. The SQL stores use a scratch file\n"
     "                 or schema, removed at the end\n"
-    "  -h, --help     show this help\n"
-    "\n"
-    "exit status: 0 at end of input, 1 the spec has errors or I/O failed,\n"
-    "2 usage error or a store this build cannot open\n";
+    "  -h, --help     show this help\n";
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}\n";
 
@@ -378,7 +375,7 @@ int cli_serve(int argc, char **argv)
                 return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
                                        store_names());
             break;
-        case 'h': fputs(usage_serve, stdout); return EXIT_CLEAN;
+        case 'h': return cli_help("serve", usage_serve);
         default:
             return cli_usage_error("serve", "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
@@ -404,7 +401,7 @@ int cli_serve(int argc, char **argv)
     if ((sd->available && sd->available(&ts, err, sizeof err) != 0) ||
         store_open(sd, sp.p, &ts, 1, &s, err, sizeof err) < 0) {
         fprintf(stderr, "bench serve: %s\n", err);
-        rc = EXIT_USAGE;
+        rc = EXIT_FAILED;
     } else if (serve_run(sp.p, s, STDIN_FILENO, STDOUT_FILENO) < 0) {
         fprintf(stderr, "bench serve: %s\n", strerror(errno));
         rc = EXIT_FAILED;

@@ -2,7 +2,9 @@
  * exit status, what stdout and stderr must contain) run against the real
  * bench binary through bench_spawn.h. "@" at the start of an argument or an
  * expected text stands for a scratch directory made for the run, which holds
- * a bad spec, a spec with only warnings and whatever a row writes. */
+ * a bad spec, a spec with only warnings and whatever a row writes; it is also
+ * $TMPDIR, where bench run puts a fallback file. The table has a row for
+ * every exit status of every command (cli.c's table of exit statuses). */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -13,10 +15,13 @@
 /* clang-format on */
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_spawn.h"
@@ -38,8 +43,8 @@ static char *expand(const char *s)
     return r;
 }
 
-/* Runs bench with args (NULL-terminated, "@" expanded). */
-static spawn_output run_bench(const char *const *args)
+/* Runs bench with args (NULL-terminated, "@" expanded) as opt says. */
+static spawn_output run_bench(const char *const *args, const spawn_options *opt)
 {
     size_t n = 0;
     while (args[n])
@@ -49,7 +54,7 @@ static spawn_output run_bench(const char *const *args)
     argv[0] = strdup(spawn_bench_path());
     for (size_t i = 0; i < n; i++)
         argv[i + 1] = expand(args[i]);
-    spawn_output o = spawn_run(argv);
+    spawn_output o = spawn_run_with(argv, opt);
     for (size_t i = 0; i < n + 1; i++)
         free(argv[i]);
     free(argv);
@@ -85,8 +90,6 @@ static const char warn_spec[] = "spec: 1\n"
                                 "  warmup: 0\n"
                                 "  targets: [memory, null]\n";
 
-static const char *const scratch_files[] = {"bad.yaml", "warn.yaml", "report.json"};
-
 static void write_scratch(const char *name, const char *text)
 {
     char path[128];
@@ -104,17 +107,14 @@ static int make_scratch(void **state)
         return -1;
     write_scratch("bad.yaml", bad_spec);
     write_scratch("warn.yaml", warn_spec);
+    setenv("TMPDIR", scratch, 1); /* where a fallback file goes */
     return 0;
 }
 
 static int remove_scratch(void **state)
 {
-    char path[128];
-    for (size_t i = 0; i < sizeof scratch_files / sizeof *scratch_files; i++) {
-        snprintf(path, sizeof path, "%s/%s", scratch, scratch_files[i]);
-        unlink(path);
-    }
-    return rmdir(scratch);
+    spawn_remove_dir(scratch);
+    return 0;
 }
 
 /* ---- checks beyond a substring ---- */
@@ -236,6 +236,167 @@ static void run_output_file_holds_the_report(const spawn_output *o)
     free(text);
 }
 
+/* ---- output files: symlinks, FIFOs, devices, stdout, the fallback ---- */
+
+static char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot read %s", path);
+    char *text = calloc(1, 1 << 20);
+    assert_non_null(text);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static char *scratch_path(const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    return path;
+}
+
+static void check_run_json_file(const char *name)
+{
+    char *text = read_whole(scratch_path(name));
+    check_run_json(text);
+    free(text);
+}
+
+/* A symlink to an old file: the link stays, its target gets the report. */
+static void make_link(void)
+{
+    write_scratch("target.json", "old\n");
+    unlink(scratch_path("link.json"));
+    assert_int_equal(symlink("target.json", scratch_path("link.json")), 0);
+}
+
+static void link_kept_target_written(const spawn_output *o)
+{
+    struct stat st;
+    assert_int_equal(lstat(scratch_path("link.json"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    check_run_json_file("target.json");
+}
+
+/* A FIFO with a reader: a child process that copies what it reads to
+ * fifo.out. */
+static pid_t fifo_reader;
+
+static void make_fifo(void)
+{
+    unlink(scratch_path("fifo"));
+    assert_int_equal(mkfifo(scratch_path("fifo"), 0600), 0);
+    char out[256];
+    snprintf(out, sizeof out, "%s", scratch_path("fifo.out"));
+    fifo_reader = fork();
+    assert_true(fifo_reader >= 0);
+    if (fifo_reader == 0) {
+        FILE *in = fopen(scratch_path("fifo"), "r"), *copy = fopen(out, "w");
+        char buf[4096];
+        size_t n;
+        while (in && copy && (n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, copy);
+        _exit(in && copy && fclose(copy) == 0 ? 0 : 1);
+    }
+}
+
+static void fifo_kept_reader_got_the_report(const spawn_output *o)
+{
+    int ws;
+    assert_int_equal(waitpid(fifo_reader, &ws, 0), fifo_reader);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    struct stat st;
+    assert_int_equal(lstat(scratch_path("fifo"), &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    check_run_json_file("fifo.out");
+}
+
+static bool is_char_device(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+static void dev_null_still_a_device(const spawn_output *o)
+{
+    assert_true(is_char_device("/dev/null"));
+}
+
+/* The report to /dev/full: the failure is reported, the results are in the
+ * fallback file the message names, and /dev/full is still a device. */
+static void fallback_holds_the_report(const spawn_output *o)
+{
+    assert_true(is_char_device("/dev/full"));
+    const char *at = strstr(o->err, "The results are saved in ");
+    assert_non_null(at);
+    at += strlen("The results are saved in ");
+    const char *end = strstr(at, " instead.");
+    assert_non_null(end);
+    char path[512];
+    snprintf(path, sizeof path, "%.*s", (int)(end - at), at);
+    char *text = read_whole(path);
+    check_run_json(text);
+    free(text);
+    assert_int_equal(unlink(path), 0);
+}
+
+static void dev_full_still_a_device(const spawn_output *o)
+{
+    assert_true(is_char_device("/dev/full"));
+}
+
+/* --output - is stdout, and no file named '-' appears. */
+static void no_file_named_dash(const spawn_output *o)
+{
+    check_run_json(o->out);
+    assert_int_not_equal(access("-", F_OK), 0);
+}
+
+static void old_samples(void)
+{
+    write_scratch("samples.csv", "old samples\n");
+}
+
+/* Samples written atomically: the file holds them, no temporary is left. */
+static void samples_written_no_temporary(const spawn_output *o)
+{
+    char *text = read_whole(scratch_path("samples.csv"));
+    assert_true(strncmp(text, "domain,label,run,verb,cycle,nanoseconds\n", 40) == 0);
+    free(text);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '^\\.samples\\.csv\\.'", scratch);
+    assert_int_not_equal(system(cmd), 0);
+    check_run_json_file("with-samples.json");
+}
+
+/* A run refused before it started leaves an old samples file alone. */
+static void old_samples_untouched(const spawn_output *o)
+{
+    char *text = read_whole(scratch_path("samples.csv"));
+    assert_string_equal(text, "old samples\n");
+    free(text);
+}
+
+static void interrupted_report(const spawn_output *o)
+{
+    cJSON *root = parse_json(o->out);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "interrupted")));
+    cJSON_Delete(root);
+}
+
+static void page_written(const spawn_output *o)
+{
+    char *text = read_whole(scratch_path("page.html"));
+    assert_non_null(strstr(text, "<html"));
+    free(text);
+}
+
+static const char pizzas_path[] = "specs/pizzas.yaml";
+static char *pizzas_text; /* the spec fed on stdin; read in main */
+
 /* ---- the table ---- */
 
 #define ARGS(...)                                                                                  \
@@ -251,7 +412,16 @@ typedef struct cli_case {
     const char *err; /* a substring of stderr, or NULL */
     bool out_empty;  /* stdout must be empty */
     void (*check)(const spawn_output *o);
+    void (*setup)(void);     /* before the run, in the scratch directory */
+    const char *stdin_text;  /* fed on stdin, or NULL for /dev/null */
+    const char *stdout_path; /* stdout opened on this file instead of a pipe */
+    int sigint_after_ms;     /* SIGINT after this long, if nonzero */
+    bool needs_dev_full;     /* skipped where /dev/full is not a character device */
+    bool stdin_pizzas;       /* stdin_text is specs/pizzas.yaml */
 } cli_case;
+
+/* The flags of a short run on the memory target. */
+#define SHORT_RUN "--quiet", "--targets", "memory,null", "--iterations", "20", "--runs", "2"
 
 static const cli_case cases[] = {
     /* the top level */
@@ -272,10 +442,31 @@ static const cli_case cases[] = {
      .status = 0,
      .out = "usage: bench lint [--format text|json|github] [--strict] FILE..."},
     {.args = ARGS("help", "nosuch"), .status = 2, .err = "'nosuch' is not a command"},
+    /* the one table of exit statuses, in --help and in each command's */
+    {.args = ARGS("--help"),
+     .status = 0,
+     .out = "exit status:\n    0  the command did what it was asked\n"},
+    {.args = ARGS("--help"), .status = 0, .out = "\n    3  an output could not be written"},
+    {.args = ARGS("--help"), .status = 0, .out = "\n  130  interrupted"},
+    {.args = ARGS("plan", "--help"),
+     .status = 0,
+     .out = "exit status:\n    0  the plan is printed"},
+    {.args = ARGS("run", "--help"),
+     .status = 0,
+     .out = "    3  the results or the samples could not be written after the runs"},
+    {.args = ARGS("targets", "--help"), .status = 0, .out = "exit status:\n    0  listed"},
+    {.args = ARGS("schema", "--help"), .status = 0, .out = "exit status:\n    0  printed"},
+    {.args = ARGS("serve", "--help"), .status = 0, .out = "exit status:\n    0  stdin ended"},
+    {.args = ARGS("compare", "--help"), .status = 0, .out = "exit status:\n    0  compared"},
+    {.args = ARGS("gate", "--help"), .status = 0, .out = "exit status:\n    0  passed"},
+    {.args = ARGS("report", "--help"), .status = 0, .out = "    3  the page could not be written"},
     /* lint */
     {.args = ARGS("lint", "--help"),
      .status = 0,
-     .out = "exit status: 0 clean, 1 a spec has errors, 2 usage or I/O error"},
+     .out = "exit status:\n    0  every spec is clean (warnings allowed without --strict)\n"
+            "    1  a spec has errors (with --strict, warnings too)\n"
+            "    2  usage error, or a spec cannot be read\n"
+            "    3  stdout could not be written\n"},
     {.args = ARGS("lint", "specs/pizzas.yaml", "specs/banking.yaml", "examples/library.yaml",
                   "examples/inventory.yaml", "examples/tickets.yaml"),
      .status = 0,
@@ -315,10 +506,35 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "bench lint: unknown option '--bogus'",
      .out_empty = true},
+    /* "cannot open" is not a finding about a spec: it goes to stderr */
     {.args = ARGS("lint", "@/missing.yaml"),
      .status = 2,
-     .out = "@/missing.yaml: error: cannot open"},
-    {.args = ARGS("lint", "@/bad.yaml", "@/missing.yaml"), .status = 2, .out = "cannot open"},
+     .err = "@/missing.yaml: error: cannot open",
+     .out_empty = true},
+    {.args = ARGS("lint", "@/bad.yaml", "@/missing.yaml"),
+     .status = 2,
+     .out = "@/bad.yaml:11:7: error:",
+     .err = "@/missing.yaml: error: cannot open"},
+    {.args = ARGS("lint", "--format", "json", "@/missing.yaml"),
+     .status = 2,
+     .out = "\"errors\":\t0",
+     .err = "cannot open"},
+    /* '-' is stdin */
+    {.args = ARGS("lint", "-"), .status = 0, .stdin_pizzas = true, .out_empty = true},
+    {.args = ARGS("lint", "-"),
+     .status = 1,
+     .stdin_text = bad_spec,
+     .out = "<stdin>:11:7: error: unknown command 'Ticket.Prnt'"},
+    {.args = ARGS("lint", "--format", "json", "-"),
+     .status = 1,
+     .stdin_text = bad_spec,
+     .out = "\"file\":\t\"<stdin>\""},
+    {.args = ARGS("lint", "@/bad.yaml"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "bench lint: cannot write to stdout: No space left on device\n",
+     .check = dev_full_still_a_device},
     {.args = ARGS("lint"), .status = 2, .err = "bench lint: no spec given", .out_empty = true},
     {.args = ARGS("lint", "@/warn.yaml"),
      .status = 0,
@@ -351,6 +567,11 @@ static const cli_case cases[] = {
      .err = "unknown format 'github'; use text or json",
      .out_empty = true},
     {.args = ARGS("plan", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    {.args = ARGS("plan", "specs/pizzas.yaml"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "bench plan: cannot write to stdout"},
     /* targets */
     {.args = ARGS("targets"), .status = 0, .check = targets_lists_memory_and_null},
     {.args = ARGS("targets", "--help"), .status = 0, .out = "usage: bench targets"},
@@ -358,6 +579,89 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "bench targets: takes no arguments",
      .out_empty = true},
+    {.args = ARGS("targets"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "bench targets: cannot write to stdout"},
+    /* schema */
+    {.args = ARGS("schema"), .status = 0, .out = "\"$schema\""},
+    {.args = ARGS("schema", "extra"),
+     .status = 2,
+     .err = "bench schema: takes no arguments",
+     .out_empty = true},
+    {.args = ARGS("schema"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "bench schema: cannot write to stdout"},
+    /* serve (tests/test_serve.c speaks the protocol) */
+    {.args = ARGS("serve", "specs/pizzas.yaml"), .status = 0, .out_empty = true},
+    {.args = ARGS("serve", "@/bad.yaml"),
+     .status = 1,
+     .err = "@/bad.yaml:11:7: error: unknown command",
+     .out_empty = true},
+    {.args = ARGS("serve", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    {.args = ARGS("serve"),
+     .status = 2,
+     .err = "bench serve: give exactly one spec",
+     .out_empty = true},
+    /* compare, gate, report (tests/test_gate_cli.c has the verdicts) */
+    {.args = ARGS("compare", "baselines/memory.json", "baselines/memory.json"),
+     .status = 0,
+     .out = "## bench compare"},
+    {.args = ARGS("compare", "baselines/memory.json"),
+     .status = 2,
+     .err = "give two result files",
+     .out_empty = true},
+    {.args = ARGS("compare", "baselines/memory.json", "@/missing.json"),
+     .status = 2,
+     .err = "@/missing.json",
+     .out_empty = true},
+    {.args = ARGS("compare", "baselines/memory.json", "baselines/memory.json"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "cannot write to stdout"},
+    {.args = ARGS("gate", "baselines/memory.json", "baselines/memory.json"),
+     .status = 0,
+     .out = "gate: ok:"},
+    {.args = ARGS("gate", "--metric", "pizzas.nosuch.p50_us", "baselines/memory.json",
+                  "baselines/memory.json"),
+     .status = 1,
+     .out = "gate: FAIL:"},
+    {.args = ARGS("gate", "--threshold", "lots", "baselines/memory.json", "baselines/memory.json"),
+     .status = 2,
+     .err = "--threshold takes a percentage",
+     .out_empty = true},
+    {.args = ARGS("gate", "baselines/memory.json", "baselines/memory.json"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "cannot write to stdout"},
+    {.args = ARGS("report", "baselines/memory.json", "--html", "@/page.html"),
+     .status = 0,
+     .out_empty = true,
+     .check = page_written},
+    {.args = ARGS("report", "baselines/memory.json", "--html", "-"), .status = 0, .out = "<html"},
+    {.args = ARGS("report", "baselines/memory.json", "--html", "@/nodir/page.html"),
+     .status = 2,
+     .err = "bench report: cannot write @/nodir/page.html: the directory @/nodir does not exist.",
+     .out_empty = true},
+    {.args = ARGS("report", "@/missing.json", "--html", "@/page.html"),
+     .status = 2,
+     .err = "@/missing.json",
+     .out_empty = true},
+    {.args = ARGS("report", "baselines/memory.json"),
+     .status = 2,
+     .err = "give the page to write with --html FILE",
+     .out_empty = true},
+    /* as root, the rename used to replace /dev/full by a regular file */
+    {.args = ARGS("report", "baselines/memory.json", "--html", "/dev/full"),
+     .status = 3,
+     .needs_dev_full = true,
+     .err = "to /dev/full: No space left on device.",
+     .check = dev_full_still_a_device},
     /* run: usage and spec errors */
     {.args = ARGS("run", "--help"), .status = 0, .out = "usage: bench run [options] SPEC..."},
     {.args = ARGS("run"), .status = 2, .err = "bench run: no spec given", .out_empty = true},
@@ -389,11 +693,93 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "--targets names 'nosuch'",
      .out_empty = true},
+    /* an invalid spec is 1 in every command (it was 2 in run) */
     {.args = ARGS("run", "@/bad.yaml"),
-     .status = 2,
+     .status = 1,
      .err = "@/bad.yaml:11:7: error: unknown command",
      .out_empty = true},
     {.args = ARGS("run", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    {.args = ARGS("run", "@/missing.yaml", "@/bad.yaml"),
+     .status = 2,
+     .err = "cannot open",
+     .out_empty = true},
+    /* run: outputs checked before the first run (no progress line: nothing ran) */
+    {.args = ARGS("run", "--targets", "memory", "--iterations", "20", "--output",
+                  "@/nodir/report.json", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: cannot write @/nodir/report.json: the directory @/nodir does not exist. "
+            "Nothing was run.\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--targets", "memory", "--iterations", "20", "--samples",
+                  "@/nodir/samples.csv", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: cannot write @/nodir/samples.csv: the directory @/nodir does not exist.",
+     .out_empty = true},
+    {.args = ARGS("run", SHORT_RUN, "--output", "@", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "is a directory",
+     .out_empty = true},
+    {.args = ARGS("run", SHORT_RUN, "--samples", "-", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "--samples - and the report would both go to stdout",
+     .out_empty = true},
+    {.args = ARGS("run", SHORT_RUN, "--samples", "@/samples.csv", "@/bad.yaml"),
+     .status = 1,
+     .setup = old_samples,
+     .check = old_samples_untouched},
+    /* run: where the report goes */
+    {.args =
+         ARGS("run", SHORT_RUN, "--format", "json", "--output", "@/link.json", "specs/pizzas.yaml"),
+     .status = 0,
+     .out_empty = true,
+     .setup = make_link,
+     .check = link_kept_target_written},
+    {.args = ARGS("run", SHORT_RUN, "--format", "json", "--output", "@/fifo", "specs/pizzas.yaml"),
+     .status = 0,
+     .out_empty = true,
+     .setup = make_fifo,
+     .check = fifo_kept_reader_got_the_report},
+    {.args = ARGS("run", SHORT_RUN, "--output", "/dev/null", "specs/pizzas.yaml"),
+     .status = 0,
+     .out_empty = true,
+     .check = dev_null_still_a_device},
+    {.args = ARGS("run", SHORT_RUN, "--format", "json", "--output", "-", "specs/pizzas.yaml"),
+     .status = 0,
+     .check = no_file_named_dash},
+    {.args =
+         ARGS("run", SHORT_RUN, "--format", "json", "--output", "/dev/full", "specs/pizzas.yaml"),
+     .status = 3,
+     .needs_dev_full = true,
+     .err = " to /dev/full: No space left on device. The results are saved in @/bench-results-",
+     .check = fallback_holds_the_report},
+    {.args = ARGS("run", SHORT_RUN, "--format", "json", "specs/pizzas.yaml"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = " to stdout: No space left on device. The results are saved in @/bench-results-",
+     .check = fallback_holds_the_report},
+    {.args = ARGS("run", SHORT_RUN, "--format", "json", "--output", "@/with-samples.json",
+                  "--samples", "@/samples.csv", "specs/pizzas.yaml"),
+     .status = 0,
+     .setup = old_samples,
+     .check = samples_written_no_temporary},
+    {.args =
+         ARGS("run", SHORT_RUN, "--output", "@/report.md", "--samples", "-", "specs/pizzas.yaml"),
+     .status = 0,
+     .out = "domain,label,run,verb,cycle,nanoseconds\npizzas,"},
+    {.args = ARGS("run", SHORT_RUN, "--samples", "/dev/full", "--output", "@/report.md",
+                  "specs/pizzas.yaml"),
+     .status = 3,
+     .needs_dev_full = true,
+     .err = "bench run: the samples were not written: cannot write the file to /dev/full: No space "
+            "left on device.",
+     .check = dev_full_still_a_device},
+    /* run: interrupted, what finished is still written */
+    {.args = ARGS("run", "--quiet", "--targets", "memory", "--iterations", "100000000", "--runs",
+                  "1", "--format", "json", "specs/pizzas.yaml"),
+     .status = 130,
+     .sigint_after_ms = 1500,
+     .check = interrupted_report},
     /* run: real runs on the in-process targets */
     {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
                   "--warmup", "5", "--runs", "2", "--format", "json"),
@@ -464,7 +850,17 @@ static void test_cli_case(void **state)
     const cli_case *c = *state;
     char cmd[512];
     describe_args(c, cmd, sizeof cmd);
-    spawn_output o = run_bench(c->args);
+    if (c->needs_dev_full && !is_char_device("/dev/full")) {
+        print_message("skipped: /dev/full is not a character device here\n");
+        skip();
+    }
+    if (c->setup)
+        c->setup();
+    spawn_options opt = {.stdin_text = c->stdin_pizzas ? pizzas_text : c->stdin_text,
+                         .stdout_path = c->stdout_path,
+                         .signal = c->sigint_after_ms ? SIGINT : 0,
+                         .signal_after_ms = c->sigint_after_ms};
+    spawn_output o = run_bench(c->args, &opt);
     failure[0] = '\0';
     if (strstr(o.err, "Sanitizer"))
         snprintf(failure, sizeof failure, "%s: a sanitizer reported:\n%s", cmd, o.err);
@@ -492,6 +888,12 @@ static void test_cli_table_has_enough_rows(void **state)
 
 int main(void)
 {
+    FILE *f = fopen(pizzas_path, "r");
+    pizzas_text = calloc(1, 1 << 20);
+    if (!f || !pizzas_text)
+        return 1;
+    fread(pizzas_text, 1, (1 << 20) - 1, f);
+    fclose(f);
     enum { NCASES = sizeof cases / sizeof *cases };
     static char names[NCASES][256];
     struct CMUnitTest tests[NCASES + 1];
