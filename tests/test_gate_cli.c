@@ -268,8 +268,9 @@ static const row rows[] = {
     {.name = "compare: metrics in one file only are listed as such",
      .args = {"compare", F "missing.json", F "base.json", NULL},
      .status = 0,
-     .out_has = {"| pizzas.sqlite.throughput_per_s | missing | 50,000 | n/a | n/a | only in current |",
-                 "0 only in base, 9 only in current", "Notes:", "sqlite was skipped"}},
+     .out_has =
+         {"| pizzas.sqlite.throughput_per_s | missing | 50,000 | n/a | n/a | only in current |",
+          "0 only in base, 9 only in current", "Notes:", "sqlite was skipped"}},
     {.name = "compare: a bold warning when the machines and specs differ",
      .args = {"compare", F "base.json", F "othermachine.json", NULL},
      .status = 0,
