@@ -110,8 +110,11 @@ static const exit_code_row exit_codes[] = {
     {EXIT_USAGE, "compare", "usage error, or a result file cannot be read or is not one"},
     {EXIT_OUTPUT, "compare", "stdout could not be written"},
     {EXIT_CLEAN, "gate", "passed"},
-    {EXIT_FAILED, "gate", "a metric is worse beyond its threshold or missing"},
-    {EXIT_USAGE, "gate", "usage error, or a result file cannot be read or is not one"},
+    {EXIT_FAILED, "gate",
+     "a regression beyond the threshold, a metric missing, or (--ab) a run that failed"},
+    {EXIT_USAGE, "gate",
+     "usage error, a result file unreadable or invalid, or (--ab) a binary that cannot be run "
+     "or refused RUN_ARGS"},
     {EXIT_OUTPUT, "gate", "stdout could not be written"},
     {EXIT_CLEAN, "report", "the page is written"},
     {EXIT_USAGE, "report",

@@ -1,12 +1,15 @@
 /* cli_compare.c: `bench compare`, `bench gate` and `bench report`, the
  * commands that read result files instead of specs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,27 +25,43 @@ static const char usage_compare[] =
     "\n"
     "Compares two result files of `bench run --format json`, metric by metric\n"
     "(DOMAIN.LABEL.FIELD, with @N after the label for a prefill size): base,\n"
-    "current, change in percent and a verdict: better or worse (throughput is\n"
-    "better higher; latencies and drift lower), within noise (the two files'\n"
-    "run ranges overlap), only in base, only in current. Warns in bold when\n"
-    "the spec files, the machines or the builds differ.\n"
+    "current, change in percent, the p-value of the exact two-sided\n"
+    "Mann-Whitney U test over the runs, and a verdict: better or worse\n"
+    "(throughput is better higher; latencies and drift lower) only when the\n"
+    "two files' run ranges are disjoint and p < 0.05, which takes 4 and 4 runs\n"
+    "or more; else within noise, with the reason (ranges overlap, or not\n"
+    "significant). Only in base, only in current. Warns in bold when the spec\n"
+    "files, the machines or the builds differ.\n"
     "\n"
     "  --format FMT   markdown (default) or json\n"
     "  -h, --help     show this help\n";
 
 static const char usage_gate[] =
     "usage: bench gate [--threshold PCT] [--metric NAME[=PCT]]... BASE.json CURRENT.json\n"
+    "       bench gate --ab [--pairs N] [--threshold PCT] [--metric NAME[=PCT]]...\n"
+    "                  BIN_A BIN_B -- RUN_ARGS...\n"
     "\n"
-    "Fails when a gated metric is worse than PCT percent in its bad direction\n"
-    "(throughput lower, latency or drift higher), whether or not the run\n"
-    "ranges overlap, or when it is missing from either file. Prints one line\n"
-    "per gated metric with its verdict.\n"
+    "Fails when a gated metric is a regression beyond PCT percent in its bad\n"
+    "direction (throughput lower, latency or drift higher), or is missing from\n"
+    "either side. A regression is a change compare calls worse: run ranges\n"
+    "disjoint and Mann-Whitney p < 0.05 over the runs (4 and 4 runs or more).\n"
+    "A change within noise never fails, however large. One line per gated\n"
+    "metric: REGRESSION, missing, ok (worse), ok (better) or ok (within noise),\n"
+    "with the reason.\n"
+    "\n"
+    "With --ab, runs `BIN run RUN_ARGS --quiet --format json --output TMP`\n"
+    "for BIN_A and BIN_B alternately, A B A B, N pairs, and gates on the\n"
+    "median of the pairs' ratios B/A: a regression is a median beyond PCT\n"
+    "with the Wilcoxon signed-rank test over the pairs' log ratios at p < 0.05\n"
+    "(6 pairs or more). Prints each pair's ratio. A is the reference.\n"
     "\n"
     "  --threshold PCT  how much worse a metric may get, in percent (default 10)\n"
     "  --metric NAME    gate this metric (repeatable); a glob such as\n"
     "                   '*.throughput_per_s' gates every metric of the base file\n"
-    "                   it matches; NAME=PCT gives it its own threshold;\n"
-    "                   default: every metric of the base file\n"
+    "                   (A's first file) it matches; NAME=PCT gives it its own\n"
+    "                   threshold; default: every metric of the base file\n"
+    "  --ab             run two binaries interleaved instead of reading two files\n"
+    "  --pairs N        with --ab, how many A B pairs (default 8)\n"
     "  -h, --help       show this help\n";
 
 static const char usage_report[] =
@@ -91,6 +110,14 @@ static void format_change(const comparison *c, char *buf, size_t n)
         snprintf(buf, n, "n/a");
 }
 
+static void format_p(const comparison *c, char *buf, size_t n)
+{
+    if (isnan(c->p))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, "%.2g", c->p);
+}
+
 /* ---- compare ---------------------------------------------------------------- */
 
 static const char *known(const char *s)
@@ -132,23 +159,33 @@ static void print_markdown(const result_file *base, const result_file *cur, cons
         fputs(".**\n", out);
     }
     size_t count[5] = {0};
-    fputs("\n| metric | base | current | change | verdict |\n|---|---:|---:|---:|---|\n", out);
+    fputs("\n| metric | base | current | change | p | verdict |\n|---|---:|---:|---:|---:|---|\n",
+          out);
     for (size_t i = 0; i < n; i++) {
-        char b[64], c[64], change[32];
+        char b[64], c[64], change[32], p[32], why[160];
         metric_format(v[i].base, b, sizeof b);
         metric_format(v[i].cur, c, sizeof c);
         format_change(&v[i], change, sizeof change);
+        format_p(&v[i], p, sizeof p);
         fputs("| ", out);
         put_cell(out, v[i].name);
-        fprintf(out, " | %s | %s | %s | %s |\n", b, c, change, verdict_name(v[i].v));
+        fprintf(out, " | %s | %s | %s | %s | %s", b, c, change, p, verdict_name(v[i].v));
+        if (v[i].v == VERDICT_NOISE) {
+            comparison_reason(&v[i], why, sizeof why);
+            fprintf(out, " (%s)", why);
+        }
+        fputs(" |\n", out);
         count[v[i].v]++;
     }
     fprintf(out,
             "\n%zu metrics: %zu better, %zu worse, %zu within noise, %zu only in base, %zu only "
             "in current. Throughput is better higher; latencies (us) and drift are better "
-            "lower; within noise means the two files' run ranges overlap.\n",
+            "lower. p is the exact two-sided Mann-Whitney U test over the runs; a change is "
+            "called better or worse only when the two files' run ranges are disjoint and p < "
+            "%g, which needs %zu and %zu runs or more; otherwise it is within noise.\n",
             n, count[VERDICT_BETTER], count[VERDICT_WORSE], count[VERDICT_NOISE],
-            count[VERDICT_ONLY_BASE], count[VERDICT_ONLY_CURRENT]);
+            count[VERDICT_ONLY_BASE], count[VERDICT_ONLY_CURRENT], COMPARE_ALPHA,
+            compare_runs_needed(), compare_runs_needed());
     if (base->nnotes + cur->nnotes > 0) {
         fputs("\nNotes:\n", out);
         for (size_t i = 0; i < base->nnotes; i++)
@@ -201,7 +238,14 @@ static int print_json(const result_file *base, const result_file *cur, const com
         cJSON_AddItemToObject(o, "current_range", range_json(c->cur));
         cJSON_AddItemToObject(o, "change_pct", number_or_null(c->change_pct));
         cJSON_AddBoolToObject(o, "ranges_overlap", c->overlap);
+        cJSON_AddStringToObject(o, "test", COMPARE_TEST);
+        cJSON_AddItemToObject(o, "p", number_or_null(c->p));
+        cJSON_AddNumberToObject(o, "base_runs", (double)c->nb);
+        cJSON_AddNumberToObject(o, "current_runs", (double)c->nc);
         cJSON_AddStringToObject(o, "verdict", verdict_name(c->v));
+        char why[160];
+        comparison_reason(c, why, sizeof why);
+        cJSON_AddStringToObject(o, "reason", why);
         cJSON_AddItemToArray(metrics, o);
     }
     char *text = cJSON_Print(root);
@@ -262,6 +306,10 @@ int cli_compare(int argc, char **argv)
 
 /* ---- gate ------------------------------------------------------------------- */
 
+/* --ab's default number of pairs: 8 let one pair of 8 go the other way and
+ * still reach p < 0.05 (p = 0.016), where 6 need all six alike. */
+#define GATE_DEFAULT_PAIRS 8
+
 typedef struct gate_metric {
     char *pattern;    /* a name or a glob, owned */
     double threshold; /* its own =PCT, or NAN for --threshold */
@@ -271,6 +319,10 @@ typedef struct gate_args {
     double threshold;
     gate_metric *metrics; /* --metric, in order */
     size_t nmetrics;
+    bool ab;         /* --ab: argv holds BIN_A BIN_B -- RUN_ARGS */
+    long pairs;      /* --pairs */
+    char **run_args; /* after "--", lent from argv */
+    int nrun_args;
 } gate_args;
 
 /* A percentage of 0 or more, with an optional '%'; -1 if s is not one. */
@@ -311,8 +363,9 @@ static int parse_metric(const char *arg, gate_metric *m)
 /* One gated line. */
 typedef struct gate_row {
     comparison c;
-    double threshold;   /* in percent, for this metric */
-    bool named_missing; /* a --metric NAME found in neither file */
+    double threshold;    /* in percent, for this metric */
+    bool named_missing;  /* a --metric NAME found in neither file */
+    const paired *pairs; /* --ab: its pairs (lent), else NULL */
 } gate_row;
 
 static bool rows_have(const gate_row *rows, size_t n, const char *name)
@@ -349,32 +402,62 @@ static gate_row *select_rows(const gate_args *g, const comparison *v, size_t n, 
                 rows[(*nrows)++] = (gate_row){.c = v[i], .threshold = threshold};
         }
         if (!found)
-            rows[(*nrows)++] = (gate_row){.c = {.name = pat, .change_pct = NAN},
+            rows[(*nrows)++] = (gate_row){.c = {.name = pat, .change_pct = NAN, .p = NAN},
                                           .threshold = threshold,
                                           .named_missing = true};
     }
     return rows;
 }
 
+/* The first column: what the line means for the gate. Never "FAIL" next to
+ * "within noise": a change within noise is ok, whatever its size. */
+static const char *row_word(const gate_row *r, bool fails)
+{
+    if (r->named_missing || !r->c.base || !r->c.cur)
+        return "missing";
+    if (fails)
+        return "REGRESSION";
+    switch (r->c.v) {
+    case VERDICT_WORSE: return "ok (worse)";
+    case VERDICT_BETTER: return "ok (better)";
+    default: return "ok (within noise)";
+    }
+}
+
 static void row_reason(const gate_row *r, bool fails, char *buf, size_t n)
 {
     const comparison *c = &r->c;
-    double threshold = r->threshold;
+    char why[160];
+    comparison_reason(c, why, sizeof why);
     if (r->named_missing)
         snprintf(buf, n, "%s",
                  strpbrk(c->name, "*?[") ? "matches no metric of the base file"
                                          : "in neither file");
     else if (!c->cur)
-        snprintf(buf, n, "missing from the current file");
+        snprintf(buf, n, "missing from the %s", c->paired ? "runs of B" : "current file");
     else if (!c->base)
-        snprintf(buf, n, "missing from the base file");
+        snprintf(buf, n, "missing from the %s", c->paired ? "runs of A" : "base file");
     else if (fails)
-        snprintf(buf, n, "worse beyond %g%%%s", threshold,
-                 c->overlap ? ", though the run ranges overlap" : "");
-    else if (c->worse_pct > 0)
-        snprintf(buf, n, "within %g%%%s", threshold, c->overlap ? ", run ranges overlap" : "");
+        snprintf(buf, n, "worse beyond %g%%; %s", r->threshold, why);
+    else if (c->v == VERDICT_WORSE)
+        snprintf(buf, n, "within %g%%; %s", r->threshold, why);
     else
-        snprintf(buf, n, "%s", c->overlap ? "run ranges overlap" : "");
+        snprintf(buf, n, "%s", why);
+}
+
+/* --ab: the pairs' ratios B/A under the line. */
+static void print_ratios(const paired *p)
+{
+    fputs("      B/A per pair:", stdout);
+    for (size_t i = 0; i < p->npairs; i++) {
+        if (isnan(p->ratios[i]))
+            fputs(" n/a", stdout);
+        else
+            printf(" %.3f", p->ratios[i]);
+    }
+    if (!isnan(p->median_ratio))
+        printf("  (median %.3f)", p->median_ratio);
+    fputc('\n', stdout);
 }
 
 static int gate_print(const gate_row *rows, size_t nrows)
@@ -393,32 +476,39 @@ static int gate_print(const gate_row *rows, size_t nrows)
         len = (int)strlen(vals[i]);
         vals_w = len > vals_w ? len : vals_w;
     }
-    size_t failed = 0;
+    size_t regressions = 0, missing = 0, noise = 0, tolerated = 0;
     bool one_threshold = true;
     for (size_t i = 0; i < nrows; i++) {
         const gate_row *r = &rows[i];
-        bool fails = r->named_missing || gate_fails(&r->c, r->threshold);
-        failed += fails;
+        bool absent = r->named_missing || !r->c.base || !r->c.cur;
+        bool fails = !absent && gate_fails(&r->c, r->threshold);
+        regressions += fails;
+        missing += absent;
+        noise += !absent && r->c.v == VERDICT_NOISE;
+        tolerated += !absent && !fails && r->c.v == VERDICT_WORSE;
         one_threshold = one_threshold && r->threshold == rows[0].threshold;
-        char change[32], reason[160];
+        char change[32], reason[256];
         format_change(&r->c, change, sizeof change);
         row_reason(r, fails, reason, sizeof reason);
-        const char *word = r->named_missing ? "missing" : verdict_name(r->c.v);
-        fprintf(stdout, "%-4s  %-15s  %-*s  %-*s  %7s%s%s\n", fails ? "FAIL" : "ok", word, name_w,
-                r->c.name, vals_w, vals[i], change, *reason ? "  " : "", reason);
+        fprintf(stdout, "%-17s  %-*s  %-*s  %7s%s%s\n", row_word(r, fails), name_w, r->c.name,
+                vals_w, vals[i], change, *reason ? "  " : "", reason);
+        if (r->pairs && !absent)
+            print_ratios(r->pairs);
     }
     free(vals);
     char beyond[64] = "their thresholds";
     if (nrows > 0 && one_threshold)
         snprintf(beyond, sizeof beyond, "%g%%", rows[0].threshold);
     if (nrows == 0)
-        printf("gate: FAIL: there is no metric to gate (is the base file empty of results?)\n");
-    else if (failed)
-        printf("gate: FAIL: %zu of %zu metrics worse beyond %s or missing\n", failed, nrows,
-               beyond);
+        printf("gate: failed: there is no metric to gate (is the base file empty of results?)\n");
+    else if (regressions + missing)
+        printf("gate: failed: %zu of %zu metrics: %zu regressed beyond %s, %zu missing\n",
+               regressions + missing, nrows, regressions, beyond, missing);
     else
-        printf("gate: ok: %zu metrics, none worse beyond %s\n", nrows, beyond);
-    return nrows == 0 || failed ? EXIT_FAILED : EXIT_CLEAN;
+        printf("gate: ok: %zu metrics, no regression beyond %s (%zu within noise, %zu worse "
+               "within it)\n",
+               nrows, beyond, noise, tolerated);
+    return nrows == 0 || regressions + missing ? EXIT_FAILED : EXIT_CLEAN;
 }
 
 static void free_gate_args(gate_args *g)
@@ -428,20 +518,215 @@ static void free_gate_args(gate_args *g)
     free(g->metrics);
 }
 
+/* Prints the warnings about a pair of files and the notes of the current. */
+static int print_warnings(const result_file *base, const result_file *cur)
+{
+    char **warnings = NULL;
+    int nwarnings = compare_warnings(base, cur, &warnings);
+    if (nwarnings < 0)
+        return -1;
+    for (int i = 0; i < nwarnings; i++)
+        printf("warning: %s\n", warnings[i]);
+    for (size_t i = 0; i < cur->nnotes; i++)
+        printf("note: %s\n", cur->notes[i]);
+    free_strings(warnings, nwarnings);
+    return 0;
+}
+
+static int gate_files(const gate_args *g, char **paths)
+{
+    result_file *base = NULL, *cur = NULL;
+    int status = load_pair("gate", paths, &base, &cur);
+    if (status != EXIT_CLEAN)
+        return status;
+    comparison *v = NULL;
+    size_t n = 0, nrows = 0;
+    gate_row *rows = NULL;
+    if (print_warnings(base, cur) < 0 || compare_results(base, cur, &v, &n) < 0 ||
+        !(rows = select_rows(g, v, n, &nrows))) {
+        fputs("bench gate: out of memory\n", stderr);
+        status = EXIT_FAILED;
+    } else {
+        status = gate_print(rows, nrows);
+    }
+    free(rows);
+    free(v);
+    result_file_free(base);
+    result_file_free(cur);
+    return status;
+}
+
+/* ---- gate --ab: two binaries, interleaved ------------------------------------ */
+
+/* Runs `bin run RUN_ARGS --quiet --format json --output path` with its stdout
+ * on /dev/null and its stderr ours. Returns EXIT_CLEAN, or prints a sentence
+ * naming the run and returns EXIT_USAGE (it cannot be run, or refused its
+ * arguments) or EXIT_FAILED (it failed or was killed). */
+static int run_child(const gate_args *g, const char *role, size_t pair, const char *bin,
+                     const char *path)
+{
+    size_t argc = (size_t)g->nrun_args + 8;
+    char **argv = calloc(argc, sizeof *argv);
+    if (!argv)
+        return EXIT_FAILED;
+    size_t k = 0;
+    argv[k++] = (char *)bin;
+    argv[k++] = "run";
+    for (int i = 0; i < g->nrun_args; i++)
+        argv[k++] = g->run_args[i];
+    argv[k++] = "--quiet";
+    argv[k++] = "--format";
+    argv[k++] = "json";
+    argv[k++] = "--output";
+    argv[k++] = (char *)path;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
+        execvp(bin, argv);
+        fprintf(stderr, "bench gate: cannot run %s (%s): %s\n", role, bin, strerror(errno));
+        _exit(127);
+    }
+    free(argv);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+        fprintf(stderr, "bench gate: cannot run %s (%s): %s\n", role, bin, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return EXIT_CLEAN;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return EXIT_USAGE; /* the child said why */
+    if (WIFEXITED(st))
+        fprintf(stderr, "bench gate: pair %zu: %s (%s run) exited with status %d%s\n", pair, role,
+                bin, WEXITSTATUS(st),
+                WEXITSTATUS(st) == EXIT_USAGE ? " (a usage error: check RUN_ARGS)" : "");
+    else
+        fprintf(stderr, "bench gate: pair %zu: %s (%s run) was killed by signal %d\n", pair, role,
+                bin, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/* Runs one side of pair i into dir and loads its file, which is then removed. */
+static int run_side(const gate_args *g, const char *dir, const char *role, const char *bin,
+                    size_t pair, result_file **out)
+{
+    char path[4096], err[1024];
+    snprintf(path, sizeof path, "%s/%s%zu.json", dir, role, pair);
+    int status = run_child(g, role, pair, bin, path);
+    if (status == EXIT_CLEAN && result_file_load(path, out, err, sizeof err) < 0) {
+        fprintf(stderr, "bench gate: pair %zu: %s: %s\n", pair, role, err);
+        status = EXIT_FAILED;
+    }
+    unlink(path); /* there or not */
+    return status;
+}
+
+static int gate_ab(const gate_args *g, char **bins)
+{
+    size_t npairs = (size_t)g->pairs;
+    result_file **a = calloc(npairs, sizeof *a), **b = calloc(npairs, sizeof *b);
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/bench-gate-ab-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!a || !b || !mkdtemp(dir)) {
+        fprintf(stderr, "bench gate: cannot make a scratch directory: %s\n", strerror(errno));
+        free(a);
+        free(b);
+        return EXIT_USAGE;
+    }
+    printf("gate --ab: %zu pairs, A B A B: A = %s, B = %s, each `run", npairs, bins[0], bins[1]);
+    for (int i = 0; i < g->nrun_args; i++)
+        printf(" %s", g->run_args[i]);
+    printf("`\n");
+    if (npairs < compare_pairs_needed())
+        printf("note: with %zu pairs no change can be called at p < %g (%zu pairs or more)\n",
+               npairs, COMPARE_ALPHA, compare_pairs_needed());
+    int status = EXIT_CLEAN;
+    for (size_t i = 0; i < npairs && status == EXIT_CLEAN; i++) {
+        status = run_side(g, dir, "A", bins[0], i + 1, &a[i]);
+        if (status == EXIT_CLEAN)
+            status = run_side(g, dir, "B", bins[1], i + 1, &b[i]);
+    }
+    rmdir(dir);
+    paired *p = NULL;
+    comparison *v = NULL;
+    gate_row *rows = NULL;
+    size_t n = 0, nrows = 0;
+    if (status == EXIT_CLEAN) {
+        if (print_warnings(a[0], b[0]) < 0 || compare_paired(a, b, npairs, &p, &n) < 0 ||
+            !(v = calloc(n ? n : 1, sizeof *v))) {
+            fputs("bench gate: out of memory\n", stderr);
+            status = EXIT_FAILED;
+        }
+    }
+    if (status == EXIT_CLEAN) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = p[i].c;
+        if (!(rows = select_rows(g, v, n, &nrows))) {
+            fputs("bench gate: out of memory\n", stderr);
+            status = EXIT_FAILED;
+        }
+    }
+    if (status == EXIT_CLEAN) {
+        for (size_t r = 0; r < nrows; r++)
+            for (size_t i = 0; i < n && !rows[r].named_missing; i++)
+                if (!strcmp(p[i].c.name, rows[r].c.name))
+                    rows[r].pairs = &p[i];
+        status = gate_print(rows, nrows);
+    }
+    free(rows);
+    free(v);
+    paired_free(p, n);
+    for (size_t i = 0; i < npairs; i++) {
+        result_file_free(a[i]);
+        result_file_free(b[i]);
+    }
+    free(a);
+    free(b);
+    return status;
+}
+
+/* --pairs N: a whole number from 1 to 1000. */
+static int parse_pairs(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > 1000)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int cli_gate(int argc, char **argv)
 {
     static const struct option opts[] = {{"threshold", required_argument, NULL, 't'},
                                          {"metric", required_argument, NULL, 'm'},
+                                         {"ab", no_argument, NULL, 'a'},
+                                         {"pairs", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    gate_args g = {.threshold = GATE_DEFAULT_THRESHOLD};
+    gate_args g = {.threshold = GATE_DEFAULT_THRESHOLD, .pairs = GATE_DEFAULT_PAIRS};
+    /* what follows "--" is RUN_ARGS, never options of the gate */
+    int end = argc;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--")) {
+            end = i;
+            g.run_args = argv + i + 1;
+            g.nrun_args = argc - i - 1;
+            break;
+        }
     g.metrics = calloc((size_t)argc, sizeof *g.metrics);
     if (!g.metrics)
         return EXIT_FAILED;
     int c, status = EXIT_CLEAN;
+    bool pairs_given = false;
     optind = 1;
     opterr = 0;
-    while (status == EXIT_CLEAN && (c = getopt_long(argc, argv, "ht:m:", opts, NULL)) != -1) {
+    while (status == EXIT_CLEAN && (c = getopt_long(end, argv, "ht:m:", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (parse_pct(optarg, &g.threshold) < 0)
@@ -449,43 +734,29 @@ int cli_gate(int argc, char **argv)
                     "gate", "--threshold takes a percentage of 0 or more, not '%s'", optarg);
             break;
         case 'm': status = parse_metric(optarg, &g.metrics[g.nmetrics++]); break;
+        case 'a': g.ab = true; break;
+        case 'p':
+            pairs_given = true;
+            if (parse_pairs(optarg, &g.pairs) < 0)
+                status = cli_usage_error(
+                    "gate", "--pairs takes a whole number from 1 to 1000, not '%s'", optarg);
+            break;
         case 'h': free_gate_args(&g); return cli_help("gate", usage_gate);
         default:
             status =
                 cli_usage_error("gate", "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
-    if (status == EXIT_CLEAN && argc - optind != 2)
+    if (status == EXIT_CLEAN && g.ab && (end - optind != 2 || end == argc))
+        status = cli_usage_error("gate", "--ab takes two binaries and the run's arguments: "
+                                         "BIN_A BIN_B -- RUN_ARGS...");
+    else if (status == EXIT_CLEAN && !g.ab && (pairs_given || end != argc))
+        status = cli_usage_error("gate", "--pairs and '--' RUN_ARGS go with --ab");
+    else if (status == EXIT_CLEAN && !g.ab && argc - optind != 2)
         status = cli_usage_error("gate", "give two result files: BASE.json CURRENT.json");
-    result_file *base = NULL, *cur = NULL;
     if (status == EXIT_CLEAN)
-        status = load_pair("gate", argv + optind, &base, &cur);
-    if (status != EXIT_CLEAN) {
-        free_gate_args(&g);
-        return status;
-    }
-    comparison *v = NULL;
-    size_t n = 0, nrows = 0;
-    char **warnings = NULL;
-    int nwarnings = compare_warnings(base, cur, &warnings);
-    gate_row *rows = NULL;
-    if (nwarnings < 0 || compare_results(base, cur, &v, &n) < 0 ||
-        !(rows = select_rows(&g, v, n, &nrows))) {
-        fputs("bench gate: out of memory\n", stderr);
-        status = EXIT_FAILED;
-    } else {
-        for (int i = 0; i < nwarnings; i++)
-            printf("warning: %s\n", warnings[i]);
-        for (size_t i = 0; i < cur->nnotes; i++)
-            printf("note: %s\n", cur->notes[i]);
-        status = gate_print(rows, nrows);
-    }
+        status = g.ab ? gate_ab(&g, argv + optind) : gate_files(&g, argv + optind);
     /* cli_main checks that stdout was written (EXIT_OUTPUT) */
-    free(rows);
-    free(v);
-    free_strings(warnings, nwarnings > 0 ? nwarnings : 0);
-    result_file_free(base);
-    result_file_free(cur);
     free_gate_args(&g);
     return status;
 }

@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "diag.h"
 #include "report_fmt.h"
+#include "stats.h"
 
 /* Each field: its name, the run_figures member it comes from, whether that
  * member is a latency in ns (the metric is then the JSON's µs figure), and
@@ -123,8 +124,14 @@ static int add_metric(result_file *f, size_t *cap, const target_result *t, const
     const char *name = compare_fields[field];
     size_t len = strlen(prefix) + strlen(name) + 2;
     m.name = malloc(len);
-    if (!m.name)
+    m.runs = malloc((t->nruns ? t->nruns : 1) * sizeof *m.runs);
+    if (!m.name || !m.runs) {
+        free(m.name);
+        free(m.runs);
         return -1;
+    }
+    for (size_t i = 0; i < t->nruns; i++)
+        m.runs[m.nruns++] = figure(&t->runs[i].fig, def);
     snprintf(m.name, len, "%s.%s", prefix, name);
     m.field = m.name + strlen(prefix) + 1;
     if (result_file_metric(f, m.name)) {
@@ -132,6 +139,7 @@ static int add_metric(result_file *f, size_t *cap, const target_result *t, const
                              "%s names %s twice (two specs with one domain?); the first is used",
                              f->path, m.name);
         free(m.name);
+        free(m.runs);
         return rc;
     }
     if (f->nmetrics == *cap) {
@@ -139,6 +147,7 @@ static int add_metric(result_file *f, size_t *cap, const target_result *t, const
         metric *grown = realloc(f->metrics, ncap * sizeof *grown);
         if (!grown) {
             free(m.name);
+            free(m.runs);
             return -1;
         }
         f->metrics = grown;
@@ -182,8 +191,10 @@ void result_file_free(result_file *f)
 {
     if (!f)
         return;
-    for (size_t i = 0; i < f->nmetrics; i++)
+    for (size_t i = 0; i < f->nmetrics; i++) {
         free(f->metrics[i].name);
+        free(f->metrics[i].runs);
+    }
     for (size_t i = 0; i < f->nnotes; i++)
         free(f->notes[i]);
     free(f->metrics);
@@ -253,26 +264,58 @@ static bool ranges_overlap(const metric *a, const metric *b)
     return a->lo <= b->hi && b->lo <= a->hi;
 }
 
+/* Change and worse_pct of c from the base value b and the current x. */
+static void set_change(comparison *c, metric_better better, double b, double x)
+{
+    if (b != 0)
+        c->change_pct = (x - b) / fabs(b) * 100.0;
+    bool worse = better == METRIC_HIGHER_BETTER ? x < b : x > b;
+    if (worse)
+        c->worse_pct = isnan(c->change_pct) ? INFINITY : fabs(c->change_pct);
+}
+
+/* The verdict of a change from b to x that the test gave p for, unless a
+ * reason not to call it is already known (why). */
+static void set_verdict(comparison *c, metric_better better, double b, double x, noise_reason why)
+{
+    if (why == NOISE_NONE && x == b)
+        why = NOISE_EQUAL;
+    if (why == NOISE_NONE && isnan(c->p))
+        why = NOISE_NO_RUNS;
+    if (why == NOISE_NONE && !(c->p < COMPARE_ALPHA))
+        why = NOISE_NOT_SIGNIFICANT;
+    c->why = why;
+    if (why != NOISE_NONE)
+        c->v = VERDICT_NOISE;
+    else
+        c->v = (better == METRIC_HIGHER_BETTER ? x < b : x > b) ? VERDICT_WORSE : VERDICT_BETTER;
+}
+
+static size_t count_known(const double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !isnan(v[i]);
+    return k;
+}
+
 static comparison compare_one(const metric *base, const metric *cur)
 {
-    comparison c = {
-        .name = base ? base->name : cur->name, .base = base, .cur = cur, .change_pct = NAN};
+    comparison c = {.name = base ? base->name : cur->name,
+                    .base = base,
+                    .cur = cur,
+                    .change_pct = NAN,
+                    .p = NAN};
     if (!base || !cur) {
         c.v = base ? VERDICT_ONLY_BASE : VERDICT_ONLY_CURRENT;
         return c;
     }
-    double b = base->value, x = cur->value;
-    if (b != 0)
-        c.change_pct = (x - b) / fabs(b) * 100.0;
-    bool higher = base->better == METRIC_HIGHER_BETTER;
-    bool worse = higher ? x < b : x > b;
-    if (worse)
-        c.worse_pct = isnan(c.change_pct) ? INFINITY : fabs(c.change_pct);
+    set_change(&c, base->better, base->value, cur->value);
     c.overlap = ranges_overlap(base, cur);
-    if (x == b || c.overlap)
-        c.v = VERDICT_NOISE;
-    else
-        c.v = worse ? VERDICT_WORSE : VERDICT_BETTER;
+    c.nb = count_known(base->runs, base->nruns);
+    c.nc = count_known(cur->runs, cur->nruns);
+    c.p = stats_mann_whitney_p(base->runs, base->nruns, cur->runs, cur->nruns);
+    set_verdict(&c, base->better, base->value, cur->value, c.overlap ? NOISE_OVERLAP : NOISE_NONE);
     return c;
 }
 
@@ -295,7 +338,167 @@ int compare_results(const result_file *base, const result_file *cur, comparison 
 
 bool gate_fails(const comparison *c, double threshold_pct)
 {
-    return !c->base || !c->cur || c->worse_pct > threshold_pct;
+    return !c->base || !c->cur || (c->v == VERDICT_WORSE && c->worse_pct > threshold_pct);
+}
+
+/* The fewest runs n on each side with which p < COMPARE_ALPHA can be reached
+ * (disjoint ranges give 2 / C(2n, n)). */
+size_t compare_runs_needed(void)
+{
+    double c = 2; /* C(2n, n) for n = 1 */
+    size_t n = 1;
+    while (2.0 / c >= COMPARE_ALPHA) {
+        c = c * (double)(2 * n + 1) * (double)(2 * n + 2) / (double)((n + 1) * (n + 1));
+        n++;
+    }
+    return n;
+}
+
+/* The fewest pairs that can reach p < COMPARE_ALPHA: 2 / 2^n < alpha. */
+size_t compare_pairs_needed(void)
+{
+    size_t n = 1;
+    while (2.0 / ldexp(1.0, (int)n) >= COMPARE_ALPHA)
+        n++;
+    return n;
+}
+
+void comparison_reason(const comparison *c, char *buf, size_t n)
+{
+    char counts[96];
+    if (c->paired && c->nc > c->nb)
+        snprintf(counts, sizeof counts, "over %zu pairs (%zu equal, left out)", c->nb,
+                 c->nc - c->nb);
+    else if (c->paired)
+        snprintf(counts, sizeof counts, "over %zu pairs", c->nb);
+    else
+        snprintf(counts, sizeof counts, "with %zu and %zu runs", c->nb, c->nc);
+    if (!c->base || !c->cur) {
+        snprintf(buf, n, "%s", "");
+        return;
+    }
+    switch (c->why) {
+    case NOISE_EQUAL: snprintf(buf, n, "equal"); break;
+    case NOISE_OVERLAP: snprintf(buf, n, "ranges overlap"); break;
+    case NOISE_NO_RUNS: snprintf(buf, n, "no runs to test"); break;
+    case NOISE_NOT_SIGNIFICANT: {
+        /* say what it takes when the counts are why */
+        size_t need = c->paired ? compare_pairs_needed() : compare_runs_needed();
+        char hint[96] = "";
+        if (c->paired && c->nb < need)
+            snprintf(hint, sizeof hint, "; p < %g needs %zu pairs or more", COMPARE_ALPHA, need);
+        else if (!c->paired && (c->nb < need || c->nc < need))
+            snprintf(hint, sizeof hint, "; p < %g needs %zu and %zu runs or more", COMPARE_ALPHA,
+                     need, need);
+        snprintf(buf, n, "not significant: p=%.2g %s%s", c->p, counts, hint);
+        break;
+    }
+    case NOISE_NONE: snprintf(buf, n, "p=%.2g %s", c->p, counts); break;
+    }
+}
+
+/* ---- paired (interleaved A/B) --------------------------------------------- */
+
+void paired_free(paired *v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].ratios);
+        free(v[i].a.runs);
+        free(v[i].b.runs);
+    }
+    free(v);
+}
+
+/* A side's metric across pairs: each pair's value as a run, their median and
+ * range. Takes runs. */
+static metric side_metric(const metric *like, double *runs, size_t n)
+{
+    metric m = {.name = like->name, .field = like->field, .better = like->better};
+    m.runs = runs;
+    m.nruns = n;
+    m.value = stats_median(runs, n);
+    m.lo = m.hi = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(runs[i]))
+            continue;
+        m.lo = isnan(m.lo) || runs[i] < m.lo ? runs[i] : m.lo;
+        m.hi = isnan(m.hi) || runs[i] > m.hi ? runs[i] : m.hi;
+    }
+    return m;
+}
+
+/* One metric over the pairs; -1 when out of memory. */
+static int pair_one(const metric *first, result_file *const *a, result_file *const *b,
+                    size_t npairs, paired *p)
+{
+    double *av = malloc(npairs * sizeof *av), *bv = malloc(npairs * sizeof *bv);
+    double *logs = malloc(npairs * sizeof *logs);
+    p->ratios = malloc(npairs * sizeof *p->ratios);
+    if (!av || !bv || !logs || !p->ratios) {
+        free(av);
+        free(bv);
+        free(logs);
+        return -1;
+    }
+    p->npairs = npairs;
+    bool in_a = true, in_b = true;
+    for (size_t i = 0; i < npairs; i++) {
+        const metric *ma = result_file_metric(a[i], first->name);
+        const metric *mb = result_file_metric(b[i], first->name);
+        in_a = in_a && ma;
+        in_b = in_b && mb;
+        av[i] = ma ? ma->value : NAN;
+        bv[i] = mb ? mb->value : NAN;
+        p->ratios[i] = ma && mb && av[i] != 0 ? bv[i] / av[i] : NAN;
+        logs[i] = p->ratios[i] > 0 ? log(p->ratios[i]) : NAN;
+    }
+    p->a = side_metric(first, av, npairs);
+    p->b = side_metric(first, bv, npairs);
+    comparison *c = &p->c;
+    *c = (comparison){.name = first->name,
+                      .base = in_a ? &p->a : NULL,
+                      .cur = in_b ? &p->b : NULL,
+                      .change_pct = NAN,
+                      .p = NAN,
+                      .paired = true};
+    p->median_ratio = stats_median(p->ratios, npairs);
+    if (!in_a || !in_b) {
+        c->v = in_a ? VERDICT_ONLY_BASE : VERDICT_ONLY_CURRENT;
+        free(logs);
+        return 0;
+    }
+    c->overlap = ranges_overlap(&p->a, &p->b);
+    if (!isnan(p->median_ratio))
+        set_change(c, first->better, 1.0, p->median_ratio);
+    c->p = stats_signed_rank_p(logs, npairs, &c->nb);
+    c->nc = count_known(logs, npairs); /* nb of them differ */
+    free(logs);
+    set_verdict(c, first->better, 1.0, isnan(p->median_ratio) ? 1.0 : p->median_ratio, NOISE_NONE);
+    return 0;
+}
+
+int compare_paired(result_file *const *a, result_file *const *b, size_t npairs, paired **out,
+                   size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (npairs == 0)
+        return 0;
+    const result_file *first = a[0];
+    paired *v = calloc(first->nmetrics ? first->nmetrics : 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < first->nmetrics; i++) {
+        if (pair_one(&first->metrics[i], a, b, npairs, &v[i]) < 0) {
+            paired_free(v, i + 1);
+            return -1;
+        }
+    }
+    *out = v;
+    *n = first->nmetrics;
+    return 0;
 }
 
 bool metric_matches(const char *pattern, const char *name)

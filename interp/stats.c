@@ -156,3 +156,191 @@ void stats_throughput_range(const run_figures *runs, size_t n, double *lo, doubl
             *hi = x;
     }
 }
+
+/* ---- tests over runs (compare and gate) ---------------------------------- */
+
+/* Mid-ranks, doubled so that they are integers: v[0..n) gets 2 * its 1-based
+ * rank, the mean of the ranks of its ties. rank2[i] goes with v[i]. */
+static int doubled_ranks(const double *v, size_t n, long *rank2)
+{
+    double *sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return -1;
+    memcpy(sorted, v, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    for (size_t i = 0; i < n; i++) {
+        /* the first and last position of v[i] among the sorted values */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (sorted[mid] < v[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t first = lo;
+        hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (sorted[mid] <= v[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        rank2[i] = (long)(first + 1 + lo); /* (first+1) + lo: twice the mean rank */
+    }
+    free(sorted);
+    return 0;
+}
+
+/* The normal approximation's two-sided p for a statistic that is dev away
+ * from its mean with that variance. */
+static double normal_p(double dev, double var)
+{
+    if (var <= 0)
+        return 1.0;
+    return fmin(1.0, erfc(fabs(dev) / sqrt(2.0 * var)));
+}
+
+/* Values of v that are not NaN, copied into a new array; *m their count. */
+static double *without_nan(const double *v, size_t n, size_t *m)
+{
+    double *out = malloc((n ? n : 1) * sizeof *out);
+    *m = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            out[(*m)++] = v[i];
+    return out;
+}
+
+/* The share of the counts row[0..total] (ways to reach each weight sum) whose
+ * sum s lies at least as far from the mean as obs: |2s - mean2| >= |2obs -
+ * mean2|, mean2 being twice the mean. */
+static double tail_share(const double *row, long total, long obs, double mean2)
+{
+    double far = 0, all = 0, limit = fabs(2.0 * (double)obs - mean2);
+    for (long s = 0; s <= total; s++) {
+        all += row[s];
+        if (fabs(2.0 * (double)s - mean2) >= limit)
+            far += row[s];
+    }
+    return all > 0 ? fmin(1.0, far / all) : NAN;
+}
+
+/* The permutation distribution of a sum of integer weights w[0..n): of the
+ * subsets of size k (the rank-sum test), or of every size when k is
+ * SIZE_MAX (the sign patterns of the signed-rank test), the share at least
+ * as far from the mean as obs. ways[j][s] counts the subsets of size j with
+ * sum s, built one item at a time; doubles count exactly well past
+ * C(60, 30). */
+static double subset_tail(const long *w, size_t n, size_t k, long obs, double mean2)
+{
+    long total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += w[i];
+    size_t cols = (size_t)total + 1, rows = k == SIZE_MAX ? 1 : k + 1;
+    double *ways = calloc(rows * cols, sizeof *ways);
+    if (!ways)
+        return NAN;
+    ways[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (k == SIZE_MAX) {
+            for (long s = total; s >= w[i]; s--)
+                ways[s] += ways[s - w[i]];
+            continue;
+        }
+        for (size_t j = i + 1 < k ? i + 1 : k; j >= 1; j--)
+            for (long s = total; s >= w[i]; s--)
+                ways[j * cols + (size_t)s] += ways[(j - 1) * cols + (size_t)(s - w[i])];
+    }
+    double p = tail_share(ways + (rows - 1) * cols, total, obs, mean2);
+    free(ways);
+    return p;
+}
+
+double stats_mann_whitney_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+    size_t mx, my;
+    double *a = without_nan(x, nx, &mx), *b = without_nan(y, ny, &my);
+    double p = NAN;
+    size_t n = mx + my;
+    double *pooled = a && b ? malloc((n ? n : 1) * sizeof *pooled) : NULL;
+    long *rank2 = pooled ? malloc((n ? n : 1) * sizeof *rank2) : NULL;
+    if (!rank2 || mx == 0 || my == 0)
+        goto done;
+    memcpy(pooled, a, mx * sizeof *pooled);
+    memcpy(pooled + mx, b, my * sizeof *pooled);
+    if (doubled_ranks(pooled, n, rank2) < 0)
+        goto done;
+    long obs = 0; /* x's doubled rank sum */
+    for (size_t i = 0; i < mx; i++)
+        obs += rank2[i];
+    double mean2 = (double)mx * (double)(n + 1) * 2.0; /* twice x's mean doubled sum */
+    if (n < STATS_EXACT_MAX) {
+        p = subset_tail(rank2, n, mx, obs, mean2);
+    } else {
+        /* var of the rank sum with ties: mx my / 12 (n + 1 - sum(t^3 - t) / (n (n - 1))) */
+        double ties = 0;
+        for (size_t i = 0; i < n; i++) {
+            double t = 0;
+            for (size_t j = 0; j < n; j++)
+                t += rank2[j] == rank2[i];
+            ties += (t * t - 1); /* each member of a tie group adds t^2 - 1: sum t^3 - t */
+        }
+        double var =
+            (double)mx * (double)my / 12.0 * ((double)n + 1 - ties / ((double)n * (double)(n - 1)));
+        p = normal_p((double)obs / 2.0 - mean2 / 4.0, var);
+    }
+done:
+    free(rank2);
+    free(pooled);
+    free(a);
+    free(b);
+    return p;
+}
+
+double stats_signed_rank_p(const double *d, size_t n, size_t *m)
+{
+    size_t k;
+    double *v = without_nan(d, n, &k);
+    if (m)
+        *m = 0;
+    if (!v)
+        return NAN;
+    size_t nz = 0;
+    for (size_t i = 0; i < k; i++)
+        if (v[i] != 0)
+            v[nz++] = v[i];
+    double p = nz == 0 ? (k ? 1.0 : NAN) : NAN;
+    double *mag = nz ? malloc(nz * sizeof *mag) : NULL;
+    long *rank2 = mag ? malloc(nz * sizeof *rank2) : NULL;
+    if (m)
+        *m = nz;
+    if (!rank2)
+        goto done;
+    for (size_t i = 0; i < nz; i++)
+        mag[i] = fabs(v[i]);
+    if (doubled_ranks(mag, nz, rank2) < 0)
+        goto done;
+    long obs = 0, total = 0; /* doubled sum of the positive ranks, of all ranks */
+    for (size_t i = 0; i < nz; i++) {
+        total += rank2[i];
+        if (v[i] > 0)
+            obs += rank2[i];
+    }
+    if (nz < STATS_EXACT_MAX) {
+        p = subset_tail(rank2, nz, SIZE_MAX, obs, (double)total);
+    } else {
+        double var = 0; /* of the positive-rank sum: sum(r^2) / 4 */
+        for (size_t i = 0; i < nz; i++)
+            var += (double)rank2[i] * (double)rank2[i] / 16.0;
+        p = normal_p((double)obs / 2.0 - (double)total / 4.0, var);
+    }
+done:
+    free(rank2);
+    free(mag);
+    free(v);
+    return p;
+}

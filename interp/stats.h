@@ -62,4 +62,30 @@ void stats_figures_median(const run_figures *runs, size_t n, run_figures *out);
  * NAN when none is left. */
 void stats_throughput_range(const run_figures *runs, size_t n, double *lo, double *hi);
 
+/* ---- tests over runs (compare and gate) ---------------------------------- */
+
+/* Below this total count the tests give exact p-values (the permutation
+ * distribution of the rank statistic, ties as mid-ranks); at or above it the
+ * normal approximation with the tie correction. Runs and pairs are few. */
+#define STATS_EXACT_MAX 60
+
+/* The two-sided p-value of the Mann-Whitney U (Wilcoxon rank-sum) test that
+ * x[0..nx) and y[0..ny) come from one distribution: the share of the
+ * C(nx+ny, nx) ways of splitting the pooled values into groups of nx and ny
+ * whose rank sum is at least as far from its mean as x's. No normality
+ * assumption. With complete separation it is 2 / C(nx+ny, nx), the smallest
+ * it can be: 0.1 for 3 and 3 values, 0.057 for 3 and 4, 0.029 for 4 and 4,
+ * 0.0079 for 5 and 5. NaNs are skipped; NAN when either side is left empty
+ * or when out of memory. */
+double stats_mann_whitney_p(const double *x, size_t nx, const double *y, size_t ny);
+
+/* The two-sided p-value of the Wilcoxon signed-rank test that the paired
+ * differences d[0..n) are centred on 0: the share of the 2^m sign patterns of
+ * the m non-zero differences (zeros dropped, as Wilcoxon did) whose
+ * positive-rank sum is at least as far from its mean as d's. Its *m is set
+ * when m is not NULL. With every difference on one side it is 2 / 2^m: 0.0625
+ * for 5 pairs, 0.031 for 6, 0.0078 for 8. NaNs are skipped; 1 when no
+ * difference is left but zeros, NAN when none at all or out of memory. */
+double stats_signed_rank_p(const double *d, size_t n, size_t *m);
+
 #endif

@@ -629,7 +629,7 @@ static const cli_case cases[] = {
     {.args = ARGS("gate", "--metric", "pizzas.nosuch.p50_us", "baselines/memory.json",
                   "baselines/memory.json"),
      .status = 1,
-     .out = "gate: FAIL:"},
+     .out = "gate: failed: 1 of 1 metrics"},
     {.args = ARGS("gate", "--threshold", "lots", "baselines/memory.json", "baselines/memory.json"),
      .status = 2,
      .err = "--threshold takes a percentage",

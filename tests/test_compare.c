@@ -1,6 +1,8 @@
 /* test_compare.c: result files as metrics (names, ranges, what loading
  * refuses and why), verdicts with their direction and noise, the gate's
- * rule, globs, and the warnings about specs, machines and builds. Reports
+ * rule (a change is called when the run ranges are disjoint and the
+ * Mann-Whitney test agrees; pairs by the signed-rank test), globs, and the
+ * warnings about specs, machines and builds. Reports
  * are built by hand and put through report_to_cjson, so the names are those
  * `bench run --format json` writes. Runs from the repository root. */
 /* cmocka.h needs these first, in this order. */
@@ -283,10 +285,30 @@ static void test_schema_violations_name_the_json_path(void **state)
 
 /* ---- verdicts ---------------------------------------------------------------- */
 
-static metric m_of(const char *name, metric_better better, double v, double lo, double hi)
+/* A metric with these per-run figures: median, range and runs from them
+ * (runs lent from the caller's array). */
+static metric m_runs(const char *name, metric_better better, double *runs, size_t n)
+{
+    metric m = {.name = (char *)name,
+                .field = name,
+                .value = stats_median(runs, n),
+                .lo = INFINITY,
+                .hi = -INFINITY,
+                .better = better,
+                .runs = runs,
+                .nruns = n};
+    for (size_t i = 0; i < n; i++) {
+        m.lo = fmin(m.lo, runs[i]);
+        m.hi = fmax(m.hi, runs[i]);
+    }
+    return m;
+}
+
+/* A metric with no runs, for the formatting. */
+static metric m_of(const char *name, metric_better better, double v)
 {
     return (metric){
-        .name = (char *)name, .field = name, .value = v, .lo = lo, .hi = hi, .better = better};
+        .name = (char *)name, .field = name, .value = v, .lo = NAN, .hi = NAN, .better = better};
 }
 
 /* Two one-metric files, compared. */
@@ -298,65 +320,110 @@ static comparison compare_pair(metric b, metric c)
     size_t n;
     assert_int_equal(compare_results(&fb, &fc, &v, &n), 0);
     assert_int_equal(n, 1);
+    static const metric gone = {.name = "gone"};
     comparison out = *v;
-    out.base = out.cur = NULL; /* the metrics were on this stack */
+    out.base = out.cur = &gone; /* the metrics were on this stack */
     free(v);
     return out;
 }
 
+static const metric_better H = METRIC_HIGHER_BETTER, L = METRIC_LOWER_BETTER;
+
 static void test_verdicts_know_the_direction(void **state)
 {
     (void)state;
-    const metric_better H = METRIC_HIGHER_BETTER, L = METRIC_LOWER_BETTER;
-    /* throughput up: better; down 30%: worse by 30 */
-    comparison c = compare_pair(m_of("t", H, 1000, 990, 1010), m_of("t", H, 1200, 1190, 1210));
+    /* five runs a side, ranges apart: p = 2/252, called */
+    double t0[] = {990, 995, 1000, 1005, 1010}, t1[] = {1190, 1195, 1200, 1205, 1210};
+    double t2[] = {690, 695, 700, 705, 710};
+    comparison c = compare_pair(m_runs("t", H, t0, 5), m_runs("t", H, t1, 5));
     assert_int_equal(c.v, VERDICT_BETTER);
     assert_true(fabs(c.change_pct - 20) < 1e-9);
     assert_true(c.worse_pct == 0);
-    c = compare_pair(m_of("t", H, 1000, 990, 1010), m_of("t", H, 700, 690, 710));
+    assert_true(fabs(c.p - 2.0 / 252) < 1e-12);
+    c = compare_pair(m_runs("t", H, t0, 5), m_runs("t", H, t2, 5));
     assert_int_equal(c.v, VERDICT_WORSE);
+    assert_int_equal(c.why, NOISE_NONE);
     assert_true(fabs(c.change_pct + 30) < 1e-9);
     assert_true(fabs(c.worse_pct - 30) < 1e-9);
-    /* latency and drift up: worse; down: better */
-    c = compare_pair(m_of("p", L, 10, 9.9, 10.1), m_of("p", L, 13, 12.9, 13.1));
+    /* latency up: worse; down: better */
+    double p0[] = {9.9, 9.95, 10, 10.05, 10.1}, p1[] = {12.9, 12.95, 13, 13.05, 13.1};
+    c = compare_pair(m_runs("p", L, p0, 5), m_runs("p", L, p1, 5));
     assert_int_equal(c.v, VERDICT_WORSE);
     assert_true(fabs(c.worse_pct - 30) < 1e-9);
-    c = compare_pair(m_of("d", L, 1.0, 1.0, 1.0), m_of("d", L, 0.9, 0.9, 0.9));
+    c = compare_pair(m_runs("p", L, p1, 5), m_runs("p", L, p0, 5));
     assert_int_equal(c.v, VERDICT_BETTER);
     assert_true(c.worse_pct == 0);
+    char why[160];
+    comparison_reason(&c, why, sizeof why);
+    assert_string_equal(why, "p=0.0079 with 5 and 5 runs");
 }
 
 static void test_overlapping_ranges_are_within_noise(void **state)
 {
     (void)state;
-    const metric_better H = METRIC_HIGHER_BETTER, L = METRIC_LOWER_BETTER;
-    comparison c = compare_pair(m_of("t", H, 1000, 900, 1100), m_of("t", H, 950, 800, 905));
+    /* the issue's -4.6% from 2 runs: the ranges overlap */
+    double b[] = {1000, 1040}, c1[] = {950, 1001};
+    comparison c = compare_pair(m_runs("t", H, b, 2), m_runs("t", H, c1, 2));
     assert_int_equal(c.v, VERDICT_NOISE);
+    assert_int_equal(c.why, NOISE_OVERLAP);
     assert_true(c.overlap);
-    assert_true(fabs(c.worse_pct - 5) < 1e-9);
-    /* touching ends overlap; a gap does not */
-    c = compare_pair(m_of("p", L, 10, 9, 11), m_of("p", L, 12, 11, 13));
+    assert_true(c.worse_pct > 4 && c.worse_pct < 5);
+    assert_false(gate_fails(&c, 1));
+    char why[160];
+    comparison_reason(&c, why, sizeof why);
+    assert_string_equal(why, "ranges overlap");
+    /* touching ends overlap, even with many runs */
+    double p0[] = {9, 9.5, 10, 10.5, 11}, p1[] = {11, 11.5, 12, 12.5, 13};
+    c = compare_pair(m_runs("p", L, p0, 5), m_runs("p", L, p1, 5));
     assert_int_equal(c.v, VERDICT_NOISE);
-    c = compare_pair(m_of("p", L, 10, 9, 11), m_of("p", L, 12, 11.001, 13));
-    assert_int_equal(c.v, VERDICT_WORSE);
-    /* unknown ranges: the direction decides, equal values are noise */
-    c = compare_pair(m_of("p", L, 10, NAN, NAN), m_of("p", L, 10.1, NAN, NAN));
-    assert_int_equal(c.v, VERDICT_WORSE);
+    assert_int_equal(c.why, NOISE_OVERLAP);
+    /* equal values are within noise */
+    c = compare_pair(m_runs("p", L, p0, 5), m_runs("p", L, p0, 5));
+    assert_int_equal(c.v, VERDICT_NOISE);
+    /* no runs: nothing to test, never called */
+    c = compare_pair(m_of("p", L, 10), m_of("p", L, 20));
+    assert_int_equal(c.v, VERDICT_NOISE);
+    assert_int_equal(c.why, NOISE_NO_RUNS);
     assert_false(c.overlap);
-    c = compare_pair(m_of("p", L, 10, NAN, NAN), m_of("p", L, 10, NAN, NAN));
+}
+
+static void test_disjoint_ranges_need_a_significant_test(void **state)
+{
+    (void)state;
+    /* 3 and 3 runs, apart by 30%: p = 0.1 at best, so within noise, and why */
+    double b[] = {980, 1000, 1020}, w[] = {690, 700, 710};
+    comparison c = compare_pair(m_runs("t", H, b, 3), m_runs("t", H, w, 3));
+    assert_false(c.overlap);
     assert_int_equal(c.v, VERDICT_NOISE);
+    assert_int_equal(c.why, NOISE_NOT_SIGNIFICANT);
+    assert_true(fabs(c.p - 0.1) < 1e-12);
+    assert_false(gate_fails(&c, 10));
+    char why[160];
+    comparison_reason(&c, why, sizeof why);
+    assert_string_equal(why,
+                        "not significant: p=0.1 with 3 and 3 runs; p < 0.05 needs 4 and 4 runs "
+                        "or more");
+    /* 3 and 4: 0.057, still not; 4 and 4: 0.029, called */
+    double w4[] = {690, 700, 705, 710}, b4[] = {980, 990, 1000, 1020};
+    c = compare_pair(m_runs("t", H, b, 3), m_runs("t", H, w4, 4));
+    assert_int_equal(c.why, NOISE_NOT_SIGNIFICANT);
+    c = compare_pair(m_runs("t", H, b4, 4), m_runs("t", H, w4, 4));
+    assert_int_equal(c.v, VERDICT_WORSE);
+    assert_true(gate_fails(&c, 10));
+    assert_false(gate_fails(&c, 40));
+    assert_int_equal(compare_runs_needed(), 4);
+    assert_int_equal(compare_pairs_needed(), 6);
 }
 
 static void test_a_zero_base_has_no_percentage(void **state)
 {
     (void)state;
-    comparison c = compare_pair(m_of("p", METRIC_LOWER_BETTER, 0, 0, 0),
-                                m_of("p", METRIC_LOWER_BETTER, 1, 1, 1));
+    double z[] = {0, 0, 0, 0}, one[] = {1, 1, 1, 1}, five[] = {5, 5, 5, 5};
+    comparison c = compare_pair(m_runs("p", L, z, 4), m_runs("p", L, one, 4));
     assert_true(isnan(c.change_pct));
     assert_true(isinf(c.worse_pct));
     assert_int_equal(c.v, VERDICT_WORSE);
-    c = compare_pair(m_of("t", METRIC_HIGHER_BETTER, 0, 0, 0),
-                     m_of("t", METRIC_HIGHER_BETTER, 5, 5, 5));
+    c = compare_pair(m_runs("t", H, z, 4), m_runs("t", H, five, 4));
     assert_int_equal(c.v, VERDICT_BETTER);
     assert_true(c.worse_pct == 0);
 }
@@ -394,7 +461,7 @@ static void test_metrics_in_one_file_only_are_listed_as_such(void **state)
 static void test_gate_fails_beyond_the_threshold_in_the_bad_direction(void **state)
 {
     (void)state;
-    result_file *base = load_fixture("base.json"), *cur = load_fixture("worse30.json");
+    result_file *base = load_fixture("base5.json"), *cur = load_fixture("worse30x5.json");
     comparison *v;
     size_t n;
     assert_int_equal(compare_results(base, cur, &v, &n), 0);
@@ -419,16 +486,114 @@ static void test_gate_fails_beyond_the_threshold_in_the_bad_direction(void **sta
     result_file_free(cur);
 }
 
-static void test_gate_fails_within_noise_beyond_the_threshold(void **state)
+static void test_gate_never_fails_within_noise(void **state)
 {
     (void)state;
-    comparison c = compare_pair(m_of("p", METRIC_LOWER_BETTER, 10, 5, 20),
-                                m_of("p", METRIC_LOWER_BETTER, 16, 8, 25));
+    /* 60% worse by the medians, but the runs overlap: not a regression */
+    double b[] = {5, 10, 20}, c1[] = {8, 16, 25};
+    comparison c = compare_pair(m_runs("p", L, b, 3), m_runs("p", L, c1, 3));
     assert_int_equal(c.v, VERDICT_NOISE);
     assert_true(c.overlap);
-    c.base = c.cur = (const metric *)&c; /* present */
-    assert_true(gate_fails(&c, 50));
-    assert_false(gate_fails(&c, 60));
+    assert_true(c.worse_pct > 50);
+    assert_false(gate_fails(&c, 50));
+    assert_false(gate_fails(&c, 0));
+}
+
+/* ---- paired (interleaved A/B) ------------------------------------------------- */
+
+/* A one-metric file of one run whose figure is v. */
+static result_file *one_run_file(double *v, metric_better better)
+{
+    result_file *f = calloc(1, sizeof *f);
+    metric *m = calloc(1, sizeof *m);
+    assert_non_null(f);
+    assert_non_null(m);
+    *m = m_runs("x.y.throughput_per_s", better, v, 1);
+    f->metrics = m;
+    f->nmetrics = 1;
+    return f;
+}
+
+static void free_one_run_files(result_file **f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(f[i]->metrics);
+        free(f[i]);
+    }
+}
+
+static void test_paired_ratios_and_the_signed_rank_test(void **state)
+{
+    (void)state;
+    /* B 20% slower than A in every pair, whatever A's level: called */
+    double av[8] = {100, 140, 90, 120, 100, 130, 95, 110}, bv[8];
+    result_file *a[8], *b[8];
+    for (size_t i = 0; i < 8; i++) {
+        bv[i] = av[i] * 0.8;
+        a[i] = one_run_file(&av[i], H);
+        b[i] = one_run_file(&bv[i], H);
+    }
+    paired *p;
+    size_t n;
+    assert_int_equal(compare_paired(a, b, 8, &p, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(p[0].c.paired);
+    assert_int_equal(p[0].npairs, 8);
+    for (size_t i = 0; i < 8; i++)
+        assert_true(fabs(p[0].ratios[i] - 0.8) < 1e-12);
+    assert_true(fabs(p[0].median_ratio - 0.8) < 1e-12);
+    assert_true(fabs(p[0].c.change_pct + 20) < 1e-9);
+    assert_true(fabs(p[0].c.p - 2.0 / 256) < 1e-12);
+    assert_int_equal(p[0].c.v, VERDICT_WORSE);
+    assert_true(gate_fails(&p[0].c, 10));
+    assert_false(gate_fails(&p[0].c, 25));
+    /* A's levels spread 90 to 140, so the unpaired ranges overlap */
+    assert_true(p[0].c.overlap);
+    char why[160];
+    comparison_reason(&p[0].c, why, sizeof why);
+    assert_string_equal(why, "p=0.0078 over 8 pairs");
+    paired_free(p, n);
+
+    /* 5 pairs: never significant, and the reason says what it takes */
+    assert_int_equal(compare_paired(a, b, 5, &p, &n), 0);
+    assert_int_equal(p[0].c.v, VERDICT_NOISE);
+    assert_int_equal(p[0].c.why, NOISE_NOT_SIGNIFICANT);
+    comparison_reason(&p[0].c, why, sizeof why);
+    assert_string_equal(why,
+                        "not significant: p=0.062 over 5 pairs; p < 0.05 needs 6 pairs or more");
+    paired_free(p, n);
+
+    /* one pair the other way among 8 still calls it; equal pairs are left out */
+    bv[3] = av[3] * 1.01;
+    bv[5] = av[5];
+    free_one_run_files(b, 8);
+    for (size_t i = 0; i < 8; i++)
+        b[i] = one_run_file(&bv[i], H);
+    assert_int_equal(compare_paired(a, b, 8, &p, &n), 0);
+    assert_int_equal(p[0].c.v, VERDICT_WORSE);
+    comparison_reason(&p[0].c, why, sizeof why);
+    assert_string_equal(why, "p=0.031 over 7 pairs (1 equal, left out)");
+    paired_free(p, n);
+    free_one_run_files(a, 8);
+    free_one_run_files(b, 8);
+}
+
+static void test_paired_metric_missing_from_one_side(void **state)
+{
+    (void)state;
+    double v[2] = {100, 100};
+    result_file *a[2] = {one_run_file(&v[0], H), one_run_file(&v[1], H)};
+    result_file *b[2] = {one_run_file(&v[0], H), one_run_file(&v[1], H)};
+    b[1]->nmetrics = 0; /* B's second run lacks it */
+    paired *p;
+    size_t n;
+    assert_int_equal(compare_paired(a, b, 2, &p, &n), 0);
+    assert_int_equal(p[0].c.v, VERDICT_ONLY_BASE);
+    assert_null(p[0].c.cur);
+    assert_true(gate_fails(&p[0].c, 1000));
+    paired_free(p, n);
+    free_one_run_files(a, 2);
+    free_one_run_files(b, 2);
 }
 
 static void test_metric_globs(void **state)
@@ -447,16 +612,16 @@ static void test_metric_format_rounds_as_the_reports_do(void **state)
 {
     (void)state;
     char buf[64];
-    metric t = m_of("x.y.throughput_per_s", METRIC_HIGHER_BETTER, 1462458.6, NAN, NAN);
+    metric t = m_of("x.y.throughput_per_s", METRIC_HIGHER_BETTER, 1462458.6);
     metric_format(&t, buf, sizeof buf);
     assert_string_equal(buf, "1,462,459");
-    metric p = m_of("p50_us", METRIC_LOWER_BETTER, 1476.95, NAN, NAN);
+    metric p = m_of("p50_us", METRIC_LOWER_BETTER, 1476.95);
     metric_format(&p, buf, sizeof buf);
     assert_string_equal(buf, "1,477.0");
     p.value = 0.45;
     metric_format(&p, buf, sizeof buf);
     assert_string_equal(buf, "0.450");
-    metric d = m_of("drift", METRIC_LOWER_BETTER, 1.1071, NAN, NAN);
+    metric d = m_of("drift", METRIC_LOWER_BETTER, 1.1071);
     metric_format(&d, buf, sizeof buf);
     assert_string_equal(buf, "1.11");
     metric_format(NULL, buf, sizeof buf);
@@ -514,10 +679,13 @@ int main(void)
         cmocka_unit_test(test_schema_violations_name_the_json_path),
         cmocka_unit_test(test_verdicts_know_the_direction),
         cmocka_unit_test(test_overlapping_ranges_are_within_noise),
+        cmocka_unit_test(test_disjoint_ranges_need_a_significant_test),
         cmocka_unit_test(test_a_zero_base_has_no_percentage),
         cmocka_unit_test(test_metrics_in_one_file_only_are_listed_as_such),
         cmocka_unit_test(test_gate_fails_beyond_the_threshold_in_the_bad_direction),
-        cmocka_unit_test(test_gate_fails_within_noise_beyond_the_threshold),
+        cmocka_unit_test(test_gate_never_fails_within_noise),
+        cmocka_unit_test(test_paired_ratios_and_the_signed_rank_test),
+        cmocka_unit_test(test_paired_metric_missing_from_one_side),
         cmocka_unit_test(test_metric_globs),
         cmocka_unit_test(test_metric_format_rounds_as_the_reports_do),
         cmocka_unit_test(test_warnings_name_what_differs),

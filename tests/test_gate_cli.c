@@ -4,8 +4,8 @@
  * result files of tests/fixtures/results/ and a scratch directory ("@" at the
  * start of an argument) made with mkdtemp. Then prefill sweeps end to end:
  * `bench run --prefill` and a spec's `prefill: [..]` give one row per size,
- * named @N in Markdown, in JSON and in metric names. Runs from the
- * repository root. */
+ * named @N in Markdown, in JSON and in metric names. And `bench gate --ab`
+ * with the real binary as A and as B. Runs from the repository root. */
 /* cmocka.h needs these first, in this order. */
 /* clang-format off */
 #include <stdarg.h>
@@ -94,38 +94,57 @@ typedef struct row {
 } row;
 
 static const row rows[] = {
-    /* the issue's "done when": 30% worse fails at 10 and names the metric ... */
-    {.name = "gate: one metric 30% worse fails at 10% and is named",
-     .args = {"gate", "--threshold", "10", F "base.json", F "worse30.json", NULL},
+    /* 30% worse over 5 and 5 disjoint runs (p = 0.0079) is a regression at 10% ... */
+    {.name = "gate: one metric 30% worse over 5 runs fails at 10% and is named",
+     .args = {"gate", "--threshold", "10", F "base5.json", F "worse30x5.json", NULL},
      .status = 1,
-     .out_has = {"FAIL  worse            pizzas.memory.throughput_per_s", "1,000,000 -> 700,000",
-                 "-30.0%  worse beyond 10%", "gate: FAIL: 1 of 27 metrics"},
-     .out_lacks = {"FAIL  within"}},
-    /* ... passes at 40 ... */
-    {.name = "gate: the same pair passes at 40%",
-     .args = {"gate", "--threshold", "40", F "base.json", F "worse30.json", NULL},
-     .status = 0,
-     .out_has = {"ok    worse            pizzas.memory.throughput_per_s", "within 40%",
-                 "gate: ok: 27 metrics, none worse beyond 40%"},
+     .out_has = {"REGRESSION         pizzas.memory.throughput_per_s", "1,000,000 -> 700,000",
+                 "-30.0%  worse beyond 10%; p=0.0079 with 5 and 5 runs",
+                 "ok (within noise)  pizzas.memory.p50_us",
+                 "gate: failed: 1 of 27 metrics: 1 regressed beyond 10%, 0 missing"},
      .out_lacks = {"FAIL"}},
+    /* ... passes at 40, and says it is worse ... */
+    {.name = "gate: the same pair passes at 40%",
+     .args = {"gate", "--threshold", "40", F "base5.json", F "worse30x5.json", NULL},
+     .status = 0,
+     .out_has = {"ok (worse)         pizzas.memory.throughput_per_s", "within 40%; p=0.0079",
+                 "gate: ok: 27 metrics, no regression beyond 40% (26 within noise, 1 worse "
+                 "within it)"},
+     .out_lacks = {"FAIL", "REGRESSION"}},
     {.name = "gate: 30% worse passes at 30.5 and a % sign is allowed",
-     .args = {"gate", "--threshold", "30.5%", F "base.json", F "worse30.json", NULL},
+     .args = {"gate", "--threshold", "30.5%", F "base5.json", F "worse30x5.json", NULL},
      .status = 0,
      .out_has = {"gate: ok"}},
+    /* ... but with 3 and 3 runs no change can be called, and the line says why ... */
+    {.name = "gate: 3 runs a side are within noise, never FAIL, with the reason",
+     .args = {"gate", "--threshold", "10", F "base.json", F "worse30.json", NULL},
+     .status = 0,
+     .out_has = {"ok (within noise)  pizzas.memory.throughput_per_s",
+                 "-30.0%  not significant: p=0.1 with 3 and 3 runs; p < 0.05 needs 4 and 4 runs "
+                 "or more",
+                 "gate: ok: 27 metrics, no regression beyond 10% (27 within noise"},
+     .out_lacks = {"FAIL", "REGRESSION"}},
+    /* ... the issue's -4.6% with overlapping ranges is within noise ... */
+    {.name = "gate: -4.6% with overlapping ranges is ok (within noise)",
+     .args = {"gate", "--threshold", "1", F "base5.json", F "noise5.json", NULL},
+     .status = 0,
+     .out_has = {"ok (within noise)  pizzas.memory.throughput_per_s", "-4.6%  ranges overlap"},
+     .out_lacks = {"FAIL", "REGRESSION"}},
     /* ... a missing metric fails ... */
     {.name = "gate: metrics missing from the current file fail",
      .args = {"gate", F "base.json", F "missing.json", NULL},
      .status = 1,
-     .out_has = {"FAIL  only in base     pizzas.sqlite.p50_us", "missing from the current file",
-                 "note: " F "missing.json: sqlite was skipped: no SQLite here", "9 of 27 metrics"}},
+     .out_has = {"missing            pizzas.sqlite.p50_us", "missing from the current file",
+                 "note: " F "missing.json: sqlite was skipped: no SQLite here",
+                 "gate: failed: 9 of 27 metrics: 0 regressed beyond 10%, 9 missing"}},
     {.name = "gate: a named metric missing from one file fails",
      .args = {"gate", "--metric", "pizzas.sqlite.p99_us", F "base.json", F "missing.json", NULL},
      .status = 1,
-     .out_has = {"FAIL  only in base     pizzas.sqlite.p99_us", "gate: FAIL: 1 of 1 metrics"}},
+     .out_has = {"missing            pizzas.sqlite.p99_us", "gate: failed: 1 of 1 metrics"}},
     {.name = "gate: a named metric in neither file fails",
      .args = {"gate", "--metric", "pizzas.nope.p50_us", F "base.json", F "base.json", NULL},
      .status = 1,
-     .out_has = {"FAIL  missing          pizzas.nope.p50_us", "in neither file"}},
+     .out_has = {"missing            pizzas.nope.p50_us", "in neither file"}},
     {.name = "gate: a glob that matches nothing fails",
      .args = {"gate", "--metric", "*.nope", F "base.json", F "base.json", NULL},
      .status = 1,
@@ -136,40 +155,41 @@ static const row rows[] = {
      .status = 2,
      .err_has = {"bench gate: " F "truncated.json is not valid JSON: it ends at line",
                  "(a truncated file?)"},
-     .out_lacks = {"FAIL"}},
+     .out_lacks = {"REGRESSION"}},
     {.name = "gate: --metric chooses what is gated",
      .args = {"gate", "--threshold", "10", "--metric", "pizzas.memory.p50_us", "--metric",
-              "banking.memory@1000.throughput_per_s", F "base.json", F "worse30.json", NULL},
+              "banking.memory@1000.throughput_per_s", F "base5.json", F "worse30x5.json", NULL},
      .status = 0,
      .out_has = {"pizzas.memory.p50_us", "banking.memory@1000.throughput_per_s",
                  "gate: ok: 2 metrics"},
      .out_lacks = {"pizzas.memory.throughput_per_s"}},
     {.name = "gate: a glob gates every matching metric of the base file",
      .args = {"gate", "--threshold", "10", "--metric", "*.throughput_per_s", "--metric", "*.p50_us",
-              F "base.json", F "worse30.json", NULL},
+              F "base5.json", F "worse30x5.json", NULL},
      .status = 1,
-     .out_has = {"FAIL  worse            pizzas.memory.throughput_per_s",
-                 "gate: FAIL: 1 of 6 metrics"},
+     .out_has = {"REGRESSION         pizzas.memory.throughput_per_s",
+                 "gate: failed: 1 of 6 metrics"},
      .out_lacks = {"p99_us"}},
     {.name = "gate: NAME=PCT gives a metric its own threshold",
      .args = {"gate", "--threshold", "10", "--metric", "*.throughput_per_s=40", "--metric",
-              "pizzas.memory.p50_us", F "base.json", F "worse30.json", NULL},
+              "pizzas.memory.p50_us", F "base5.json", F "worse30x5.json", NULL},
      .status = 0,
-     .out_has = {"ok    worse            pizzas.memory.throughput_per_s", "-30.0%  within 40%",
-                 "gate: ok: 4 metrics, none worse beyond their thresholds"}},
+     .out_has = {"ok (worse)         pizzas.memory.throughput_per_s", "-30.0%  within 40%",
+                 "gate: ok: 4 metrics, no regression beyond their thresholds"}},
     {.name = "gate: NAME=PCT is tighter than --threshold",
      .args = {"gate", "--threshold", "50", "--metric", "pizzas.memory.throughput_per_s=20",
-              F "base.json", F "worse30.json", NULL},
+              F "base5.json", F "worse30x5.json", NULL},
      .status = 1,
-     .out_has = {"worse beyond 20%", "gate: FAIL: 1 of 1 metrics worse beyond 20% or missing"}},
+     .out_has = {"worse beyond 20%",
+                 "gate: failed: 1 of 1 metrics: 1 regressed beyond 20%, 0 missing"}},
     {.name = "gate: NAME=PCT needs a percentage",
      .args = {"gate", "--metric", "pizzas.memory.p50_us=fast", F "base.json", F "base.json", NULL},
      .status = 2,
      .err_has = {"--metric NAME=PCT needs a percentage of 0 or more after '=', not 'fast'"}},
     {.name = "gate: better never fails",
-     .args = {"gate", "--threshold", "0", F "worse30.json", F "base.json", NULL},
+     .args = {"gate", "--threshold", "0", F "worse30x5.json", F "base5.json", NULL},
      .status = 0,
-     .out_has = {"ok    better           pizzas.memory.throughput_per_s", "+42.9%"}},
+     .out_has = {"ok (better)        pizzas.memory.throughput_per_s", "+42.9%"}},
     {.name = "gate: a schema violation is exit 2 naming the path",
      .args = {"gate", F "base.json", "@/invalid.json", NULL},
      .status = 2,
@@ -201,23 +221,56 @@ static const row rows[] = {
     {.name = "gate --help",
      .args = {"gate", "--help", NULL},
      .status = 0,
-     .out_has = {"usage: bench gate", "--threshold PCT"}},
+     .out_has = {"usage: bench gate", "--threshold PCT", "--ab", "--pairs N"}},
+    {.name = "gate: --pairs without --ab is a usage error",
+     .args = {"gate", "--pairs", "4", F "base.json", F "base.json", NULL},
+     .status = 2,
+     .err_has = {"--pairs and '--' RUN_ARGS go with --ab"}},
+    {.name = "gate --ab needs two binaries and '--'",
+     .args = {"gate", "--ab", "bench", NULL},
+     .status = 2,
+     .err_has = {"--ab takes two binaries and the run's arguments: BIN_A BIN_B -- RUN_ARGS..."}},
+    {.name = "gate --ab: a bad --pairs",
+     .args = {"gate", "--ab", "--pairs", "0", "a", "b", "--", "x", NULL},
+     .status = 2,
+     .err_has = {"--pairs takes a whole number from 1 to 1000, not '0'"}},
+    {.name = "gate --ab: a binary that does not exist is exit 2",
+     .args = {"gate", "--ab", "--pairs", "1", "@/no-such-bench", "@/no-such-bench", "--",
+              "specs/pizzas.yaml", NULL},
+     .status = 2,
+     .err_has = {"cannot run A (", "no-such-bench): No such file or directory"}},
 
     {.name = "compare: a Markdown table with the verdicts",
      .args = {"compare", F "base.json", F "worse30.json", NULL},
      .status = 0,
      .out_has =
-         {"| metric | base | current | change | verdict |",
-          "| pizzas.memory.throughput_per_s | 1,000,000 | 700,000 | -30.0% | worse |",
-          "| pizzas.memory.p50_us | 1.000 | 1.000 | +0.0% | within noise |",
-          "| banking.memory@1000.p99_us | 5.000 | 5.000 | +0.0% | within noise |",
-          "27 metrics: 0 better, 1 worse, 26 within noise, 0 only in base, 0 only in current."},
+         {"| metric | base | current | change | p | verdict |",
+          "| pizzas.memory.throughput_per_s | 1,000,000 | 700,000 | -30.0% | 0.1 | within noise "
+          "(not significant: p=0.1 with 3 and 3 runs; p < 0.05 needs 4 and 4 runs or more) |",
+          "| pizzas.memory.p50_us | 1.000 | 1.000 | +0.0% | 1 | within noise (ranges overlap) |",
+          "| banking.memory@1000.p99_us | 5.000 | 5.000 | +0.0% | 1 | within noise (ranges "
+          "overlap) |",
+          "27 metrics: 0 better, 0 worse, 27 within noise, 0 only in base, 0 only in current.",
+          "p is the exact two-sided Mann-Whitney U test over the runs"},
      .out_lacks = {"**Warning"}},
+    {.name = "compare: 5 and 5 disjoint runs are called worse, with p",
+     .args = {"compare", F "base5.json", F "worse30x5.json", NULL},
+     .status = 0,
+     .out_has =
+         {"| pizzas.memory.throughput_per_s | 1,000,000 | 700,000 | -30.0% | 0.0079 | worse |",
+          "27 metrics: 0 better, 1 worse, 26 within noise"}},
+    {.name = "compare: the issue's -4.6% is within noise: the ranges overlap",
+     .args = {"compare", F "base5.json", F "noise5.json", NULL},
+     .status = 0,
+     .out_has =
+         {"| pizzas.memory.throughput_per_s | 1,000,000 | 954,000 | -4.6% | 0.056 | within noise "
+          "(ranges overlap) |"}},
     {.name = "compare: metrics in one file only are listed as such",
      .args = {"compare", F "missing.json", F "base.json", NULL},
      .status = 0,
-     .out_has = {"| pizzas.sqlite.throughput_per_s | missing | 50,000 | n/a | only in current |",
-                 "0 only in base, 9 only in current", "Notes:", "sqlite was skipped"}},
+     .out_has =
+         {"| pizzas.sqlite.throughput_per_s | missing | 50,000 | n/a | n/a | only in current |",
+          "0 only in base, 9 only in current", "Notes:", "sqlite was skipped"}},
     {.name = "compare: a bold warning when the machines and specs differ",
      .args = {"compare", F "base.json", F "othermachine.json", NULL},
      .status = 0,
@@ -228,10 +281,11 @@ static const row rows[] = {
           "in "
           "base, cccccccccccc in current)"}},
     {.name = "compare: JSON",
-     .args = {"compare", "--format", "json", F "base.json", F "worse30.json", NULL},
+     .args = {"compare", "--format", "json", F "base5.json", F "worse30x5.json", NULL},
      .status = 0,
      .out_has = {"\"metric\":\t\"pizzas.memory.throughput_per_s\"", "\"verdict\":\t\"worse\"",
-                 "\"better\":\t\"higher\"", "\"change_pct\":\t-30", "\"ranges_overlap\":\tfalse"}},
+                 "\"better\":\t\"higher\"", "\"change_pct\":\t-30", "\"ranges_overlap\":\tfalse",
+                 "\"test\":\t\"Mann-Whitney U (exact, two-sided)\""}},
     {.name = "compare: a truncated file is exit 2",
      .args = {"compare", F "truncated.json", F "base.json", NULL},
      .status = 2,
@@ -329,6 +383,71 @@ static void test_table(void **state)
     char *bad = expand("@/bad.html");
     assert_int_not_equal(stat(bad, &st), 0);
     free(bad);
+}
+
+/* ---- gate --ab: the real binary as A and as B --------------------------------- */
+
+static size_t scratch_entries(const char *prefix)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c '^%s' || true", scratch, prefix);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = 0;
+    assert_int_equal(fscanf(p, "%zu", &n), 1);
+    pclose(p);
+    return n;
+}
+
+static void test_gate_ab_pairs_two_runs_of_the_real_binary(void **state)
+{
+    (void)state;
+    const char *bin = spawn_bench_path();
+    assert_int_equal(setenv("TMPDIR", scratch, 1), 0);
+    const char *args[] = {"gate",      "--ab",     "--pairs",
+                          "2",         "--metric", "pizzas.memory.throughput_per_s",
+                          "--metric",  "*.p50_us", bin,
+                          bin,         "--",       "specs/pizzas.yaml",
+                          "--targets", "memory",   "--iterations",
+                          "50",        "--runs",   "1",
+                          NULL};
+    spawn_output o = bench(args);
+    bool ok = o.status == 0 && strstr(o.out, "gate --ab: 2 pairs, A B A B") &&
+              strstr(o.out, "note: with 2 pairs no change can be called at p < 0.05") &&
+              strstr(o.out, "pizzas.memory.throughput_per_s") &&
+              strstr(o.out, "pizzas.memory.p50_us") && strstr(o.out, "B/A per pair: ") &&
+              strstr(o.out, "(median ") && strstr(o.out, "gate: ok: 2 metrics") &&
+              !strstr(o.out, "REGRESSION");
+    /* two ratios on each B/A line */
+    const char *line = strstr(o.out, "B/A per pair: ");
+    double r1 = 0, r2 = 0;
+    ok = ok && line && sscanf(line, "B/A per pair: %lf %lf", &r1, &r2) == 2 && r1 > 0 && r2 > 0;
+    if (!ok)
+        fail_msg("gate --ab: exit %d\n--- stdout ---\n%s\n--- stderr ---\n%s", o.status, o.out,
+                 o.err);
+    spawn_output_free(&o);
+    /* the temporary files and their directory are gone */
+    assert_int_equal(scratch_entries("bench-gate-ab-"), 0);
+
+    /* a B that fails is exit 1, named, and leaves nothing behind */
+    const char *failing[] = {
+        "gate",      "--ab",   "--pairs",      "2",  bin, "/bin/false", "--", "specs/pizzas.yaml",
+        "--targets", "memory", "--iterations", "50", NULL};
+    o = bench(failing);
+    ok = o.status == 1 && strstr(o.err, "pair 1: B (/bin/false run) exited with status 1");
+    if (!ok)
+        fail_msg("failing B: exit %d\n%s", o.status, o.err);
+    spawn_output_free(&o);
+    assert_int_equal(scratch_entries("bench-gate-ab-"), 0);
+
+    /* RUN_ARGS that bench run refuses: exit 2 */
+    const char *bad[] = {"gate", "--ab", "--pairs", "1", bin, bin, "--", "--no-such-flag", NULL};
+    o = bench(bad);
+    ok = o.status == 2 && strstr(o.err, "a usage error: check RUN_ARGS");
+    if (!ok)
+        fail_msg("bad RUN_ARGS: exit %d\n%s", o.status, o.err);
+    spawn_output_free(&o);
+    assert_int_equal(unsetenv("TMPDIR"), 0);
 }
 
 /* ---- prefill sweeps, end to end ------------------------------------------------- */
@@ -445,6 +564,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_gate_ab_pairs_two_runs_of_the_real_binary),
         cmocka_unit_test(test_prefill_flag_gives_one_row_per_size),
         cmocka_unit_test(test_spec_prefill_list_gives_one_row_per_size),
     };
