@@ -15,6 +15,8 @@ Options:
                       the process target's `verbs` option)
     --no-count        refuse the count request, as a runtime without one
                       would (bench then reports verify as n/a)
+    --no-record       refuse the record request, as a runtime without one
+                      would (bench then verifies the counts only)
 """
 
 import json
@@ -161,6 +163,15 @@ class Pizzas:
         self.events[event] += 1
         return [{"name": event, "payload": payload}]
 
+    def record(self, request):
+        if not isinstance(request, dict) or request.get("aggregate") not in AGGREGATES:
+            return {"ok": False, "error": "not a request: the record request names no aggregate"}
+        key = request.get("id")
+        order = self.orders.get(key) if isinstance(key, str) else None
+        if order is None:
+            return {"ok": False, "error": "no such record"}
+        return {"ok": True, "record": order}
+
     def count(self):
         return {"ok": True, "aggregates": {"Order": len(self.orders)}, "events": dict(self.events)}
 
@@ -168,7 +179,7 @@ class Pizzas:
 # ---- the protocol ----
 
 
-def answer(domain, line, prefix, counts):
+def answer(domain, line, prefix, counts, records=True):
     try:
         request = json.loads(line)
     except ValueError as e:
@@ -181,6 +192,10 @@ def answer(domain, line, prefix, counts):
         if not counts:
             return {"ok": False, "error": "this runtime does not count"}
         return domain.count()
+    if "record" in request:
+        if not records:
+            return {"ok": False, "error": "this runtime does not read records back"}
+        return domain.record(request["record"])
     verb = request.get("verb")
     if not isinstance(verb, str) or not verb.startswith(prefix):
         return {"ok": False, "error": f"unknown verb {verb!r}"}
@@ -195,15 +210,17 @@ def answer(domain, line, prefix, counts):
 
 
 def main(argv):
-    prefix, counts = "", True
+    prefix, counts, records = "", True, True
     args = argv[1:]
     while args:
         if args[0] == "--verb-prefix" and len(args) > 1:
             prefix, args = args[1], args[2:]
         elif args[0] == "--no-count":
             counts, args = False, args[1:]
+        elif args[0] == "--no-record":
+            records, args = False, args[1:]
         else:
-            print(f"usage: {argv[0]} [--verb-prefix P] [--no-count]", file=sys.stderr)
+            print(f"usage: {argv[0]} [--verb-prefix P] [--no-count] [--no-record]", file=sys.stderr)
             return 2
     domain = Pizzas()
     read = sys.stdin.buffer.readline
@@ -216,7 +233,7 @@ def main(argv):
         if line.strip() == b"{}":
             out.write(b'{"ok":false,"error":"empty request"}\n')
         else:
-            out.write(dumps(answer(domain, line, prefix, counts)).encode() + b"\n")
+            out.write(dumps(answer(domain, line, prefix, counts, records)).encode() + b"\n")
         out.flush()
 
 
