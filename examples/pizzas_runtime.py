@@ -223,19 +223,35 @@ def main(argv):
             print(f"usage: {argv[0]} [--verb-prefix P] [--no-count] [--no-record]", file=sys.stderr)
             return 2
     domain = Pizzas()
+    return serve(lambda line: encode(answer(domain, line, prefix, counts, records)))
+
+
+encode_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def encode(message):
+    """One answer line: compact JSON and a newline, as bytes."""
+    return encode_json(message).encode() + b"\n"
+
+
+def serve(respond, after=None):
+    """Answers each request line on stdin with respond(line), an answer line
+    as bytes (the empty request at once, without it), flushing each; calls
+    after(line, text) once an answer is out. Returns 0 at end of input."""
     read = sys.stdin.buffer.readline
     out = sys.stdout.buffer
-    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     while True:
         line = read()
         if not line:
             return 0
         if line.strip() == b"{}":
-            out.write(b'{"ok":false,"error":"empty request"}\n')
+            text = b'{"ok":false,"error":"empty request"}\n'
         else:
-            out.write(dumps(answer(domain, line, prefix, counts, records)).encode() + b"\n")
+            text = respond(line)
+        out.write(text)
         out.flush()
-
+        if after:
+            after(line, text)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
