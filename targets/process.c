@@ -75,20 +75,20 @@ typedef struct process_target {
     char name[128]; /* the program, for messages: "python3", "bench serve" */
     pid_t pid;
     bool reaped, exited, broken;
-    int status; /* as waitpid reports it, once exited */
-    int in_fd;  /* the child's stdin (our write end), or -1 */
-    int out_fd; /* the child's stdout (our read end) */
-    int err_fd; /* the child's stderr (our read end, non-blocking) */
+    bool answered;  /* the last dispatch answered a success, for settle */
+    bool no_record; /* the runtime refused the record request: it cannot read back */
+    int status;     /* as waitpid reports it, once exited */
+    int in_fd;      /* the child's stdin (our write end), or -1 */
+    int out_fd;     /* the child's stdout (our read end) */
+    int err_fd;     /* the child's stderr (our read end, non-blocking) */
     int timeout_ms;
     jline req;      /* the request line prepare encoded */
     jline prefixes; /* per command: {"verb":"...","args": */
     size_t *prefix_at, *prefix_len;
     jline emits; /* per command: the event names a success answers, "A, B" */
     size_t *emits_at, *emits_len;
-    bool answered; /* the last dispatch answered a success, at last_at, last_len in rbuf */
-    size_t last_at, last_len;
-    bool no_record; /* the runtime refused the record request: it cannot read back */
-    char *rbuf;     /* answer bytes read and not yet consumed */
+    size_t last_at, last_len; /* the last success answer in rbuf, when answered */
+    char *rbuf;               /* answer bytes read and not yet consumed */
     size_t rcap, rstart, rend;
     /* shared with the watchdog */
     pthread_t watchdog;
@@ -645,7 +645,8 @@ static int check_answer(process_target *pt, const command *cmd, const char *line
     int rc = TARGET_OK;
     if (bad < 0) {
         rc = not_protocol(pt, line, len);
-    } else if (events && (got.len != want_len || (want_len && memcmp(got.data, want, want_len)))) {
+    } else if (events &&
+               (got.len != want_len || (want_len && memcmp(got.data, want, want_len) != 0))) {
         /* answers out of step with the requests show as one line too many */
         char msg[TARGET_MESSAGE_MAX];
         snprintf(msg, sizeof msg, "%s answered %s with the events [%.*s]; the command emits [%.*s]",
