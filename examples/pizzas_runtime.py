@@ -15,6 +15,8 @@ Options:
                       the process target's `verbs` option)
     --no-count        refuse the count request, as a runtime without one
                       would (bench then reports verify as n/a)
+    --no-record       refuse the record request, as a runtime without one
+                      would (bench then verifies the counts only)
 """
 
 import json
@@ -161,6 +163,15 @@ class Pizzas:
         self.events[event] += 1
         return [{"name": event, "payload": payload}]
 
+    def record(self, request):
+        if not isinstance(request, dict) or request.get("aggregate") not in AGGREGATES:
+            return {"ok": False, "error": "not a request: the record request names no aggregate"}
+        key = request.get("id")
+        order = self.orders.get(key) if isinstance(key, str) else None
+        if order is None:
+            return {"ok": False, "error": "no such record"}
+        return {"ok": True, "record": order}
+
     def count(self):
         return {"ok": True, "aggregates": {"Order": len(self.orders)}, "events": dict(self.events)}
 
@@ -168,7 +179,7 @@ class Pizzas:
 # ---- the protocol ----
 
 
-def answer(domain, line, prefix, counts):
+def answer(domain, line, prefix, counts, records=True):
     try:
         request = json.loads(line)
     except ValueError as e:
@@ -181,6 +192,10 @@ def answer(domain, line, prefix, counts):
         if not counts:
             return {"ok": False, "error": "this runtime does not count"}
         return domain.count()
+    if "record" in request:
+        if not records:
+            return {"ok": False, "error": "this runtime does not read records back"}
+        return domain.record(request["record"])
     verb = request.get("verb")
     if not isinstance(verb, str) or not verb.startswith(prefix):
         return {"ok": False, "error": f"unknown verb {verb!r}"}
@@ -195,30 +210,48 @@ def answer(domain, line, prefix, counts):
 
 
 def main(argv):
-    prefix, counts = "", True
+    prefix, counts, records = "", True, True
     args = argv[1:]
     while args:
         if args[0] == "--verb-prefix" and len(args) > 1:
             prefix, args = args[1], args[2:]
         elif args[0] == "--no-count":
             counts, args = False, args[1:]
+        elif args[0] == "--no-record":
+            records, args = False, args[1:]
         else:
-            print(f"usage: {argv[0]} [--verb-prefix P] [--no-count]", file=sys.stderr)
+            print(f"usage: {argv[0]} [--verb-prefix P] [--no-count] [--no-record]", file=sys.stderr)
             return 2
     domain = Pizzas()
+    return serve(lambda line: encode(answer(domain, line, prefix, counts, records)))
+
+
+encode_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def encode(message):
+    """One answer line: compact JSON and a newline, as bytes."""
+    return encode_json(message).encode() + b"\n"
+
+
+def serve(respond, after=None):
+    """Answers each request line on stdin with respond(line), an answer line
+    as bytes (the empty request at once, without it), flushing each; calls
+    after(line, text) once an answer is out. Returns 0 at end of input."""
     read = sys.stdin.buffer.readline
     out = sys.stdout.buffer
-    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     while True:
         line = read()
         if not line:
             return 0
         if line.strip() == b"{}":
-            out.write(b'{"ok":false,"error":"empty request"}\n')
+            text = b'{"ok":false,"error":"empty request"}\n'
         else:
-            out.write(dumps(answer(domain, line, prefix, counts)).encode() + b"\n")
+            text = respond(line)
+        out.write(text)
         out.flush()
-
+        if after:
+            after(line, text)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

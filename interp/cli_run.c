@@ -54,6 +54,8 @@ static const char usage_run_rest[] =
     "                     a live line during timed passes when stderr is a terminal)\n"
     "  --keep             keep the scratch stores of the targets with a keep option,\n"
     "                     and say where\n"
+    "  --verify LEVEL     what verify reads back: counts (and a sample of records),\n"
+    "                     state (every record) or full (and the shadow's counts)\n"
     "  -h, --help         show this help\n";
 
 static const char usage_targets[] =
@@ -158,7 +160,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_QUIET,
         O_KEEP,
         O_PROGRESS,
-        O_PROCESS
+        O_PROCESS,
+        O_VERIFY
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -174,6 +177,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"progress", required_argument, NULL, O_PROGRESS},
                                          {"process-cmd", required_argument, NULL, O_PROCESS},
                                          {"keep", no_argument, NULL, O_KEEP},
+                                         {"verify", required_argument, NULL, O_VERIFY},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
@@ -209,6 +213,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
+        case O_VERIFY:
+            if (!(a->o.verify = verify_level_of(optarg)))
+                rc = cli_usage_error("run", "--verify is one of counts, state, full, not '%s'",
+                                     optarg);
+            break;
         case 'h': {
             char names[256];
             report_format_names(true, names, sizeof names);

@@ -376,6 +376,15 @@ static int compile_prefill(cc *c, const node *pf)
     return 0;
 }
 
+verify_level verify_level_of(const char *s)
+{
+    static const char *const names[] = {"counts", "state", "full"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(s, names[i]))
+            return (verify_level)(VERIFY_LEVEL_COUNTS + i);
+    return VERIFY_LEVEL_DEFAULT;
+}
+
 int cc_workload(cc *c, const node *wn)
 {
     workload *w = &c->p->work;
@@ -383,6 +392,12 @@ int cc_workload(cc *c, const node *wn)
     w->warmup = int_or(wn, "warmup", DEFAULT_WARMUP);
     w->iterations = int_or(wn, "iterations", DEFAULT_ITERATIONS);
     w->runs = int_or(wn, "runs", DEFAULT_RUNS);
+    w->verify = VERIFY_LEVEL_COUNTS;
+    const node *vn = node_get(wn, "verify");
+    if (vn && vn->kind == NODE_STRING && !(w->verify = verify_level_of(vn->text))) {
+        diag_error_at(c->d, vn, "verify is one of counts, state, full");
+        rc = -1;
+    }
     if (compile_steps(c, node_get(wn, "setup"), true, &w->setup, &w->nsetup) < 0)
         rc = -1;
     const node *cycle = node_get(wn, "cycle");

@@ -155,6 +155,20 @@ typedef struct target_spec {
     const node *at;
 } target_spec;
 
+/* How much verify reads back after a run (DESIGN section 11): the counts
+ * and a sample of records (the default), every record, or every record
+ * and the counts against the shadow's. */
+typedef enum verify_level {
+    VERIFY_LEVEL_DEFAULT = 0, /* in run options: as the spec says */
+    VERIFY_LEVEL_COUNTS,
+    VERIFY_LEVEL_STATE,
+    VERIFY_LEVEL_FULL,
+} verify_level;
+
+/* The level named s ("counts", "state", "full"), or VERIFY_LEVEL_DEFAULT
+ * when s names none. */
+verify_level verify_level_of(const char *s);
+
 typedef struct workload {
     step *setup;
     size_t nsetup;
@@ -163,6 +177,7 @@ typedef struct workload {
     int64_t *prefill; /* at least one entry; {0} by default */
     size_t nprefill;
     int64_t warmup, iterations, runs;
+    verify_level verify; /* workload.verify; default counts */
     target_spec *targets;
     size_t ntargets;
 } workload;

@@ -301,6 +301,7 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
     }
     add(b, o, "verify", cJSON_CreateString(results_verify_name(t->verify)));
     add(b, o, "verify_detail", str_or_null(t->verify_detail));
+    add(b, o, "verify_level", str_or_null(t->verify_level));
     add(b, o, "failed", cJSON_CreateBool(t->failed));
     add(b, o, "reason", str_or_null(t->reason));
 }

@@ -415,6 +415,7 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->throughput_hi = num(get(o, "throughput_range"), "max");
     t->verify = verify_of(str_of(o, "verify"));
     copy_text(t->verify_detail, sizeof t->verify_detail, o, "verify_detail");
+    t->verify_level = dup_or_null(a, o, "verify_level");
     t->failed = cJSON_IsTrue(get(o, "failed"));
     copy_text(t->reason, sizeof t->reason, o, "reason");
     return 0;

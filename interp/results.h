@@ -50,6 +50,11 @@ typedef struct target_result {
     double throughput_lo, throughput_hi;
     verify_status verify;
     char verify_detail[256]; /* what did not match, when it failed */
+    /* How far verify got in every run: "counts" (the counts only: the
+     * target cannot read records back), "sample" (the counts and a sample
+     * of records), "state" (every record), "full" (every record, and the
+     * counts against the shadow's); NULL when it checked nothing (n/a). */
+    const char *verify_level;
     bool failed;
     char reason[1024]; /* why it failed (the run, the step, the cycle) */
 } target_result;

@@ -25,6 +25,7 @@ typedef struct run_options {
     double progress_seconds; /* > 0: a progress line every so often, as pgbench -P */
     bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
+    verify_level verify;     /* --verify; VERIFY_LEVEL_DEFAULT: as the spec says */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor always
      * uses the built-in null driver. */

@@ -5,6 +5,7 @@
  * drops them), so the runtime needs no hook of its own. */
 #include "serve.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -292,6 +293,51 @@ static void answer_command(server *sv, const json_request *req)
     jline_put(b, "]}\n", 3);
 }
 
+/* The record request, {"record":{"aggregate":"Order","id":...}}: the record
+ * as the store holds it, for verify. True when line is one (answered). */
+static bool answer_record(server *sv, const char *line, size_t n)
+{
+    cJSON *root = cJSON_ParseWithLength(line, n);
+    const cJSON *rq = cJSON_GetObjectItemCaseSensitive(root, "record");
+    if (!cJSON_IsObject(root) || !cJSON_IsObject(rq) || cJSON_GetArraySize(root) != 1) {
+        cJSON_Delete(root);
+        return false;
+    }
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rq, "aggregate"));
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(rq, "id");
+    const aggregate *agg = NULL;
+    for (size_t i = 0; name && i < sv->p->naggs; i++)
+        if (!strcmp(sv->p->aggs[i].name, name))
+            agg = &sv->p->aggs[i];
+    char *text = id ? cJSON_PrintUnformatted(id) : NULL;
+    cJSON_Delete(root);
+    char why[512], msg[600];
+    value key, rec;
+    store *s = &sv->tap.base;
+    if (!agg) {
+        snprintf(msg, sizeof msg, "not a request: the record request names no aggregate of %s",
+                 sv->p->domain);
+        answer_error(sv, msg);
+    } else if (!text || json_decode(text, strlen(text), agg->state->fields[agg->identity].type,
+                                    "id", &sv->scratch, &key, why, sizeof why) < 0) {
+        snprintf(msg, sizeof msg, "not a request: %s", text ? why : "the record request has no id");
+        answer_error(sv, msg);
+    } else {
+        int rc = s->ops->load(s, agg, &key, &rec);
+        if (rc < 0) {
+            answer_error(sv, s->error);
+        } else if (rc == 0) {
+            answer_error(sv, "no such record");
+        } else {
+            jline_puts(&sv->out, "{\"ok\":true,\"record\":");
+            json_put_value(&sv->out, agg->state, &rec);
+            jline_put(&sv->out, "}\n", 2);
+        }
+    }
+    free(text);
+    return true;
+}
+
 static bool is_empty_request(const char *line, size_t n)
 {
     while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
@@ -305,6 +351,8 @@ static void answer(server *sv, const char *line, size_t n)
     json_request req;
     char why[512], msg[600];
     if (json_request_parse(line, n, &sv->scratch, &req, why, sizeof why) < 0) {
+        if (answer_record(sv, line, n))
+            return;
         snprintf(msg, sizeof msg, "not a request: %s", why);
         answer_error(sv, msg);
         return;

@@ -18,7 +18,11 @@
  * thread marks a request outstanding with one relaxed atomic store.
  *
  * Timing: prepare (before the first clock read) encodes the request line;
- * dispatch writes it, waits for the answer line and reads its ok. */
+ * dispatch writes it, waits for the answer line and reads its ok. settle
+ * (after the second read, untimed) holds the answer to the protocol: the
+ * whole line must parse, the event names of a success must be those the
+ * command and its policies emit, and no further line may be waiting.
+ * After the pass, verify reads records back with the record request. */
 #define _GNU_SOURCE /* pipe2, prctl */
 #include "process.h"
 
@@ -42,6 +46,7 @@
 #include "alloc.h"
 #include "json_line.h"
 #include "target.h"
+#include "value.h"
 
 /* per command, unless the spec says timeout_ms (the option's declared default) */
 #define PROCESS_TIMEOUT_MS 5000
@@ -54,6 +59,7 @@ enum {
     PROCESS_EXIT_MS = 1000,      /* a child that closed its stdout: time to see it exit */
     PROCESS_TAIL = 4096,         /* bytes of stderr kept */
     PROCESS_LINE_MAX = 64 << 20, /* an answer line longer than this is garbage */
+    PROCESS_LATE_MS = 200,       /* after a wrong answer: how long a late line may take */
 };
 
 static const char *self_override;
@@ -69,15 +75,20 @@ typedef struct process_target {
     char name[128]; /* the program, for messages: "python3", "bench serve" */
     pid_t pid;
     bool reaped, exited, broken;
-    int status; /* as waitpid reports it, once exited */
-    int in_fd;  /* the child's stdin (our write end), or -1 */
-    int out_fd; /* the child's stdout (our read end) */
-    int err_fd; /* the child's stderr (our read end, non-blocking) */
+    bool answered;  /* the last dispatch answered a success, for settle */
+    bool no_record; /* the runtime refused the record request: it cannot read back */
+    int status;     /* as waitpid reports it, once exited */
+    int in_fd;      /* the child's stdin (our write end), or -1 */
+    int out_fd;     /* the child's stdout (our read end) */
+    int err_fd;     /* the child's stderr (our read end, non-blocking) */
     int timeout_ms;
     jline req;      /* the request line prepare encoded */
     jline prefixes; /* per command: {"verb":"...","args": */
     size_t *prefix_at, *prefix_len;
-    char *rbuf; /* answer bytes read and not yet consumed */
+    jline emits; /* per command: the event names a success answers, "A, B" */
+    size_t *emits_at, *emits_len;
+    size_t last_at, last_len; /* the last success answer in rbuf, when answered */
+    char *rbuf;               /* answer bytes read and not yet consumed */
     size_t rcap, rstart, rend;
     /* shared with the watchdog */
     pthread_t watchdog;
@@ -546,6 +557,122 @@ static int round_trip(process_target *pt, const char *req, size_t n, const char 
     return broken(pt, "%s answered something that is not a protocol line: '%s'", pt->name, ex);
 }
 
+/* A line no request asked for: bytes left after the answer, or (waiting up
+ * to ms for them) arriving after it. Fails the run quoting them; TARGET_OK
+ * when there are none (or the child closed its output: the next round
+ * trip says how it ended). */
+static int stray_line(process_target *pt, int ms)
+{
+    if (pt->rend == pt->rstart) {
+        struct pollfd pf = {.fd = pt->out_fd, .events = POLLIN};
+        int rc;
+        while ((rc = poll(&pf, 1, ms)) < 0 && errno == EINTR)
+            ;
+        if (rc <= 0 || !(pf.revents & POLLIN) || pt->rend == pt->rcap)
+            return TARGET_OK;
+        ssize_t n;
+        while ((n = read(pt->out_fd, pt->rbuf + pt->rend, pt->rcap - pt->rend)) < 0 &&
+               errno == EINTR)
+            ;
+        if (n <= 0)
+            return TARGET_OK;
+        pt->rend += (size_t)n;
+    }
+    char ex[160];
+    excerpt(pt->rbuf + pt->rstart, pt->rend - pt->rstart, ex, sizeof ex);
+    drain_stderr(pt);
+    return broken(pt, "%s wrote more than one line for one request: '%s'", pt->name, ex);
+}
+
+/* The whole line s[0..n) as JSON (nothing after the object but spaces), or
+ * NULL when it is not one. The caller's, to cJSON_Delete. */
+static cJSON *parse_whole(const char *s, size_t n)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(s, n, &end, false);
+    if (!cJSON_IsObject(root) || !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(root, "ok"))) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    for (; end && end < s + n; end++)
+        if (*end != ' ' && *end != '\t' && *end != '\r') {
+            cJSON_Delete(root);
+            return NULL;
+        }
+    return root;
+}
+
+static int not_protocol(process_target *pt, const char *line, size_t len)
+{
+    char ex[160];
+    excerpt(line, len, ex, sizeof ex);
+    drain_stderr(pt);
+    return broken(pt, "%s answered something that is not a protocol line: '%s'", pt->name, ex);
+}
+
+/* The names of an answer's events, "A, B", into b; -1 when events is not an
+ * array of objects with a name. */
+static int event_names(const cJSON *events, jline *b)
+{
+    const cJSON *ev;
+    if (!cJSON_IsArray(events))
+        return -1;
+    cJSON_ArrayForEach(ev, events)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"));
+        if (!cJSON_IsObject(ev) || !name)
+            return -1;
+        if (b->len)
+            jline_puts(b, ", ");
+        jline_puts(b, name);
+    }
+    return 0;
+}
+
+/* A success answer in full: it parses, and its events (when it gives them)
+ * are the command's. */
+static int check_answer(process_target *pt, const command *cmd, const char *line, size_t len)
+{
+    cJSON *root = parse_whole(line, len);
+    if (!root)
+        return not_protocol(pt, line, len);
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events");
+    jline got = {0};
+    int bad = events ? event_names(events, &got) : 0;
+    cJSON_Delete(root);
+    const char *want = pt->emits.data + pt->emits_at[cmd->index];
+    size_t want_len = pt->emits_len[cmd->index];
+    int rc = TARGET_OK;
+    if (bad < 0) {
+        rc = not_protocol(pt, line, len);
+    } else if (events &&
+               (got.len != want_len || (want_len && memcmp(got.data, want, want_len) != 0))) {
+        /* answers out of step with the requests show as one line too many */
+        char msg[TARGET_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "%s answered %s with the events [%.*s]; the command emits [%.*s]",
+                 pt->name, cmd->verb, (int)(got.len > 300 ? 300 : got.len), got.len ? got.data : "",
+                 (int)want_len, want);
+        rc = stray_line(pt, PROCESS_LATE_MS);
+        if (rc == TARGET_OK)
+            rc = broken(pt, "%s", msg);
+    }
+    jline_free(&got);
+    return rc;
+}
+
+static int process_settle(target *t, const command *cmd)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->broken)
+        return TARGET_ERROR;
+    bool answered = pt->answered;
+    pt->answered = false;
+    int rc = stray_line(pt, 0);
+    if (rc == TARGET_OK && answered)
+        rc = check_answer(pt, cmd, pt->rbuf + pt->last_at, pt->last_len);
+    return rc;
+}
+
 /* ---- the driver ---- */
 
 static void process_close(target *t)
@@ -572,6 +699,9 @@ static void process_close(target *t)
     jline_free(&pt->prefixes);
     free(pt->prefix_at);
     free(pt->prefix_len);
+    jline_free(&pt->emits);
+    free(pt->emits_at);
+    free(pt->emits_len);
     free(pt->rbuf);
     free(pt);
 }
@@ -631,6 +761,33 @@ static void build_prefixes(process_target *pt, const target_spec *spec)
     }
 }
 
+/* The events a success of cmd emits, as the C runtime does: its own, then
+ * each policy's command's, depth first. */
+static void put_emits(jline *b, size_t start, const command *cmd, int depth)
+{
+    const event_def *ev = cmd->event;
+    if (!ev || depth > PLAN_POLICY_MAX_DEPTH)
+        return;
+    if (b->len > start)
+        jline_puts(b, ", ");
+    jline_puts(b, ev->name);
+    for (size_t i = 0; i < ev->npolicies; i++)
+        put_emits(b, start, ev->policies[i]->run, depth + 1);
+}
+
+static void build_emits(process_target *pt)
+{
+    const plan *p = pt->p;
+    pt->emits_at = xcalloc(p->ncommands + 1, sizeof *pt->emits_at);
+    pt->emits_len = xcalloc(p->ncommands + 1, sizeof *pt->emits_len);
+    jline_reserve(&pt->emits, 1);
+    for (size_t i = 0; i < p->ncommands; i++) {
+        pt->emits_at[i] = pt->emits.len;
+        put_emits(&pt->emits, pt->emits.len, p->commands[i], 0);
+        pt->emits_len[i] = pt->emits.len - pt->emits_at[i];
+    }
+}
+
 static void program_name(process_target *pt, const char *argv0, bool is_default)
 {
     const char *slash = strrchr(argv0, '/');
@@ -665,6 +822,7 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     pt->rbuf = xmalloc(pt->rcap);
     jline_reserve(&pt->req, 4096);
     build_prefixes(pt, spec);
+    build_emits(pt);
 
     char self[PATH_MAX];
     const char *def[4] = {self, "serve", p->path, NULL};
@@ -736,8 +894,17 @@ static int process_prepare(target *t, const command *cmd, const value *args)
 
 static int process_dispatch(target *t, const command *cmd, const value *args)
 {
+    (void)cmd, (void)args; /* prepare encoded them */
     process_target *pt = (process_target *)t;
-    return round_trip(pt, pt->req.data, pt->req.len, NULL, NULL);
+    const char *line;
+    size_t len;
+    int rc = round_trip(pt, pt->req.data, pt->req.len, &line, &len);
+    if (rc == TARGET_OK) { /* settle reads the rest of it, untimed */
+        pt->answered = true;
+        pt->last_at = (size_t)(line - pt->rbuf);
+        pt->last_len = len;
+    }
+    return rc;
 }
 
 static int process_probe(target *t)
@@ -773,7 +940,7 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
     }
     if (rc != TARGET_OK)
         return rc;
-    cJSON *root = cJSON_ParseWithLength(line, len);
+    cJSON *root = parse_whole(line, len);
     const cJSON *ag = cJSON_GetObjectItemCaseSensitive(root, "aggregates");
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "events");
     const plan *p = pt->p;
@@ -791,7 +958,56 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
                       "counts: '%s'",
                       pt->name, ex);
     }
-    return TARGET_OK;
+    return stray_line(pt, 0);
+}
+
+/* The record request: {"record":{"aggregate":"Order","id":...}}. */
+static int process_read(target *t, const aggregate *agg, const value *key, arena *a, value *out)
+{
+    process_target *pt = (process_target *)t;
+    if (pt->no_record)
+        return TARGET_UNSUPPORTED;
+    jline *b = &pt->req;
+    b->len = 0;
+    jline_puts(b, "{\"record\":{\"aggregate\":");
+    json_put_string(b, agg->name, strlen(agg->name));
+    jline_puts(b, ",\"id\":");
+    json_put_value(b, agg->state->fields[agg->identity].type, key);
+    jline_put(b, "}}\n", 3);
+    const char *line;
+    size_t len;
+    int rc = round_trip(pt, b->data, b->len, &line, &len);
+    if (rc == TARGET_REFUSED && !strcmp(t->message, "no such record"))
+        return stray_line(pt, 0) == TARGET_OK ? 0 : TARGET_ERROR;
+    if (rc == TARGET_OK && (rc = stray_line(pt, 0)) == TARGET_OK) {
+        cJSON *root = parse_whole(line, len);
+        if (!root)
+            return not_protocol(pt, line, len);
+        const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "record");
+        char *text = cJSON_IsObject(rec) ? cJSON_PrintUnformatted(rec) : NULL;
+        cJSON_Delete(root);
+        if (text) {
+            char why[512];
+            value got;
+            int drc = json_decode(text, strlen(text), agg->state, "", a, &got, why, sizeof why);
+            if (drc == 0)
+                *out = value_copy(a, &got); /* its strings point into text */
+            free(text);
+            if (drc < 0)
+                return broken(pt,
+                              "%s answered the record request with a record that is not an %s: %s",
+                              pt->name, agg->name, why);
+            return 1;
+        }
+        rc = TARGET_REFUSED; /* a success without a record: it does not know the request */
+        snprintf(t->message, sizeof t->message, "its answer has no record");
+    }
+    if (rc != TARGET_REFUSED)
+        return rc;
+    pt->no_record = true;
+    err_prefix_buf(t->message, sizeof t->message,
+                   "%s does not answer the record request: ", pt->name);
+    return TARGET_UNSUPPORTED;
 }
 
 static const target_option process_options[] = {
@@ -814,12 +1030,14 @@ const target_driver process_target_driver = {
     .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
-    .caps = TARGET_CAN_COUNT | TARGET_CAN_PROBE,
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,
     .dispatch = process_dispatch,
     .count = process_count,
+    .read = process_read,
+    .settle = process_settle,
     .probe = process_probe,
     .close = process_close,
 };

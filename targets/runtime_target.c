@@ -78,6 +78,16 @@ static int rt_count(target *t, uint64_t *aggs, uint64_t *events)
     return TARGET_OK;
 }
 
+static int rt_read(target *t, const aggregate *agg, const value *key, arena *a, value *out)
+{
+    (void)a; /* the store lends the record until its next commit or rollback */
+    store *s = ((runtime_target *)t)->store;
+    int rc = s->ops->load(s, agg, key, out);
+    if (rc < 0)
+        return target_fail(t, TARGET_ERROR, "%s", s->error);
+    return rc;
+}
+
 static int rt_environment(const target_driver *self, char *server, size_t server_size,
                           char *library, size_t library_size)
 {
@@ -97,6 +107,7 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .open = rt_open,
         .dispatch = rt_dispatch,
         .count = rt_count,
+        .read = rt_read,
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,

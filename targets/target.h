@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 2 };
+enum { TARGET_DRIVER_VERSION = 3 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -103,6 +103,19 @@ struct target_driver {
     /* With TARGET_CAN_COUNT: aggregates per type and events per name now
      * held, indexed like the plan's aggregates and events. */
     int (*count)(target *t, uint64_t *aggs, uint64_t *events);
+    /* With TARGET_CAN_READ_BACK: the record of agg with identity key as the
+     * target holds it now, for verify (after the pass, untimed). Returns 1
+     * with the record in *out (its strings and lists in a, or lent by the
+     * store until the next read), 0 when the target holds no such record,
+     * TARGET_UNSUPPORTED when it turns out it cannot read records back (a
+     * runtime without the record request), or TARGET_ERROR. */
+    int (*read)(target *t, const aggregate *agg, const value *key, arena *a, value *out);
+    /* Optional (NULL): called after each dispatch once the latency is
+     * recorded, outside the timed region, for the checks that need not be
+     * timed (a process target parses the whole answer line, compares its
+     * events with the command's and looks for a line no request asked
+     * for). Returns TARGET_OK, or TARGET_ERROR with the reason. */
+    int (*settle)(target *t, const command *cmd);
     /* With TARGET_CAN_PROBE: one round trip the target refuses at once ({}
      * for a process), for the round-trip floor. */
     int (*probe)(target *t);
@@ -189,6 +202,23 @@ static inline int target_prepare(target *t, const command *cmd, const value *arg
 static inline int target_count(target *t, uint64_t *aggs, uint64_t *events)
 {
     return t->driver->count ? t->driver->count(t, aggs, events) : TARGET_UNSUPPORTED;
+}
+
+/* TARGET_UNSUPPORTED when the driver cannot read records back. */
+static inline int target_read(target *t, const aggregate *agg, const value *key, arena *a,
+                              value *out)
+{
+    return t->driver->read ? t->driver->read(t, agg, key, a, out) : TARGET_UNSUPPORTED;
+}
+
+static inline bool target_settles(const target *t)
+{
+    return t->driver->settle != NULL;
+}
+
+static inline int target_settle(target *t, const command *cmd)
+{
+    return t->driver->settle ? t->driver->settle(t, cmd) : TARGET_OK;
 }
 
 static inline int target_probe(target *t)

@@ -1,7 +1,7 @@
 /* test_serve.c: `bench serve` as a real child over real pipes: the answers
  * of schema/protocol.md line for line (commands with their events, policy
  * events, refusals, the empty request, the count request, lines that are
- * not requests, argument errors by path), a clean end at end of input, and
+ * not requests, argument errors by path, the record request), a clean end at end of input, and
  * the command line's errors. Each answer is read with a deadline, so a
  * server that does not answer fails the test instead of hanging it. */
 /* cmocka.h needs these first */
@@ -214,6 +214,31 @@ static void test_serve_count_request_counts_what_was_kept(void **state)
     assert_string_equal(ask(s, "{\"count\":true}"),
                         "{\"ok\":true,\"aggregates\":{\"Order\":2},\"events\":{\"PizzaCreated\":2,"
                         "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* The record request: the record as the store holds it, or refusals. */
+static void test_serve_answers_the_record_request(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    ask(s, CREATE("p1"));
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
+           "\"amount\":1}}}");
+    const char *a = ask(s, "{\"record\":{\"aggregate\":\"Order\",\"id\":\"p1\"}}");
+    assert_answer(a);
+    assert_true(valid_as("recordAnswer", a));
+    assert_string_equal(a,
+                        "{\"ok\":true,\"record\":{\"name\":\"p1\",\"pizza\":{\"price_cents\":1200,"
+                        "\"size\":\"large\"},\"toppings\":[{\"name\":\"B\",\"amount\":1}],"
+                        "\"status\":\"available\"}}");
+    assert_string_equal(ask(s, "{\"record\":{\"aggregate\":\"Order\",\"id\":\"p2\"}}"),
+                        "{\"ok\":false,\"error\":\"no such record\"}");
+    assert_string_equal(ask(s, "{\"record\":{\"aggregate\":\"Pizza\",\"id\":\"p1\"}}"),
+                        "{\"ok\":false,\"error\":\"not a request: the record request names no "
+                        "aggregate of pizzas\"}");
+    assert_string_equal(ask(s, "{\"record\":{\"aggregate\":\"Order\",\"id\":7}}"),
+                        "{\"ok\":false,\"error\":\"not a request: id: expected a string, got a "
+                        "number\"}");
     assert_int_equal(serve_stop(s), 0);
 }
 
@@ -431,6 +456,10 @@ static void test_protocol_schema_accepts_the_lines_it_should(void **state)
         {"answer", "{\"ok\":\"yes\"}", false},
         {"answer", "{\"events\":[]}", false},
         {"answer", "{\"ok\":true,\"events\":[{\"payload\":{}}]}", false},
+        {"request", "{\"record\":{\"aggregate\":\"Order\",\"id\":\"p\"}}", true},
+        {"request", "{\"record\":{\"aggregate\":\"Order\"}}", false},
+        {"answer", "{\"ok\":true,\"record\":{\"name\":\"p\"}}", true},
+        {"answer", "{\"ok\":true,\"record\":[]}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (valid_as(cases[i].def, cases[i].line) != cases[i].valid)
@@ -476,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_serve_answers_a_command_with_its_event),
         cmocka_unit_test(test_serve_refuses_the_empty_request_at_once),
         cmocka_unit_test(test_serve_refusal_carries_the_runtime_message),
+        cmocka_unit_test(test_serve_answers_the_record_request),
         cmocka_unit_test(test_serve_count_request_counts_what_was_kept),
         cmocka_unit_test(test_serve_on_the_sqlite_store),
         cmocka_unit_test(test_serve_on_the_postgres_store),

@@ -89,7 +89,7 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .open = no_open,
           .dispatch = no_dispatch,
           .close = no_close},
-         "built for target interface version 1; this bench has version 2"},
+         "built for target interface version 1; this bench has version 3"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "Bad-Name",
           .about = "a",
@@ -113,6 +113,14 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .close = no_close,
           .count = no_count},
          "the quiet target's capabilities do not match its callbacks"},
+        {{.version = TARGET_DRIVER_VERSION,
+          .name = "blind",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .caps = TARGET_CAN_READ_BACK},
+         "the blind target's capabilities do not match its callbacks"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "twice",
           .about = "a",
@@ -208,7 +216,8 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         {"null", "", TARGET_ACCEPTS_ALL | TARGET_HARNESS},
         {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
         {"postgres", "dsn durability fence keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
-        {"process", "command verbs timeout_ms", TARGET_CAN_COUNT | TARGET_CAN_PROBE},
+        {"process", "command verbs timeout_ms",
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const target_driver *d = target_find(cases[i].target);
