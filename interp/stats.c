@@ -200,7 +200,7 @@ bool stats_two_modes(const hist *h, double *lo_ns, double *hi_ns)
         top_above[v] = taller ? c[v + 1] : top_above[v + 1];
         at_above[v] = taller ? v + 1 : at_above[v + 1];
     }
-    size_t apart = (size_t)ceil(log2(STATS_MODE_RATIO) * STATS_MODE_BINS_PER_OCTAVE);
+    size_t apart = STATS_MODE_OCTAVES * STATS_MODE_BINS_PER_OCTAVE;
     double share = STATS_MODE_SHARE * (double)n;
     size_t best = 0;
     bool found = false;
@@ -261,7 +261,8 @@ bool stats_stability(const stability_input *in, char *reason, size_t size)
     if (size)
         reason[0] = '\0';
     double lo = NAN, hi = NAN;
-    for (int t = 0; in->fig && t < STATS_TENTHS; t++) {
+    bool judged = in->fig && in->fig->commands >= STATS_SPREAD_MIN_COMMANDS;
+    for (int t = 0; judged && t < STATS_TENTHS; t++) {
         double x = in->fig->tenths[t].p50_ns;
         if (isnan(x))
             continue;

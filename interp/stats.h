@@ -67,26 +67,32 @@ void stats_throughput_range(const run_figures *runs, size_t n, double *lo, doubl
  *
  * A run is unstable when any of these holds:
  * - the p50s of its tenths spread past STATS_TENTHS_SPREAD (the highest over
- *   the lowest of the tenths that have samples);
+ *   the lowest of the tenths that have samples), in a run of at least
+ *   STATS_SPREAD_MIN_COMMANDS timed commands;
  * - one of its histograms has two separate modes (stats_two_modes);
  * - its floor moved: the floors before and after the timed pass differ by
  *   more than STATS_FLOOR_MOVED (the higher over the lower);
  * - a floor is above the run's p50, which it is meant to explain. */
 #define STATS_TENTHS_SPREAD 1.5
 #define STATS_FLOOR_MOVED 1.5
+/* Below this many timed commands (20 a tenth) a tenth's p50 is too noisy to
+ * judge: the spread is not looked at. */
+#define STATS_SPREAD_MIN_COMMANDS 200
 /* Two separate modes: the histogram, rebinned into STATS_MODE_BINS_PER_OCTAVE
  * bins per octave (by bucket midpoint), has a valley bin v such that the
  * bins below v and the bins above v each hold at least STATS_MODE_SHARE of
  * the samples, the tallest bin on each side holds more than 1/STATS_MODE_VALLEY
- * times what v holds, and those two peaks are at least STATS_MODE_RATIO apart
- * in latency (that many bins: a whole octave). Histograms with fewer than
+ * times what v holds, and those two peaks are at least STATS_MODE_OCTAVES
+ * octaves apart (4x in latency: a process that moves between sharing its
+ * child's CPU and not moves 10x; two steps of one verb that differ 2x, as
+ * an append to a list of one and of two items can under ASan, stay one). Histograms with fewer than
  * STATS_MODE_MIN_SAMPLES samples are never called two-mode. A unimodal
  * density, however wide, rises to its peak and falls after it, so no bin of
  * it is a valley that deep on both sides. */
 #define STATS_MODE_BINS_PER_OCTAVE 4
 #define STATS_MODE_SHARE 0.10
 #define STATS_MODE_VALLEY 0.25
-#define STATS_MODE_RATIO 2.0
+#define STATS_MODE_OCTAVES 2
 #define STATS_MODE_MIN_SAMPLES 100
 
 /* True when h has two separate modes as defined above; then *lo_ns and *hi_ns
