@@ -200,7 +200,7 @@ bool stats_two_modes(const hist *h, double *lo_ns, double *hi_ns)
         top_above[v] = taller ? c[v + 1] : top_above[v + 1];
         at_above[v] = taller ? v + 1 : at_above[v + 1];
     }
-    size_t apart = STATS_MODE_OCTAVES * STATS_MODE_BINS_PER_OCTAVE;
+    size_t apart = (size_t)STATS_MODE_OCTAVES * STATS_MODE_BINS_PER_OCTAVE;
     double share = STATS_MODE_SHARE * (double)n;
     size_t best = 0;
     bool found = false;
