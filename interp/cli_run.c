@@ -436,6 +436,9 @@ int cli_run(int argc, char **argv)
         rc = runner_run(plans, nspecs, &a.o, &r);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
+        char why[128];
+        if (rc != EXIT_INTERRUPTED && runner_nothing_ran(&r, why, sizeof why))
+            fprintf(stderr, "bench run: nothing ran: %s%s\n", why, a.o.quiet ? "" : " (see above)");
         env_load_after(&r.env);
         add_servers(&r.env);
         /* an output that failed outweighs a failed run or an interruption:

@@ -203,26 +203,34 @@ static bool append_range(char *buf, size_t n, size_t *len, int a, int b)
     return true;
 }
 
+/* The calling thread's CPU mask, allocated (CPU_FREE), with its size in
+ * bytes and CPUs; NULL when it cannot be read. */
+static cpu_set_t *current_mask(size_t *setsize, int *ncpus)
+{
+    int n = 1024;
+    for (;;) { /* the kernel's mask may be wider than the default set */
+        cpu_set_t *cpus = CPU_ALLOC(n);
+        if (!cpus)
+            return NULL;
+        *setsize = CPU_ALLOC_SIZE(n);
+        if (sched_getaffinity(0, *setsize, cpus) == 0) {
+            *ncpus = n;
+            return cpus;
+        }
+        CPU_FREE(cpus);
+        if (errno != EINVAL || n >= (1 << 22))
+            return NULL;
+        n *= 2;
+    }
+}
+
 int env_affinity_string(char *buf, size_t n)
 {
     if (n == 0)
         return -1;
-    int ncpus = 1024;
-    cpu_set_t *cpus = NULL;
+    int ncpus = 0;
     size_t setsize = 0;
-    for (;;) { /* the kernel's mask may be wider than the default set */
-        cpus = CPU_ALLOC(ncpus);
-        if (!cpus)
-            break;
-        setsize = CPU_ALLOC_SIZE(ncpus);
-        if (sched_getaffinity(0, setsize, cpus) == 0)
-            break;
-        CPU_FREE(cpus);
-        cpus = NULL;
-        if (errno != EINVAL || ncpus >= (1 << 22))
-            break;
-        ncpus *= 2;
-    }
+    cpu_set_t *cpus = current_mask(&setsize, &ncpus);
     size_t len = 0;
     bool ok = cpus != NULL;
     buf[0] = '\0';
@@ -242,6 +250,42 @@ int env_affinity_string(char *buf, size_t n)
         return -1;
     }
     return 0;
+}
+
+int env_pin_one(env_pin *pin)
+{
+    *pin = (env_pin){0};
+    int ncpus = 0;
+    size_t setsize = 0;
+    cpu_set_t *cpus = current_mask(&setsize, &ncpus);
+    if (!cpus)
+        return -1;
+    int cpu = ncpus;
+    while (cpu-- > 0 && !CPU_ISSET_S((size_t)cpu, setsize, cpus))
+        ;
+    cpu_set_t *one = cpu >= 0 ? CPU_ALLOC(ncpus) : NULL;
+    if (one) {
+        CPU_ZERO_S(setsize, one);
+        CPU_SET_S((size_t)cpu, setsize, one);
+    }
+    if (!one || sched_setaffinity(0, setsize, one) != 0) {
+        if (one)
+            CPU_FREE(one);
+        CPU_FREE(cpus);
+        return -1;
+    }
+    CPU_FREE(one);
+    *pin = (env_pin){.saved = cpus, .size = setsize};
+    return cpu;
+}
+
+void env_unpin(env_pin *pin)
+{
+    if (!pin->saved)
+        return;
+    (void)sched_setaffinity(0, pin->size, pin->saved);
+    CPU_FREE(pin->saved);
+    *pin = (env_pin){0};
 }
 
 void env_collect(environment *e)

@@ -23,4 +23,18 @@ void env_load_after(environment *e);
  * buf[n] (buf then holds "unknown", or "" when that does not fit either). */
 int env_affinity_string(char *buf, size_t n);
 
+/* The CPU mask env_pin_one replaced, for env_unpin. */
+typedef struct env_pin {
+    void *saved; /* a cpu_set_t of size bytes, or NULL */
+    size_t size;
+} env_pin;
+
+/* Pins the calling thread, and the threads and children it starts from now
+ * on, to one CPU: the highest-numbered one it may run on now (CPU 0 takes
+ * most interrupts on many machines). Saves the mask in force in *pin.
+ * Returns the CPU, or -1 with nothing changed (*pin then holds nothing). */
+int env_pin_one(env_pin *pin);
+/* Puts back the mask env_pin_one saved and frees it (nothing saved: no-op). */
+void env_unpin(env_pin *pin);
+
 #endif

@@ -1,5 +1,6 @@
-/* report_csv.c: one row per result with its median figures, for
- * spreadsheets. Numbers are the JSON's own texts (µs with three decimals,
+/* report_csv.c: one row per result with its median figures, its status
+ * (ok, unstable, failed) and why, for spreadsheets; the harness floor and
+ * cost repeat on every row. Numbers are the JSON's own texts (µs with three decimals,
  * other figures exact); an absent figure is an empty field. */
 #include "report.h"
 
@@ -9,7 +10,8 @@
 
 static const char csv_header[] =
     "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,throughput_max,"
-    "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify\n";
+    "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,status,failed_run,status_reason,"
+    "placement,harness_floor_p50_us,harness_cost_ns_per_command\n";
 
 /* A field, quoted as RFC 4180 asks when it holds a comma, a quote or a line
  * break (or starts or ends with a space, which some readers trim). */
@@ -45,7 +47,7 @@ static void put_double(FILE *out, double v)
     fprintf(out, ",%s", buf);
 }
 
-static void put_row(FILE *out, const target_result *t)
+static void put_row(FILE *out, const report *r, const target_result *t)
 {
     run_figures m;
     double lo, hi;
@@ -68,13 +70,22 @@ static void put_row(FILE *out, const target_result *t)
     put_us(out, m.max_ns);
     put_us(out, m.mean_ns);
     put_double(out, m.drift);
-    fprintf(out, ",%s\n", results_verify_name(t->verify));
+    fprintf(out, ",%s,%s,", results_verify_name(t->verify), results_status_name(t));
+    if (t->failed_run > 0)
+        fprintf(out, "%d", t->failed_run);
+    fputc(',', out);
+    put_field(out, t->failed ? t->reason : t->unstable_reason);
+    fputc(',', out);
+    put_field(out, t->placement);
+    put_us(out, r->harness_floor_p50_ns);
+    put_double(out, r->harness_cost_ns_per_command);
+    fputc('\n', out);
 }
 
 int report_csv(const report *r, FILE *out)
 {
     fputs(csv_header, out);
     for (size_t i = 0; i < r->nresults; i++)
-        put_row(out, &r->results[i]);
+        put_row(out, r, &r->results[i]);
     return ferror(out) ? -1 : 0;
 }

@@ -108,6 +108,15 @@ void report_fmt_drift(double d, char *buf, size_t n)
     grouped(buf, n, "%.2f", d);
 }
 
+void report_fmt_ns(double ns, char *buf, size_t n)
+{
+    if (!isfinite(ns)) {
+        na(buf, n);
+        return;
+    }
+    grouped(buf, n, "%.1f", ns);
+}
+
 void report_fmt_int(int64_t v, char *buf, size_t n)
 {
     grouped(buf, n, "%" PRId64, v);

@@ -22,12 +22,15 @@
  *     "1,477.0", 999950 -> "1,000.0"), with thousands separators.
  * report_fmt_drift: two decimals, rounded to nearest from the double's exact
  *     binary value as printf's "%.2f" does: 1.1071 -> "1.11".
+ * report_fmt_ns: nanoseconds with one decimal, rounded as printf's "%.1f":
+ *     85.26 -> "85.3" (the harness cost per command).
  * report_fmt_int: the integer with thousands separators: -1234567 -> "-1,234,567".
  * report_fmt_gib: bytes in GiB with one decimal: 8589934592 -> "8.0 GiB".
  * report_fmt_load: a load average with two decimals, "n/a" when negative. */
 void report_fmt_throughput(double v, char *buf, size_t n);
 void report_fmt_us(double ns, char *buf, size_t n);
 void report_fmt_drift(double d, char *buf, size_t n);
+void report_fmt_ns(double ns, char *buf, size_t n);
 void report_fmt_int(int64_t v, char *buf, size_t n);
 void report_fmt_gib(double bytes, char *buf, size_t n);
 void report_fmt_load(double load, char *buf, size_t n);

@@ -532,6 +532,8 @@ static const char css[] =
     "th,td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
     ".swatch{display:inline-block;width:11px;height:11px;margin-right:6px;vertical-align:-1px}\n"
+    ".badge{display:inline-block;margin-left:6px;padding:0 5px;border-radius:3px;font-size:.8em;"
+    "color:#fff;background:#b35c00}.badge.failed{background:#b00020}\n"
     "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0}\n"
     "svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#222}\n"
     "svg .axis-title{font-size:12.5px;fill:#444}svg .panel-title{font-weight:600}\n"
@@ -561,6 +563,11 @@ static void put_table(page *pg)
         report_fmt_drift(s->drift, drift, sizeof drift);
         fprintf(o, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>", s->color);
         esc(o, s->name);
+        if (s->t->unstable) {
+            fputs("<span class=\"badge\" title=\"", o);
+            esc(o, s->t->unstable_reason);
+            fputs("\">unstable</span>", o);
+        }
         fprintf(o,
                 "</td><td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%s</td>"
                 "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
@@ -600,11 +607,25 @@ static void put_notes(page *pg)
         if (drawn(t))
             continue;
         note(pg, &any);
+        if (t->failed)
+            fputs("<span class=\"badge failed\">failed</span> ", o);
         esc(o, t->domain);
         fputs(" · ", o);
         esc(o, t->label);
         fputs(": not drawn, ", o);
         esc(o, *t->reason ? t->reason : "no run finished");
+        fputs("</li>\n", o);
+    }
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        if (!t->unstable)
+            continue;
+        note(pg, &any);
+        esc(o, t->domain);
+        fputs(" · ", o);
+        esc(o, t->label);
+        fputs("<span class=\"badge\">unstable</span>: ", o);
+        esc(o, t->unstable_reason);
         fputs("</li>\n", o);
     }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
@@ -669,6 +690,17 @@ static void put_environment(page *pg)
     report_fmt_us(pg->r->harness_floor_p50_ns, floor, sizeof floor);
     snprintf(buf, sizeof buf, "%s µs (p50 of the null target)", floor);
     dl_item(o, "Harness floor", buf);
+    char cost[64];
+    report_fmt_ns(pg->r->harness_cost_ns_per_command, cost, sizeof cost);
+    snprintf(buf, sizeof buf, "%s ns per command (wall time of the null pass)", cost);
+    dl_item(o, "Harness cost", buf);
+    for (size_t i = 0; i < pg->r->nresults; i++) {
+        const target_result *t = &pg->r->results[i];
+        if (!*t->placement)
+            continue;
+        snprintf(buf, sizeof buf, "%s · %s: %s", t->domain, t->label, t->placement);
+        dl_item(o, i ? "" : "Placement", buf);
+    }
     fputs("</dl>\n", o);
 }
 

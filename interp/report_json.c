@@ -269,7 +269,11 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     }
     add_histogram(b, o, &run->all);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);
+    add_us(b, o, "roundtrip_floor_before_p50_us", run->roundtrip_floor_before_p50_ns);
     add_double(b, o, "round_trips_per_command", run->round_trips_per_command);
+    add(b, o, "status", cJSON_CreateString(results_run_status_name(run)));
+    add(b, o, "unstable", cJSON_CreateBool(run->unstable));
+    add(b, o, "unstable_reason", str_or_null(run->unstable_reason));
 }
 
 static void add_result(jb *b, cJSON *results, const target_result *t)
@@ -304,6 +308,11 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
     add(b, o, "verify_level", str_or_null(t->verify_level));
     add(b, o, "failed", cJSON_CreateBool(t->failed));
     add(b, o, "reason", str_or_null(t->reason));
+    add(b, o, "failed_run", t->failed_run > 0 ? i64_value(b, t->failed_run) : cJSON_CreateNull());
+    add(b, o, "status", cJSON_CreateString(results_status_name(t)));
+    add(b, o, "unstable", cJSON_CreateBool(t->unstable));
+    add(b, o, "unstable_reason", str_or_null(t->unstable_reason));
+    add(b, o, "placement", str_or_null(t->placement));
 }
 
 static void add_label_reasons(jb *b, cJSON *root, const char *name, const label_reason *v, size_t n)
@@ -331,6 +340,7 @@ static cJSON *build(const report *r, bool raw)
     for (size_t i = 0; results && i < r->nresults; i++)
         add_result(&b, results, &r->results[i]);
     add_us(&b, root, "harness_floor_p50_us", r->harness_floor_p50_ns);
+    add_double(&b, root, "harness_cost_ns_per_command", r->harness_cost_ns_per_command);
     add_label_reasons(&b, root, "skipped", r->skipped, r->nskipped);
     add_label_reasons(&b, root, "failed", r->failed, r->nfailed);
     add(&b, root, "interrupted", cJSON_CreateBool(r->interrupted));

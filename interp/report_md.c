@@ -144,6 +144,15 @@ static void put_row(FILE *out, const target_result *t)
     put_inline(out, t->domain, true);
     fputs(" | ", out);
     put_inline(out, target, true);
+    if (t->failed) { /* the runs that finished are not the row's figures */
+        fputs(" | failed | ", out);
+        if (t->failed_run > 0)
+            fprintf(out, "in run %d", t->failed_run);
+        fputs(" | n/a | n/a | n/a |\n", out);
+        return;
+    }
+    if (t->unstable)
+        fputs(" (unstable)", out);
     fprintf(out, " | %s | ", tput);
     if (!isfinite(tlo) && !isfinite(thi))
         fputs("n/a", out);
@@ -157,15 +166,21 @@ static bool same(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* Whether result i is the first of its domain. */
+static bool first_of_domain(const report *r, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (same(r->results[j].domain, r->results[i].domain))
+            return false;
+    return true;
+}
+
 /* One line per domain, in the order domains first appear. */
 static void put_verify(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
         const char *domain = r->results[i].domain;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = same(r->results[j].domain, domain);
-        if (seen)
+        if (!first_of_domain(r, i))
             continue;
         fputs("Verify (", out);
         put_inline(out, domain, false);
@@ -191,12 +206,65 @@ static void put_verify(FILE *out, const report *r)
     }
 }
 
+/* "Unstable: target (domain): run N: reasons." for each unstable result. */
+static void put_unstable(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        if (!t->unstable)
+            continue;
+        char target[512];
+        results_target_cell(t, target, sizeof target);
+        fputs("Unstable: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fputs("): ", out);
+        put_inline(out, t->unstable_reason, false);
+        fputs(".\n", out);
+    }
+}
+
+/* One line per domain: where each target ran. */
+static void put_placement(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const char *domain = r->results[i].domain;
+        if (!first_of_domain(r, i))
+            continue;
+        bool first = true;
+        for (size_t j = i; j < r->nresults; j++) {
+            const target_result *t = &r->results[j];
+            if (!same(t->domain, domain) || !*t->placement)
+                continue;
+            char target[512];
+            results_target_cell(t, target, sizeof target);
+            if (first) {
+                fputs("Placement (", out);
+                put_inline(out, domain, false);
+                fputs("): ", out);
+            }
+            fputs(first ? "" : "; ", out);
+            put_inline(out, target, false);
+            fputs(": ", out);
+            put_inline(out, t->placement, false);
+            first = false;
+        }
+        if (!first)
+            fputs(".\n", out);
+    }
+}
+
 static void put_floors(FILE *out, const report *r)
 {
-    char v[64];
+    char v[64], cost[64];
     report_fmt_us(r->harness_floor_p50_ns, v, sizeof v);
-    fprintf(out, "Harness floor (null target, p50): %s%s.\n", v,
-            isfinite(r->harness_floor_p50_ns) ? " us" : "");
+    report_fmt_ns(r->harness_cost_ns_per_command, cost, sizeof cost);
+    fprintf(out,
+            "Harness floor (null target, p50): %s%s; harness cost (null target, wall time per "
+            "command): %s%s.\n",
+            v, isfinite(r->harness_floor_p50_ns) ? " us" : "", cost,
+            isfinite(r->harness_cost_ns_per_command) ? " ns" : "");
     for (size_t i = 0; i < r->nresults; i++) {
         const target_result *t = &r->results[i];
         double floor_ns = report_roundtrip_floor_ns(t);
@@ -240,6 +308,8 @@ int report_markdown(const report *r, FILE *out)
     if (r->nresults > 0) {
         fputc('\n', out);
         put_verify(out, r);
+        put_unstable(out, r);
+        put_placement(out, r);
     }
     fputc('\n', out);
     put_floors(out, r);

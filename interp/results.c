@@ -379,7 +379,10 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->round_trips_per_command = num(v, "round_trips_per_command");
     }
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
+    run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");
+    run->unstable = cJSON_IsTrue(get(o, "unstable"));
+    copy_text(run->unstable_reason, sizeof run->unstable_reason, o, "unstable_reason");
     return histogram_from(&run->all, get(o, "histogram"), &run->fig);
 }
 
@@ -418,6 +421,10 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->verify_level = dup_or_null(a, o, "verify_level");
     t->failed = cJSON_IsTrue(get(o, "failed"));
     copy_text(t->reason, sizeof t->reason, o, "reason");
+    t->failed_run = (int)int_of(o, "failed_run");
+    t->unstable = cJSON_IsTrue(get(o, "unstable"));
+    copy_text(t->unstable_reason, sizeof t->unstable_reason, o, "unstable_reason");
+    copy_text(t->placement, sizeof t->placement, o, "placement");
     return 0;
 }
 
@@ -469,6 +476,7 @@ static report *report_from(const cJSON *root)
         }
     }
     r->harness_floor_p50_ns = ns_of(root, "harness_floor_p50_us");
+    r->harness_cost_ns_per_command = num(root, "harness_cost_ns_per_command");
     r->skipped = label_reasons_from(a, get(root, "skipped"), &r->nskipped);
     r->failed = label_reasons_from(a, get(root, "failed"), &r->nfailed);
     r->interrupted = cJSON_IsTrue(get(root, "interrupted"));
@@ -531,4 +539,14 @@ const char *results_verify_name(verify_status v)
     case VERIFY_NA: break;
     }
     return "n/a";
+}
+
+const char *results_status_name(const target_result *t)
+{
+    return t->failed ? "failed" : t->unstable ? "unstable" : "ok";
+}
+
+const char *results_run_status_name(const run_result *run)
+{
+    return run->unstable ? "unstable" : "ok";
 }

@@ -27,9 +27,12 @@ typedef struct run_result {
     run_figures fig;    /* latencies in ns; NAN where absent */
     verb_result *verbs; /* one per distinct verb of the cycle, cycle order */
     size_t nverbs;
-    hist all;                       /* every timed latency of the run */
-    double roundtrip_floor_p50_ns;  /* NAN unless the target has a floor probe */
-    double round_trips_per_command; /* NAN unless the target counts round trips */
+    hist all;                      /* every timed latency of the run */
+    double roundtrip_floor_p50_ns; /* NAN unless the target has a floor probe (after the pass) */
+    double roundtrip_floor_before_p50_ns; /* the same probe before the timed pass */
+    double round_trips_per_command;       /* NAN unless the target counts round trips */
+    bool unstable;                        /* stats_stability flagged it */
+    char unstable_reason[512];            /* why, or "" */
 } run_result;
 
 typedef enum verify_status {
@@ -57,7 +60,17 @@ typedef struct target_result {
     const char *verify_level;
     bool failed;
     char reason[1024]; /* why it failed (the run, the step, the cycle) */
+    int failed_run;    /* the run that failed (1-based), 0 when none did or it is unknown */
+    bool unstable;     /* some run is unstable */
+    char unstable_reason[1024]; /* "run 2: ...; run 3: ...", or "" */
+    char placement[256];        /* CPUs bench (and a child) ran on, and why, or "" */
 } target_result;
+
+/* A result's status as every format names it: "failed" over "unstable" over
+ * "ok". */
+const char *results_status_name(const target_result *t);
+/* A run's: "unstable" or "ok". */
+const char *results_run_status_name(const run_result *run);
 
 typedef struct label_reason {
     char label[128];
@@ -107,6 +120,10 @@ typedef struct report {
     target_result *results;
     size_t nresults;
     double harness_floor_p50_ns; /* from a short null pass; NAN if not measured */
+    /* the null pass's wall time over its commands: what the harness costs
+     * per command (clock reads, expansion, recording, the loop); NAN if not
+     * measured */
+    double harness_cost_ns_per_command;
     label_reason *skipped;
     size_t nskipped;
     label_reason *failed;

@@ -13,6 +13,7 @@
 
 #include "alloc.h"
 #include "arena.h"
+#include "env.h"
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
@@ -580,25 +581,41 @@ static int verify(run_state *rs, const run_options *o, target_result *tr)
 
 enum { FLOOR_PROBES = 500 };
 
-/* The round-trip floor: the p50 of 500 requests the target refuses at once. */
-static double floor_probe(run_state *rs)
+/* The round-trip floor: the p50 of 500 requests the target refuses at once,
+ * into *p50 (NAN for a target without a probe). Returns 0, or -1 with
+ * rs->failure set when a probe failed or was not refused: a floor that
+ * cannot be measured fails the run rather than go missing. */
+static int floor_probe(run_state *rs, const char *when, double *p50)
 {
+    *p50 = NAN;
     hist h;
     if (hist_init(&h) < 0)
-        return NAN;
-    double p50 = NAN;
-    for (int i = 0; i < FLOOR_PROBES; i++) {
+        return err_set(&rs->failure, "run %d, floor probe %s the timed pass: out of memory",
+                       rs->run, when);
+    int rc = TARGET_REFUSED;
+    int answered = 0;
+    for (; answered < FLOOR_PROBES; answered++) {
         uint64_t t0 = now_ns();
-        int rc = target_probe(rs->t);
+        rc = target_probe(rs->t);
         uint64_t t1 = now_ns();
-        if (rc == TARGET_UNSUPPORTED || rc == TARGET_ERROR)
+        if (rc != TARGET_REFUSED)
             break;
         hist_record(&h, t1 - t0);
     }
-    if (hist_count(&h) == FLOOR_PROBES)
-        p50 = (double)hist_percentile(&h, 0.5);
+    int out = 0;
+    if (answered == FLOOR_PROBES)
+        *p50 = (double)hist_percentile(&h, 0.5);
+    else if (rc == TARGET_UNSUPPORTED && answered == 0)
+        out = 0; /* no probe: no floor */
+    else
+        out = err_set(&rs->failure, "run %d, floor probe %s the timed pass (%d of %d refused): %s",
+                      rs->run, when, answered, FLOOR_PROBES,
+                      rc == TARGET_OK     ? "the target accepted the probe instead of "
+                                            "refusing it"
+                      : rs->t->message[0] ? rs->t->message
+                                          : "the target failed");
     hist_free(&h);
-    return p50;
+    return out;
 }
 
 static int state_init(run_state *rs)
@@ -651,8 +668,21 @@ static void write_samples(run_state *rs, FILE *out)
                     rs->run, w->cycle[i].cmd->verb, first + k, *s++);
 }
 
+/* Flags the run unstable (stats_stability) from its figures, the
+ * histograms of its verbs and its floors. */
+static void judge_run(const run_state *rs, run_result *rr)
+{
+    stability_input in = {.fig = &rr->fig,
+                          .modal = rs->verbs,
+                          .names = rs->verb_names,
+                          .nmodal = rs->nverbs,
+                          .floor_before_ns = rr->roundtrip_floor_before_p50_ns,
+                          .floor_after_ns = rr->roundtrip_floor_p50_ns};
+    rr->unstable = stats_stability(&in, rr->unstable_reason, sizeof rr->unstable_reason);
+}
+
 /* Turns a finished run's histograms into its figures, owned by tr. */
-static void collect_run(run_state *rs, target_result *tr, double wall, double floor_ns,
+static void collect_run(run_state *rs, target_result *tr, double wall, const double floor_ns[2],
                         uint64_t round_trips)
 {
     run_result *rr = &tr->runs[tr->nruns++];
@@ -677,8 +707,10 @@ static void collect_run(run_state *rs, target_result *tr, double wall, double fl
     /* the run's histogram moves into the result; the state gets a fresh one */
     rr->all = rs->all;
     memset(&rs->all, 0, sizeof rs->all);
-    rr->roundtrip_floor_p50_ns = floor_ns;
+    rr->roundtrip_floor_before_p50_ns = floor_ns[0];
+    rr->roundtrip_floor_p50_ns = floor_ns[1];
     rr->round_trips_per_command = round_trips ? (double)round_trips / (double)commands : NAN;
+    judge_run(rs, rr);
 }
 
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
@@ -696,16 +728,20 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         rs->samples = xmalloc((n ? n : 1) * sizeof *rs->samples);
     }
     double wall = 0;
+    double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
     int rc = run_setup(rs);
     if (rc == 0)
         rc = untimed_cycles(rs, 0, (uint64_t)rs->prefill, "prefill");
     if (rc == 0)
         rc = untimed_cycles(rs, (uint64_t)rs->prefill, (uint64_t)rs->warmup, "warmup");
     if (rc == 0)
+        rc = floor_probe(rs, "before", &floor_ns[0]);
+    if (rc == 0)
         rc = timed_pass(rs, o, &wall);
     if (rc == 0)
         rc = verify(rs, o, tr);
-    double floor_ns = rc == 0 ? floor_probe(rs) : NAN;
+    if (rc == 0)
+        rc = floor_probe(rs, "after", &floor_ns[1]);
     uint64_t trips = 0; /* of the timed dispatches only */
     for (size_t i = 0; i < rs->nverbs; i++)
         trips += rs->verb_trips[i];
@@ -750,8 +786,28 @@ static void add_reason(label_reason **list, size_t *n, const char *label, const 
     snprintf(lr->reason, sizeof lr->reason, "%s", reason);
 }
 
+/* The result's unstable flag and reasons from its runs', and a verify that
+ * cannot pass when a run failed (its verdict covers runs that did not
+ * finish). */
+static void judge_result(target_result *tr)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < tr->nruns; i++) {
+        const run_result *rr = &tr->runs[i];
+        if (!rr->unstable || len + 1 >= sizeof tr->unstable_reason)
+            continue;
+        tr->unstable = true;
+        int w = snprintf(tr->unstable_reason + len, sizeof tr->unstable_reason - len,
+                         "%srun %d: %s", len ? "; " : "", rr->run, rr->unstable_reason);
+        len = w < 0 ? len : len + (size_t)w;
+    }
+    if (tr->failed && tr->verify == VERIFY_PASS)
+        tr->verify = VERIFY_NA;
+}
+
 static void finish_result(target_result *tr)
 {
+    judge_result(tr);
     if (tr->nruns == 0) {
         run_figures none;
         stats_figures_median(NULL, 0, &none);
@@ -776,9 +832,11 @@ static void progress_run(const run_options *o, const run_state *rs, const target
     char at[32] = "";
     if (rs->prefill)
         snprintf(at, sizeof at, "@%" PRId64, rs->prefill);
-    fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us\n",
+    const run_result *rr = &tr->runs[tr->nruns - 1];
+    fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us%s%s\n",
             rs->p->domain, rs->ts->label, at, rs->run, runs, f->throughput_per_s,
-            f->p50_ns / 1000.0, f->p99_ns / 1000.0);
+            f->p50_ns / 1000.0, f->p99_ns / 1000.0, rr->unstable ? "; unstable: " : "",
+            rr->unstable_reason);
 }
 
 typedef struct slot {
@@ -795,17 +853,45 @@ static int64_t or_default(int64_t flag, int64_t spec)
     return flag >= 0 ? flag : spec;
 }
 
+/* Places one run: a target that talks to a child over a pipe
+ * (TARGET_ONE_CPU) gets bench and the child pinned to one CPU unless --cpu
+ * chose (the mask goes back with env_unpin); every result records the
+ * placement in force. */
+static void place_run(const slot *sl, const report *r, env_pin *pin)
+{
+    bool one_cpu = (sl->drv->caps & TARGET_ONE_CPU) != 0;
+    const char *who = one_cpu ? "bench and its child" : "bench";
+    char *out = sl->tr->placement;
+    size_t size = sizeof sl->tr->placement;
+    int cpu = one_cpu && !r->config.cpu ? env_pin_one(pin) : -1;
+    if (cpu >= 0) {
+        snprintf(out, size, "%s on CPU %d (the %s target's default; --cpu overrides)", who, cpu,
+                 sl->drv->name);
+        return;
+    }
+    char cpus[128];
+    env_affinity_string(cpus, sizeof cpus);
+    snprintf(out, size, "%s on CPU%s %s%s", who, strpbrk(cpus, ",-") ? "s" : "", cpus,
+             r->config.cpu ? " (--cpu)"
+             : one_cpu     ? " (pinning to one CPU failed)"
+                           : "");
+}
+
 /* One run of one slot. Returns 0, or -1 when the slot failed (recorded). */
 static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, report *r)
 {
     run_state rs = {.p = sl->p, .ts = sl->ts, .drv = sl->drv, .run = run, .prefill = sl->prefill};
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
+    env_pin pin = {0};
+    place_run(sl, r, &pin);
     int rc = state_init(&rs);
     if (rc == 0)
         rc = run_once(&rs, o, sl->tr);
+    env_unpin(&pin);
     if (rc < 0 && !runner_interrupted) {
         sl->tr->failed = true;
+        sl->tr->failed_run = run;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
                  rs.failure.msg[0] ? rs.failure.msg : "out of memory");
         add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
@@ -819,11 +905,15 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     return rc;
 }
 
-static double harness_floor(const plan *p, const run_options *o)
+/* The harness floor: a null pass's p50 into r->harness_floor_p50_ns and its
+ * wall time per command (what the loop around a dispatch costs) into
+ * r->harness_cost_ns_per_command; both NAN when not measured. */
+static void harness_floor(const plan *p, const run_options *o, report *r)
 {
+    r->harness_floor_p50_ns = r->harness_cost_ns_per_command = NAN;
     const target_driver *drv = target_harness();
-    if (!drv || o->floor_cycles == 0)
-        return NAN;
+    if (!p || !drv || o->floor_cycles == 0)
+        return;
     const target_spec ts = {.name = drv->name, .label = drv->name, .driver = drv};
     run_state rs = {.p = p,
                     .ts = &ts,
@@ -834,15 +924,15 @@ static double harness_floor(const plan *p, const run_options *o)
     target_result tr = {0};
     run_result rr = {0};
     tr.runs = &rr;
-    double p50 = NAN;
     run_options quiet = {.iterations = -1, .warmup = -1, .runs = -1};
     if (state_init(&rs) == 0 && run_once(&rs, &quiet, &tr) == 0) {
-        p50 = rr.fig.p50_ns;
+        r->harness_floor_p50_ns = rr.fig.p50_ns;
+        if (rr.fig.commands > 0 && rr.fig.wall_seconds > 0)
+            r->harness_cost_ns_per_command = rr.fig.wall_seconds * 1e9 / (double)rr.fig.commands;
         hist_free(&rr.all);
         free(rr.verbs);
     }
     state_free(&rs);
-    return p50;
 }
 
 static bool already_skipped(const report *r, const char *label)
@@ -964,7 +1054,7 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
 int runner_run(const plan *const *plans, size_t nplans, const run_options *o, report *r)
 {
     int status = 0;
-    r->harness_floor_p50_ns = nplans ? harness_floor(plans[0], o) : NAN;
+    harness_floor(nplans ? plans[0] : NULL, o, r);
     for (size_t pi = 0; pi < nplans && !runner_interrupted; pi++) {
         const plan *p = plans[pi];
         size_t ntargets;
@@ -1009,7 +1099,19 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         r->interrupted = true;
         return 130;
     }
-    return status;
+    return runner_nothing_ran(r, NULL, 0) ? 1 : status;
+}
+
+bool runner_nothing_ran(const report *r, char *why, size_t size)
+{
+    for (size_t i = 0; i < r->nresults; i++)
+        if (r->results[i].nruns > 0)
+            return false;
+    if (why && size)
+        snprintf(why, size, "%s",
+                 r->nresults == 0 ? "every target was skipped"
+                                  : "every target failed before a run of it finished");
+    return true;
 }
 
 void report_free(report *r)

@@ -46,12 +46,18 @@ bool runner_target_known(const plan *const *plans, size_t nplans, const char *na
 /* Set by the SIGINT handler; the runner stops at the next cycle boundary. */
 extern volatile sig_atomic_t runner_interrupted;
 
-/* Runs every plan and appends to r (results, skipped, failed, harness floor,
- * interrupted). r->config must already describe the settings. Returns 0
- * when everything ran (skips allowed), 1 when a run or a verify failed,
- * 130 when interrupted. All memory the report points at lives in r and is
- * released by report_free. */
+/* Runs every plan and appends to r (results, skipped, failed, harness floor
+ * and cost, interrupted). r->config must already describe the settings (its
+ * cpu says whether --cpu chose the placement: without it, targets with
+ * TARGET_ONE_CPU run with bench and their child pinned to one CPU). Returns
+ * 0 when everything ran (skips allowed), 1 when a run or a verify failed or
+ * nothing ran (runner_nothing_ran), 130 when interrupted. All memory the
+ * report points at lives in r and is released by report_free. */
 int runner_run(const plan *const *plans, size_t nplans, const run_options *o, report *r);
+/* True when r holds no finished run: every target was skipped, or every one
+ * failed before a run of it finished. why[size] (may be NULL) then says
+ * which, as the end of "nothing ran: ...". */
+bool runner_nothing_ran(const report *r, char *why, size_t size);
 void report_free(report *r);
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,5 +88,56 @@ double stats_mann_whitney_p(const double *x, size_t nx, const double *y, size_t 
  * for 5 pairs, 0.031 for 6, 0.0078 for 8. NaNs are skipped; 1 when no
  * difference is left but zeros, NAN when none at all or out of memory. */
 double stats_signed_rank_p(const double *d, size_t n, size_t *m);
+
+/* ---- stability (DESIGN.md section 11) ----
+ *
+ * A run is unstable when any of these holds:
+ * - the p50s of its tenths spread past STATS_TENTHS_SPREAD (the highest over
+ *   the lowest of the tenths that have samples), in a run of at least
+ *   STATS_SPREAD_MIN_COMMANDS timed commands;
+ * - one of its histograms has two separate modes (stats_two_modes);
+ * - its floor moved: the floors before and after the timed pass differ by
+ *   more than STATS_FLOOR_MOVED (the higher over the lower);
+ * - a floor is above the run's p50, which it is meant to explain. */
+#define STATS_TENTHS_SPREAD 1.5
+#define STATS_FLOOR_MOVED 1.5
+/* Below this many timed commands (20 a tenth) a tenth's p50 is too noisy to
+ * judge: the spread is not looked at. */
+#define STATS_SPREAD_MIN_COMMANDS 200
+/* Two separate modes: the histogram, rebinned into STATS_MODE_BINS_PER_OCTAVE
+ * bins per octave (by bucket midpoint), has a valley bin v such that the
+ * bins below v and the bins above v each hold at least STATS_MODE_SHARE of
+ * the samples, the tallest bin on each side holds more than 1/STATS_MODE_VALLEY
+ * times what v holds, and those two peaks are at least STATS_MODE_OCTAVES
+ * octaves apart (4x in latency: a process that moves between sharing its
+ * child's CPU and not moves 10x; two steps of one verb that differ 2x, as
+ * an append to a list of one and of two items can under ASan, stay one). Histograms with fewer than
+ * STATS_MODE_MIN_SAMPLES samples are never called two-mode. A unimodal
+ * density, however wide, rises to its peak and falls after it, so no bin of
+ * it is a valley that deep on both sides. */
+#define STATS_MODE_BINS_PER_OCTAVE 4
+#define STATS_MODE_SHARE 0.10
+#define STATS_MODE_VALLEY 0.25
+#define STATS_MODE_OCTAVES 2
+#define STATS_MODE_MIN_SAMPLES 100
+
+/* True when h has two separate modes as defined above; then *lo_ns and *hi_ns
+ * (either may be NULL) are the medians of the samples below and above the
+ * valley. */
+bool stats_two_modes(const hist *h, double *lo_ns, double *hi_ns);
+
+/* What stats_stability looks at; every pointer is lent. */
+typedef struct stability_input {
+    const run_figures *fig;   /* the run's p50 and tenths */
+    const hist *modal;        /* histograms tested for two modes (one per verb) */
+    const char *const *names; /* their names for the reason, or NULL */
+    size_t nmodal;
+    double floor_before_ns, floor_after_ns; /* NAN when the target has no floor */
+} stability_input;
+
+/* True when the run is unstable; the reasons, joined by "; ", go into
+ * reason[size] ("" when stable), e.g. "tenths' p50 spread 6.000 to 57.20 us
+ * (9.5x); two modes in Order.AddTopping, at 2.600 us and 38.00 us". */
+bool stats_stability(const stability_input *in, char *reason, size_t size);
 
 #endif

@@ -907,9 +907,18 @@ static int process_dispatch(target *t, const command *cmd, const value *args)
     return rc;
 }
 
+/* The floor probe must be refused: a runtime that answers ok to {} is not
+ * measuring a bare round trip, and its floor would mean nothing. */
 static int process_probe(target *t)
 {
-    return round_trip((process_target *)t, "{}\n", 3, NULL, NULL);
+    process_target *pt = (process_target *)t;
+    int rc = round_trip(pt, "{}\n", 3, NULL, NULL);
+    if (rc == TARGET_OK)
+        return target_fail(t, TARGET_ERROR,
+                           "%s answered ok to the floor probe {}, which the protocol says it "
+                           "refuses at once",
+                           pt->name);
+    return rc;
 }
 
 /* The count of name in obj: 0 when absent; -1 when not a whole number. */
@@ -1030,7 +1039,7 @@ const target_driver process_target_driver = {
     .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
-    .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE,
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_ONE_CPU,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,

@@ -26,7 +26,7 @@ static const struct {
     {TARGET_CAN_COUNT, "count"},       {TARGET_CAN_READ_BACK, "read back"},
     {TARGET_CAN_PROBE, "floor probe"}, {TARGET_CAN_SESSIONS, "sessions"},
     {TARGET_CAN_QUERY, "queries"},     {TARGET_ACCEPTS_ALL, "accepts all"},
-    {TARGET_HARNESS, "harness floor"},
+    {TARGET_HARNESS, "harness floor"}, {TARGET_ONE_CPU, "one CPU with its child"},
 };
 
 const char *target_capability_name(unsigned bit)

@@ -62,6 +62,10 @@ typedef enum target_capability {
     TARGET_ACCEPTS_ALL = 1 << 5,   /* accepts every command without judging it: the
                                       runner does not hold it to the steps' outcomes */
     TARGET_HARNESS = 1 << 6,       /* does nothing: its cost is the harness's own (the floor) */
+    TARGET_ONE_CPU = 1 << 7,       /* talks to a child over a pipe: without --cpu the runner
+                                      pins bench and the child to one CPU, where a round trip
+                                      is fast and steady (across CPUs it is ten times slower,
+                                      and the scheduler moves them mid-run) */
 } target_capability;
 
 /* One capability's name for `bench targets` ("count", "read back" ...), or

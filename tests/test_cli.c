@@ -207,6 +207,43 @@ static void check_run_json(const char *text)
     cJSON_Delete(root);
 }
 
+/* 20 pinned runs of one quiet command: none is flagged unstable. A run
+ * flagged on a loaded machine (the 1-minute load average above the cores,
+ * as when other test suites share this one) is flagged for what outside
+ * load does, tenths' p50 spread; then nothing else may be the reason: the
+ * placement-bound rules (two modes, floors) never fire for a pinned run. */
+static void pinned_runs_are_never_unstable(const spawn_output *o)
+{
+    cJSON *root = parse_json(o->out);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "environment");
+    double load =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(env, "load_average_before"), 0)
+            ->valuedouble;
+    int cores = (int)cJSON_GetObjectItemCaseSensitive(env, "cores")->valuedouble;
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "results"), 0);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r, "runs"), *run;
+    assert_int_equal(cJSON_GetArraySize(runs), 20);
+    int flagged = 0;
+    cJSON_ArrayForEach(run, runs)
+    {
+        const char *status = cJSON_GetObjectItemCaseSensitive(run, "status")->valuestring;
+        if (!strcmp(status, "ok"))
+            continue;
+        const char *why = cJSON_GetObjectItemCaseSensitive(run, "unstable_reason")->valuestring;
+        if (load <= cores)
+            fail_msg("a pinned run on a quiet machine (load %.2f) is %s: %s", load, status, why);
+        if (strncmp(why, "tenths' p50 spread ", 19) != 0 || strchr(why, ';'))
+            fail_msg("a pinned run is unstable for more than outside load: %s", why);
+        flagged++;
+    }
+    if (flagged)
+        print_message("%d of 20 pinned runs flagged under load %.2f on %d cores\n", flagged, load,
+                      cores);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring,
+                        flagged ? "unstable" : "ok");
+    cJSON_Delete(root);
+}
+
 static void run_json_has_two_results(const spawn_output *o)
 {
     check_run_json(o->out);
@@ -797,6 +834,20 @@ static const cli_case cases[] = {
                   "examples/tickets.yaml"),
      .status = 0,
      .out = "| tickets | memory |"},
+    /* nothing ran: exit 1 with one sentence */
+    {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "process", "--process-cmd",
+                  "/no/such/runtime", "--quiet"),
+     .status = 1,
+     .err = "bench run: nothing ran: every target was skipped\n"},
+    {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "process", "--process-cmd",
+                  "/no/such/runtime"),
+     .status = 1,
+     .err = "bench run: nothing ran: every target was skipped (see above)\n"},
+    /* stability: 20 pinned runs of one quiet command are not flagged */
+    {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory", "--cpu", "0", "--runs", "20",
+                  "--iterations", "2000", "--format", "json", "--quiet"),
+     .status = 0,
+     .check = pinned_runs_are_never_unstable},
     /* a flag given twice: the last one wins, the first one's buffers are
      * freed (ASan's leak check fails the run otherwise) */
     {.args = ARGS("run", "--quiet", "--targets", "null", "--targets", "memory", "--prefill", "5,7",

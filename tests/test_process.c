@@ -414,11 +414,11 @@ static void test_bench_run_prints_both_rows_and_the_floor(void **state)
     spawn_output o = spawn_run(argv);
     if (o.status != 0)
         fail_msg("status %d: %s", o.status, o.err);
-    assert_contains(o.out, "| pizzas | memory |");
-    assert_contains(o.out, "| pizzas | process |");
+    assert_contains(o.out, "| pizzas | memory");  /* "(unstable)" may follow */
+    assert_contains(o.out, "| pizzas | process"); /* "(unstable)" may follow */
     assert_contains(o.out, "Round-trip floor (p50) for process (pizzas): ");
     if (python_here())
-        assert_contains(o.out, "| pizzas | python |");
+        assert_contains(o.out, "| pizzas | python"); /* "(unstable)" may follow */
     spawn_output_free(&o);
 
     /* without python3 on PATH the external runtime's row is a skip sentence */
@@ -433,7 +433,7 @@ static void test_bench_run_prints_both_rows_and_the_floor(void **state)
         fail_msg("status %d: %s", o.status, o.err);
     assert_contains(o.err, "skip python: python3 is not installed here (not on PATH); install it "
                            "or set the process target's command");
-    assert_contains(o.out, "| pizzas | process |");
+    assert_contains(o.out, "| pizzas | process"); /* "(unstable)" may follow */
     assert_contains(o.out, "- python: python3 is not installed here");
     spawn_output_free(&o);
 }

@@ -276,9 +276,24 @@ static int setup(void **state)
              "run 2, cycle 17, step 4 (Account.Debit): refused: the balance does not cover it");
     snprintf(bad->verify_detail, sizeof bad->verify_detail,
              "Account: 1,199 aggregates, expected 1,200");
+    bad->failed_run = 2;
+    bad->verify = VERIFY_FAIL;
+    /* the process row: run 2 unstable, pinned by default */
+    target_result *proc = &fx->results[3];
+    proc->runs[1].unstable = true;
+    snprintf(proc->runs[1].unstable_reason, sizeof proc->runs[1].unstable_reason,
+             "tenths' p50 spread 6.000 to 57.20 us (9.5x)");
+    proc->unstable = true;
+    snprintf(proc->unstable_reason, sizeof proc->unstable_reason,
+             "run 2: tenths' p50 spread 6.000 to 57.20 us (9.5x)");
+    snprintf(proc->placement, sizeof proc->placement,
+             "bench and its child on CPU 1 (the process target's default; --cpu overrides)");
+    for (size_t k = 0; k < proc->nruns; k++)
+        proc->runs[k].roundtrip_floor_before_p50_ns = 9000;
     r->results = fx->results;
     r->nresults = NSHAPES;
     r->harness_floor_p50_ns = 104.4;
+    r->harness_cost_ns_per_command = 85.26;
     snprintf(fx->skipped[0].label, sizeof fx->skipped[0].label, "postgres");
     snprintf(fx->skipped[0].reason, sizeof fx->skipped[0].reason,
              "no PostgreSQL server is reachable (connection refused); start one, or point "
@@ -581,6 +596,8 @@ static void test_report_markdown_cells_equal_json_figures(void **state)
         cJSON *res = cJSON_GetArrayItem(item(json, "results"), row);
         assert_non_null(res);
         cJSON *median = item(res, "median"), *range = item(res, "throughput_range");
+        bool failed = cJSON_IsTrue(item(res, "failed"));
+        bool unstable = !strcmp(cJSON_GetStringValue(item(res, "status")), "unstable");
 
         char want[256], lo[64], hi[64];
         expect_cell(cells[0], cJSON_GetStringValue(item(res, "domain")), row, "domain");
@@ -588,9 +605,21 @@ static void test_report_markdown_cells_equal_json_figures(void **state)
         if (fig(res, "prefill") > 0)
             len += snprintf(want + len, sizeof want - (size_t)len, "@%.0f", fig(res, "prefill"));
         if (cJSON_IsString(item(res, "durability")))
-            snprintf(want + len, sizeof want - (size_t)len, " (%s)",
-                     cJSON_GetStringValue(item(res, "durability")));
+            len += snprintf(want + len, sizeof want - (size_t)len, " (%s)",
+                            cJSON_GetStringValue(item(res, "durability")));
+        if (unstable)
+            snprintf(want + len, sizeof want - (size_t)len, " (unstable)");
         expect_cell(cells[1], want, row, "target");
+        if (failed) { /* a failed row shows no figures: the runs that finished are not it */
+            expect_cell(cells[2], "failed", row, "commands/s");
+            snprintf(want, sizeof want, "in run %.0f", fig(res, "failed_run"));
+            expect_cell(cells[3], want, row, "range across runs");
+            for (int k = 4; k < 7; k++)
+                expect_cell(cells[k], "n/a", row, "figures");
+            row++;
+            line = end + 1;
+            continue;
+        }
         report_fmt_throughput(fig(median, "throughput_per_s"), want, sizeof want);
         expect_cell(cells[2], want, row, "commands/s");
         report_fmt_throughput(fig(range, "min"), lo, sizeof lo);
@@ -644,8 +673,12 @@ static void test_report_markdown_layout(void **state)
         "runs. Placement: --cpu 0-1.\n\n| domain |",
         "\n\nVerify (pizzas): memory pass, null n/a, sqlite@1000 (normal) pass, process pass.\n"
         "Verify (banking): memory pass, sqlite (full) fail (Account: 1,199 aggregates, expected "
-        "1,200).\n\n",
-        "\nHarness floor (null target, p50): 0.104 us.\n"
+        "1,200).\n",
+        "1,200).\nUnstable: process (pizzas): run 2: tenths' p50 spread 6.000 to 57.20 us (9.5x).\n"
+        "Placement (pizzas): process: bench and its child on CPU 1 (the process target's default; "
+        "--cpu overrides).\n\n",
+        "\nHarness floor (null target, p50): 0.104 us; harness cost (null target, wall time per "
+        "command): 85.3 ns.\n"
         "Round-trip floor (p50) for process (pizzas): 9.215 us.\n",
         "\n\nSkipped:\n- postgres: no PostgreSQL server is reachable (connection refused); start "
         "one, or point PGHOST, PGPORT and PGUSER at one\n",
@@ -675,7 +708,8 @@ static void test_report_markdown_layout(void **state)
                                "prefill 0; latencies are nearest-rank percentiles of every timed "
                                "command, medians across runs. Raw samples were recorded "
                                "(--samples).\n"));
-    assert_non_null(strstr(md, "\nHarness floor (null target, p50): n/a.\n"));
+    assert_non_null(strstr(md, "\nHarness floor (null target, p50): n/a; harness cost (null "
+                               "target, wall time per command): 85.3 ns.\n"));
     assert_non_null(strstr(md, "\n\nInterrupted: the runs that finished are reported.\n"));
     assert_null(strstr(md, "Skipped:"));
     assert_null(strstr(md, "Failed:"));
@@ -693,7 +727,8 @@ static void test_report_csv_header_and_rows(void **state)
     char *csv = render(report_csv, r);
     static const char header[] =
         "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,"
-        "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify\n";
+        "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,status,"
+        "failed_run,status_reason,placement,harness_floor_p50_us,harness_cost_ns_per_command\n";
     assert_true(strncmp(csv, header, strlen(header)) == 0);
     char *line = csv + strlen(header);
     int row = 0;
@@ -705,14 +740,13 @@ static void test_report_csv_header_and_rows(void **state)
         *end = '\0';
         char *f[32];
         int n = 0;
-        for (char *p = line;; p++) { /* no field of the fixture needs quotes */
+        for (char *p = line; n < 17; p++) { /* no figure needs quotes; f[17] is the rest */
             f[n++] = p;
             p = strchr(p, ',');
-            if (!p)
-                break;
+            assert_non_null(p);
             *p = '\0';
         }
-        assert_int_equal(n, 17);
+        f[17] = f[16] + strlen(f[16]) + 1;
         cJSON *res = cJSON_GetArrayItem(item(json, "results"), row);
         cJSON *median = item(res, "median");
         assert_string_equal(f[0], cJSON_GetStringValue(item(res, "domain")));
@@ -736,6 +770,10 @@ static void test_report_csv_header_and_rows(void **state)
         else
             assert_true(strtod(f[15], NULL) == fig(median, "drift"));
         assert_string_equal(f[16], cJSON_GetStringValue(item(res, "verify")));
+        const char *status = cJSON_GetStringValue(item(res, "status"));
+        assert_true(strncmp(f[17], status, strlen(status)) == 0 && f[17][strlen(status)] == ',');
+        size_t len = strlen(f[17]);
+        assert_true(len > 12 && !strcmp(f[17] + len - 12, ",0.104,85.26"));
         row++;
         line = end + 1;
     }
@@ -784,10 +822,58 @@ static void test_report_result_without_runs_has_no_figures(void **state)
     assert_int_equal((int)fig(item(res, "median"), "commands"), 0);
     cJSON_Delete(json);
     char *md = render(report_markdown, &copy);
-    assert_non_null(strstr(md, "\n| banking | sqlite (full) | n/a | n/a | n/a | n/a | n/a |\n"));
+    assert_non_null(
+        strstr(md, "\n| banking | sqlite (full) | failed | in run 2 | n/a | n/a | n/a |\n"));
     free(md);
     char *csv = render(report_csv, &copy);
-    assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail\n"));
+    assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail,failed,2,\"run "
+                                "2, cycle 17, step 4 (Account.Debit): refused: the balance does "
+                                "not cover it\",,0.104,85.26\n"));
+    free(csv);
+}
+
+/* A result that failed in run 2 (run 1 finished) shows failed everywhere,
+ * never beside a verify pass; an unstable one says so with the reason. */
+static void test_report_failed_in_run_2_and_unstable_show_in_every_format(void **state)
+{
+    const report *r = the_report(state);
+    cJSON *json = json_of(r);
+    cJSON *results = item(json, "results");
+    cJSON *bad = cJSON_GetArrayItem(results, 5);
+    assert_int_equal(cJSON_GetArraySize(item(bad, "runs")), 1);
+    assert_true(cJSON_IsTrue(item(bad, "failed")));
+    assert_string_equal(cJSON_GetStringValue(item(bad, "status")), "failed");
+    assert_true(fig(bad, "failed_run") == 2);
+    assert_string_not_equal(cJSON_GetStringValue(item(bad, "verify")), "pass");
+    cJSON *proc = cJSON_GetArrayItem(results, 3);
+    assert_string_equal(cJSON_GetStringValue(item(proc, "status")), "unstable");
+    assert_true(cJSON_IsTrue(item(proc, "unstable")));
+    assert_string_equal(cJSON_GetStringValue(item(proc, "unstable_reason")),
+                        "run 2: tenths' p50 spread 6.000 to 57.20 us (9.5x)");
+    cJSON *runs = item(proc, "runs");
+    assert_string_equal(cJSON_GetStringValue(item(cJSON_GetArrayItem(runs, 0), "status")), "ok");
+    assert_true(cJSON_IsNull(item(cJSON_GetArrayItem(runs, 0), "unstable_reason")));
+    assert_string_equal(cJSON_GetStringValue(item(cJSON_GetArrayItem(runs, 1), "status")),
+                        "unstable");
+    assert_true(fig(cJSON_GetArrayItem(runs, 1), "roundtrip_floor_before_p50_us") == 9.0);
+    assert_string_equal(cJSON_GetStringValue(item(proc, "placement")),
+                        "bench and its child on CPU 1 (the process target's default; --cpu "
+                        "overrides)");
+    assert_string_equal(cJSON_GetStringValue(item(cJSON_GetArrayItem(results, 0), "status")), "ok");
+    assert_true(fig(json, "harness_cost_ns_per_command") == 85.26);
+    cJSON_Delete(json);
+
+    char *md = render(report_markdown, r);
+    assert_non_null(
+        strstr(md, "\n| banking | sqlite (full) | failed | in run 2 | n/a | n/a | n/a |\n"));
+    assert_non_null(strstr(md, "\n| pizzas | process (unstable) | "));
+    free(md);
+    char *csv = render(report_csv, r);
+    assert_non_null(strstr(csv, ",fail,failed,2,\"run 2, cycle 17, step 4 (Account.Debit): "));
+    assert_non_null(strstr(csv, ",pass,unstable,,run 2: tenths' p50 spread 6.000 to 57.20 us "
+                                "(9.5x),bench and its child on CPU 1 (the process target's "
+                                "default; --cpu overrides),0.104,85.26\n"));
+    assert_non_null(strstr(csv, ",pass,ok,,,,0.104,85.26\n"));
     free(csv);
 }
 
@@ -1037,6 +1123,7 @@ int main(void)
         T(test_report_markdown_layout),
         T(test_report_csv_header_and_rows),
         T(test_report_csv_quotes_and_markdown_escapes),
+        T(test_report_failed_in_run_2_and_unstable_show_in_every_format),
         T(test_report_result_without_runs_has_no_figures),
         T(test_report_fmt_throughput_rounds_halves_away),
         T(test_report_fmt_us_keeps_three_significant_digits),

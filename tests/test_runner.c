@@ -3,6 +3,7 @@
  * through the real memory and null targets on the specs in specs/ and
  * examples/. Inline specs are written to a scratch directory made by mkdtemp
  * and removed after the test. Runs from the repository root. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 /* cmocka.h needs these first, in this order. */
 /* clang-format off */
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +281,8 @@ typedef struct fake_behaviour {
     uint64_t slow_ns;
     uint64_t slow_prepare_ns; /* busy-waits in every prepare */
     uint64_t fail_prepare_at; /* prepare fails on the N-th call of a run (0: never) */
+    uint64_t probe_wrong_at;  /* from the N-th probe of a label (overall), probe_rc ... */
+    int probe_rc;             /* ... instead of a refusal (0 with probe_wrong_at: TARGET_OK) */
 } fake_behaviour;
 
 typedef struct fake_calls {
@@ -297,6 +301,7 @@ static struct {
     char order[256];     /* the opens in order: "1a 1b 2a ..." */
     uint64_t dispatches; /* overall */
     int open_now, most_open;
+    int cpus_at_open; /* CPUs the last open ran on */
 } fake;
 
 typedef struct fake_target {
@@ -436,8 +441,12 @@ static int fake_prepare(target *t, const command *cmd, const value *args)
 static int fake_probe(target *t)
 {
     fake_target *ft = (fake_target *)t;
-    fake.calls[ft->label].probes++;
+    uint64_t n = ++fake.calls[ft->label].probes;
     trace(&fake.calls[ft->label], "probe");
+    if (fake.how.probe_wrong_at && n >= fake.how.probe_wrong_at)
+        return fake.how.probe_rc == TARGET_ERROR
+                   ? target_fail(t, TARGET_ERROR, "the fake runtime exited with status 3")
+                   : fake.how.probe_rc;
     return target_fail(t, TARGET_REFUSED, "probe");
 }
 
@@ -475,6 +484,22 @@ static const target_driver blind_fake_driver = {
     .close = fake_close,
 };
 
+/* The same as a target that talks to a child over a pipe. */
+static int one_cpu_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                             int run, target **out, char *err, size_t size);
+static const target_driver one_cpu_fake_driver = {
+    .version = TARGET_DRIVER_VERSION,
+    .name = "fake",
+    .about = "counts calls, prefers one CPU with its child",
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_PROBE | TARGET_ONE_CPU,
+    .available = fake_available,
+    .open = one_cpu_fake_open,
+    .dispatch = fake_dispatch,
+    .count = fake_count,
+    .probe = fake_probe,
+    .close = fake_close,
+};
+
 /* The same with prepare, as a process target encodes its request line. */
 static const target_driver preparing_fake_driver = {
     .version = TARGET_DRIVER_VERSION,
@@ -506,6 +531,8 @@ static int fake_open(const target_driver *self, const plan *p, const target_spec
         fake.most_open = fake.open_now;
     ft->base.driver = &fake_driver;
     ft->base.spec = ts;
+    cpu_set_t cpus;
+    fake.cpus_at_open = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : -1;
     *out = &ft->base;
     return TARGET_OK;
 }
@@ -523,6 +550,14 @@ static int preparing_fake_open(const target_driver *self, const plan *p, const t
 {
     int rc = fake_open(self, p, ts, run, out, err, size);
     (*out)->driver = &preparing_fake_driver;
+    return rc;
+}
+
+static int one_cpu_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                             int run, target **out, char *err, size_t size)
+{
+    int rc = fake_open(self, p, ts, run, out, err, size);
+    (*out)->driver = &one_cpu_fake_driver;
     return rc;
 }
 
@@ -639,14 +674,15 @@ static void test_dispatches_are_setup_plus_cycles_times_steps_then_count_probe_c
     o.runs = 2;
     report r = {0};
     assert_int_equal(run_one(p, &o, &r), 0);
-    /* setup 1 + (prefill 4 + warmup 3 + iterations 6) x 3 steps = 40 */
-    const char *one = "open dispatch*40 count probe*500 close";
+    /* setup 1 + (prefill 4 + warmup 3) x 3 steps = 22, the floor before the
+     * timed pass, iterations 6 x 3 = 18, count, the floor after */
+    const char *one = "open dispatch*22 probe*500 dispatch*18 count probe*500 close";
     char want[256];
     snprintf(want, sizeof want, "%s %s", one, one);
     assert_string_equal(trace_of("a"), want);
     assert_string_equal(trace_of("b"), want);
     assert_int_equal(fake_calls_of("a")->dispatches, 2 * 40);
-    assert_int_equal(fake_calls_of("a")->probes, 2 * 500);
+    assert_int_equal(fake_calls_of("a")->probes, 2 * 2 * 500);
     const target_result *a = result_for(&r, "a", 4);
     assert_int_equal(a->verify, VERIFY_PASS);
     for (size_t k = 0; k < a->nruns; k++) {
@@ -694,8 +730,8 @@ static void test_verify_fails_when_the_store_holds_fewer_aggregates(void **state
     assert_int_equal(r.nfailed, 2);
     assert_string_equal(r.failed[0].label, "a");
     assert_string_equal(r.failed[0].reason, a->reason);
-    /* a failed target is not run again: one open, one count, no probe */
-    assert_string_equal(trace_of("a"), "open dispatch*22 count close");
+    /* a failed target is not run again: one open, one count, no probe after */
+    assert_string_equal(trace_of("a"), "open dispatch*7 probe*500 dispatch*15 count close");
     report_free(&r);
     scratch_close();
 }
@@ -798,7 +834,7 @@ static void test_refusal_mid_cycle_fails_the_run_with_step_and_cycle(void **stat
     assert_string_equal(r.failed[0].label, "a");
     assert_string_equal(r.failed[0].reason, want);
     /* the failed target is closed and not run again; the other runs on */
-    assert_string_equal(trace_of("a"), "open dispatch*17 close");
+    assert_string_equal(trace_of("a"), "open dispatch*7 probe*500 dispatch*10 close");
     assert_string_equal(fake.order, "1a 1b 2b 3b");
     const target_result *b = result_for(&r, "b", 0);
     assert_false(b->failed);
@@ -1282,8 +1318,8 @@ static void test_interrupt_stops_at_the_cycle_boundary_and_keeps_finished_runs(v
     assert_true(r.interrupted);
     assert_int_equal(fake.dispatches, 57); /* the cycle under way finishes, no more */
     assert_string_equal(fake.order, "1a 1b 2a");
-    assert_string_equal(trace_of("a"), "open dispatch*22 count probe*500 close open dispatch*13 "
-                                       "close");
+    assert_string_equal(trace_of("a"), "open dispatch*7 probe*500 dispatch*15 count probe*500 "
+                                       "close open dispatch*7 probe*500 dispatch*6 close");
     assert_int_equal(fake.open_now, 0);
     assert_int_equal(r.nresults, 2);
     assert_int_equal(result_for(&r, "a", 0)->nruns, 1);
@@ -1431,6 +1467,158 @@ static void test_report_of_a_real_run_validates_against_the_schema(void **state)
     spec_close(&s);
 }
 
+/* ---- floors, failures, placement -------------------------------------------- */
+
+static void assert_fails_with(const report *r, const char *want, int run)
+{
+    const target_result *a = result_for(r, "a", 0);
+    assert_true(a->failed);
+    if (!strstr(a->reason, want))
+        fail_msg("'%s' does not contain '%s'", a->reason, want);
+    assert_int_equal(a->failed_run, run);
+    assert_int_not_equal(a->verify, VERIFY_PASS); /* never failed beside a pass */
+}
+
+static void test_a_floor_probe_that_fails_fails_the_run(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    fake_reset((fake_behaviour){.probe_wrong_at = 1, .probe_rc = TARGET_ERROR});
+    run_options o = fake_options(&fake_driver);
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_fails_with(&r,
+                      "run 1, floor probe before the timed pass (0 of 500 refused): the fake "
+                      "runtime exited with status 3",
+                      1);
+    assert_int_equal(result_for(&r, "a", 0)->nruns, 0);
+    assert_string_equal(trace_of("a"), "open dispatch*7 probe close");
+    report_free(&r);
+
+    /* fewer than 500 refused after the pass: the floor is not measured */
+    fake_reset((fake_behaviour){.probe_wrong_at = 700, .probe_rc = TARGET_ERROR});
+    o = fake_options(&fake_driver);
+    r = (report){0};
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_fails_with(&r, "run 1, floor probe after the timed pass (199 of 500 refused)", 1);
+    report_free(&r);
+    scratch_close();
+}
+
+static void test_a_floor_probe_answered_ok_fails_the_run(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    fake_reset((fake_behaviour){.probe_wrong_at = 1, .probe_rc = TARGET_OK});
+    run_options o = fake_options(&fake_driver);
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_fails_with(&r,
+                      "run 1, floor probe before the timed pass (0 of 500 refused): the target "
+                      "accepted the probe instead of refusing it",
+                      1);
+    report_free(&r);
+    scratch_close();
+}
+
+static void test_a_run_that_fails_in_run_2_marks_the_result_failed(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    /* run 1 probes 1-1000; run 2's first probe fails */
+    fake_reset((fake_behaviour){.probe_wrong_at = 1001, .probe_rc = TARGET_ERROR});
+    run_options o = fake_options(&fake_driver);
+    report r = {0};
+    fill_config(&r, &p, 1, &o);
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_fails_with(&r, "run 2, floor probe before the timed pass", 2);
+    const target_result *a = result_for(&r, "a", 0);
+    assert_int_equal(a->nruns, 1);          /* run 1 finished and passed verify ... */
+    assert_int_equal(a->verify, VERIFY_NA); /* ... which is no pass for the result */
+    assert_report_validates(&r);
+    config_free(&r);
+    report_free(&r);
+    scratch_close();
+}
+
+static void test_nothing_ran_when_every_target_is_skipped(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    fake_reset((fake_behaviour){0});
+    run_options o = fake_options(NULL); /* no driver for memory: both entries skipped */
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_int_equal(r.nskipped, 2);
+    char why[128];
+    assert_true(runner_nothing_ran(&r, why, sizeof why));
+    assert_string_equal(why, "every target was skipped");
+    report_free(&r);
+
+    /* every target failed in its first run */
+    fake_reset((fake_behaviour){.probe_wrong_at = 1, .probe_rc = TARGET_ERROR});
+    o = fake_options(&fake_driver);
+    r = (report){0};
+    assert_int_equal(run_one(p, &o, &r), 1);
+    assert_true(runner_nothing_ran(&r, why, sizeof why));
+    assert_string_equal(why, "every target failed before a run of it finished");
+    report_free(&r);
+
+    fake_reset((fake_behaviour){0});
+    o = fake_options(&fake_driver);
+    r = (report){0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_false(runner_nothing_ran(&r, NULL, 0));
+    report_free(&r);
+    scratch_close();
+}
+
+static void test_a_one_cpu_target_is_pinned_by_default_and_recorded(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    cpu_set_t before;
+    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
+    fake_reset((fake_behaviour){0});
+    run_options o = fake_options(&one_cpu_fake_driver);
+    o.runs = 1;
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_int_equal(fake.cpus_at_open, 1);
+    const target_result *a = result_for(&r, "a", 0);
+    int last = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        last = CPU_ISSET(c, &before) ? c : last;
+    char want[256];
+    snprintf(want, sizeof want,
+             "bench and its child on CPU %d (the fake target's default; --cpu overrides)", last);
+    assert_string_equal(a->placement, want);
+    cpu_set_t after;
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&before, &after)); /* put back after the run */
+    report_free(&r);
+
+    /* --cpu chose: no pinning, the affinity in force recorded */
+    fake_reset((fake_behaviour){0});
+    o = fake_options(&one_cpu_fake_driver);
+    o.runs = 1;
+    r = (report){.config = {.cpu = "0-1"}};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_int_equal(fake.cpus_at_open, CPU_COUNT(&before));
+    char cpus[128];
+    env_affinity_string(cpus, sizeof cpus);
+    snprintf(want, sizeof want, "bench and its child on CPU%s %s (--cpu)",
+             CPU_COUNT(&before) > 1 ? "s" : "", cpus);
+    assert_string_equal(result_for(&r, "a", 0)->placement, want);
+    report_free(&r);
+
+    /* a target without the capability is never pinned */
+    fake_reset((fake_behaviour){0});
+    o = fake_options(&fake_driver);
+    o.runs = 1;
+    r = (report){0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_int_equal(fake.cpus_at_open, CPU_COUNT(&before));
+    assert_true(strncmp(result_for(&r, "a", 0)->placement, "bench on CPU", 12) == 0);
+    report_free(&r);
+    scratch_close();
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -1461,6 +1649,11 @@ int main(void)
         T(test_interrupt_before_a_second_spec_leaves_it_out),
         T(test_progress_lines_name_only_the_runs_that_finished),
         T(test_report_of_a_real_run_validates_against_the_schema),
+        T(test_a_floor_probe_that_fails_fails_the_run),
+        T(test_a_floor_probe_answered_ok_fails_the_run),
+        T(test_a_run_that_fails_in_run_2_marks_the_result_failed),
+        T(test_nothing_ran_when_every_target_is_skipped),
+        T(test_a_one_cpu_target_is_pinned_by_default_and_recorded),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

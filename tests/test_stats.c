@@ -307,6 +307,160 @@ static void test_stats_throughput_range_is_min_and_max(void **state)
     assert_nan(lo);
 }
 
+/* ---- stability ---- */
+
+/* A run whose every tenth has p50 ns (and the run p50 the same). */
+static run_figures steady_figures(double ns)
+{
+    run_figures f = {.p50_ns = ns, .commands = STATS_SPREAD_MIN_COMMANDS};
+    for (int t = 0; t < STATS_TENTHS; t++)
+        f.tenths[t] = (tenth_figures){ns, 2 * ns};
+    return f;
+}
+
+static bool stable_of(const run_figures *f, const hist *modal, double before, double after,
+                      char *reason, size_t size)
+{
+    stability_input in = {.fig = f,
+                          .modal = modal,
+                          .nmodal = modal ? 1 : 0,
+                          .floor_before_ns = before,
+                          .floor_after_ns = after};
+    return !stats_stability(&in, reason, size);
+}
+
+static void test_stats_stability_flags_tenths_spread(void **state)
+{
+    (void)state;
+    /* the bench serve run of the issue: tenths 6.0 38.7 50.1 ... 57.2 6.4 us */
+    static const double us[STATS_TENTHS] = {6.0,  38.7, 50.1, 44.0, 52.3,
+                                            49.9, 51.0, 55.5, 57.2, 6.4};
+    run_figures f = steady_figures(40000);
+    for (int t = 0; t < STATS_TENTHS; t++)
+        f.tenths[t].p50_ns = us[t] * 1000;
+    char reason[256];
+    assert_false(stable_of(&f, NULL, NAN, NAN, reason, sizeof reason));
+    assert_string_equal(reason, "tenths' p50 spread 6.000 to 57.20 us (9.5x)");
+    /* 1.5x exactly is still stable; empty tenths (NAN) are left out */
+    f = steady_figures(1000);
+    f.tenths[3].p50_ns = 1500;
+    f.tenths[9].p50_ns = NAN;
+    assert_true(stable_of(&f, NULL, NAN, NAN, reason, sizeof reason));
+    assert_string_equal(reason, "");
+    f.tenths[3].p50_ns = 1501;
+    assert_false(stable_of(&f, NULL, NAN, NAN, reason, sizeof reason));
+    /* too few commands for a tenth's p50 to mean much */
+    f.commands = STATS_SPREAD_MIN_COMMANDS - 1;
+    assert_true(stable_of(&f, NULL, NAN, NAN, reason, sizeof reason));
+}
+
+/* n samples spread evenly over [ns * (1 - w), ns * (1 + w)]. */
+static void record_lump(hist *h, double ns, double w, int n)
+{
+    for (int i = 0; i < n; i++)
+        hist_record(h, (uint64_t)(ns * (1 - w + 2 * w * (i + 0.5) / n)));
+}
+
+static void test_stats_two_modes_finds_same_and_cross_cpu_lumps(void **state)
+{
+    (void)state;
+    hist h;
+    assert_int_equal(hist_init(&h), 0);
+    /* a process run that moved: 2.6 us on one CPU, 38 us across CPUs */
+    record_lump(&h, 2600, 0.05, 6000);
+    record_lump(&h, 38000, 0.10, 4000);
+    double lo, hi;
+    assert_true(stats_two_modes(&h, &lo, &hi));
+    assert_close(lo, 2600, 0.01);
+    assert_close(hi, 38000, 0.01);
+    run_figures f = steady_figures((double)hist_percentile(&h, 0.5));
+    char reason[256];
+    const char *names[] = {"Order.AddTopping"};
+    stability_input in = {.fig = &f,
+                          .modal = &h,
+                          .names = names,
+                          .nmodal = 1,
+                          .floor_before_ns = NAN,
+                          .floor_after_ns = NAN};
+    assert_true(stats_stability(&in, reason, sizeof reason));
+    assert_string_equal(reason, "two modes in Order.AddTopping, at 2.599 us and 38.00 us");
+    /* a lump of 5% is a tail, not a mode */
+    hist_reset(&h);
+    record_lump(&h, 2600, 0.05, 9500);
+    record_lump(&h, 38000, 0.10, 500);
+    assert_false(stats_two_modes(&h, NULL, NULL));
+    /* two lumps less than 4x apart are not called two modes: two steps of
+     * one verb may differ that much (2.3 and 4.6 us under ASan) */
+    hist_reset(&h);
+    record_lump(&h, 2300, 0.02, 5000);
+    record_lump(&h, 4600, 0.02, 5000);
+    assert_false(stats_two_modes(&h, NULL, NULL));
+    hist_reset(&h);
+    record_lump(&h, 2600, 0.02, 5000);
+    record_lump(&h, 7800, 0.02, 5000);
+    assert_false(stats_two_modes(&h, NULL, NULL));
+    hist_reset(&h);
+    record_lump(&h, 2600, 0.02, 5000);
+    record_lump(&h, 12000, 0.02, 5000); /* 4.6x */
+    assert_true(stats_two_modes(&h, NULL, NULL));
+    /* too few samples to tell */
+    hist_reset(&h);
+    record_lump(&h, 2600, 0.05, 40);
+    record_lump(&h, 38000, 0.10, 40);
+    assert_false(stats_two_modes(&h, NULL, NULL));
+    hist_free(&h);
+}
+
+static void test_stats_two_modes_leaves_log_normal_alone(void **state)
+{
+    (void)state;
+    hist h;
+    assert_int_equal(hist_init(&h), 0);
+    for (double sigma = 0.1; sigma < 1.6; sigma += 0.5) {
+        hist_reset(&h);
+        rng_state = UINT64_C(0x9e3779b97f4a7c15);
+        for (int i = 0; i < 20000; i++) { /* Box-Muller: a log-normal around 20 us */
+            double u1 = ((double)(rng_next() >> 11) + 1) / 9007199254740993.0;
+            double u2 = (double)(rng_next() >> 11) / 9007199254740992.0;
+            double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+            hist_record(&h, (uint64_t)(20000 * exp(sigma * z)));
+        }
+        if (stats_two_modes(&h, NULL, NULL))
+            fail_msg("a log-normal of sigma %.1f called two-mode", sigma);
+        run_figures f = steady_figures(20000);
+        char reason[256];
+        assert_true(stable_of(&f, &h, NAN, NAN, reason, sizeof reason));
+    }
+    /* the memory target's shape: a mode near 250 ns and 4% near 2 us (ticks) */
+    hist_reset(&h);
+    record_lump(&h, 250, 0.3, 9600);
+    record_lump(&h, 2100, 0.1, 400);
+    assert_false(stats_two_modes(&h, NULL, NULL));
+    hist_free(&h);
+}
+
+static void test_stats_stability_flags_floor_moved_and_above_p50(void **state)
+{
+    (void)state;
+    run_figures f = steady_figures(22000);
+    char reason[256];
+    assert_true(stable_of(&f, NULL, 2600, 3000, reason, sizeof reason));
+    assert_false(stable_of(&f, NULL, 2600, 4000, reason, sizeof reason));
+    assert_string_equal(reason, "the floor moved from 2.600 to 4.000 us");
+    assert_false(stable_of(&f, NULL, 40000, 3000, reason, sizeof reason));
+    assert_string_equal(reason, "the floor moved from 40.00 to 3.000 us; the round-trip floor "
+                                "40.00 us is above the p50 22.00 us it should explain");
+    /* make run's process row: a floor of 52.88 us beside a p50 of 3.955 us */
+    f = steady_figures(3955);
+    assert_false(stable_of(&f, NULL, NAN, 52880, reason, sizeof reason));
+    assert_string_equal(
+        reason, "the round-trip floor 52.88 us is above the p50 3.955 us it should explain");
+    /* a reason that does not fit is cut short, NUL-terminated */
+    char small[16];
+    assert_false(stable_of(&f, NULL, NAN, 52880, small, sizeof small));
+    assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +477,10 @@ int main(void)
         cmocka_unit_test(test_stats_figures_median_takes_each_figure_alone),
         cmocka_unit_test(test_stats_figures_median_of_many_runs),
         cmocka_unit_test(test_stats_throughput_range_is_min_and_max),
+        cmocka_unit_test(test_stats_stability_flags_tenths_spread),
+        cmocka_unit_test(test_stats_two_modes_finds_same_and_cross_cpu_lumps),
+        cmocka_unit_test(test_stats_two_modes_leaves_log_normal_alone),
+        cmocka_unit_test(test_stats_stability_flags_floor_moved_and_above_p50),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

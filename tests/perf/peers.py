@@ -11,6 +11,9 @@ with taskset).
 Each pair runs RUNS times, interleaved (bench, peer, bench, peer ...), each
 run a fresh store; the figure of each side is the median of its runs, in
 commands per second of the timed pass, and the ratio is bench over peer.
+Every run is printed with its placement (bench's as its report records it,
+the peer's as this process's affinity, which it inherits); the script
+refuses, exit 1, to take a median over runs of different placements.
 Goals (docs/benchmarks.md): sqlite >= 0.8x its peer, postgres >= 1.3x
 pgbench, at normal and at full durability, at default placement. Exits 1
 when a goal is missed, unless BENCH_PEER_REPORT_ONLY is set (pinned runs).
@@ -79,7 +82,9 @@ def bench_run(build, spec, label, cycles):
     if report["failed"] or report["skipped"] or not report["results"]:
         sys.exit(f"peers: bench {label} did not run: {report['failed'] or report['skipped']}")
     result = report["results"][0]
-    return result["median"]["throughput_per_s"], result["median"]["round_trips_per_command"]
+    where = result.get("placement") or f"bench on CPUs {report['environment']['cpu_affinity']}"
+    return (result["median"]["throughput_per_s"], result["median"]["round_trips_per_command"],
+            where, report["environment"]["cpu_affinity"])
 
 
 def sqlite_peer(build, durability, cycles):
@@ -130,9 +135,19 @@ def ensure_database():
                        check=True, capture_output=True)
 
 
+def cpu_list():
+    """This process's affinity as bench writes it: "0-1", "0,2-5"."""
+    cpus, out = sorted(os.sched_getaffinity(0)), []
+    for c in cpus:
+        if out and out[-1][1] == c - 1:
+            out[-1][1] = c
+        else:
+            out.append([c, c])
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
+
+
 def placement():
-    cpus = os.sched_getaffinity(0)
-    return f"cpus {','.join(str(c) for c in sorted(cpus))} of {os.cpu_count()}"
+    return f"cpus {cpu_list()} of {os.cpu_count()}"
 
 
 def main():
@@ -145,19 +160,29 @@ def main():
                   "scripts/pg-scratch.sh, which needs the postgresql package)")
             return 0
         ensure_database()
-    missed = 0
+    missed, refused = 0, False
     with tempfile.TemporaryDirectory() as tmp:
         spec = os.path.join(tmp, "pizzas_peers.yaml")
         perf_spec(spec)
         for durability in ("normal", "full"):
             cycles = CYCLES[engine][durability]
-            ours, theirs, trips = [], [], []
-            for _ in range(RUNS):
-                tput, rt = bench_run(build, spec, f"{engine}-{durability}", cycles)
+            ours, theirs, trips, places = [], [], [], set()
+            for k in range(RUNS):
+                tput, rt, where, bench_cpus = bench_run(build, spec, f"{engine}-{durability}",
+                                                        cycles)
                 ours.append(tput)
                 trips.append(rt)
                 theirs.append(sqlite_peer(build, durability, cycles) if engine == "sqlite"
                               else pgbench(durability, cycles))
+                peer_cpus = cpu_list()
+                places.add((bench_cpus, peer_cpus))
+                print(f"{engine} {durability} run {k + 1}: bench {tput:,.0f} commands/s "
+                      f"({where}), peer {theirs[-1]:,.0f} commands/s (cpus {peer_cpus})")
+            if len(places) > 1 or any(b != p for b, p in places):
+                print(f"{engine} {durability}: refusing to take a median over runs of different "
+                      f"placements (bench, peer CPUs: {sorted(places)})")
+                refused = True
+                continue
             a, b = statistics.median(ours), statistics.median(theirs)
             ratio = a / b
             goal = GOALS[engine]
@@ -174,7 +199,7 @@ def main():
                   f"to {max(theirs):,.0f}); ratio {ratio:.2f} ({verdict}); {RUNS} interleaved "
                   f"runs of {cycles} cycles, placement {placement()}")
     # a pinned run is reported; the goals are for default placement
-    return 1 if missed and not os.environ.get("BENCH_PEER_REPORT_ONLY") else 0
+    return 1 if refused or (missed and not os.environ.get("BENCH_PEER_REPORT_ONLY")) else 0
 
 
 if __name__ == "__main__":
