@@ -10,7 +10,8 @@
 
 static const char csv_header[] =
     "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,throughput_max,"
-    "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,status,failed_run,status_reason,"
+    "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,status,failed_run,"
+    "status_reason,"
     "placement,harness_floor_p50_us,harness_cost_ns_per_command\n";
 
 /* A field, quoted as RFC 4180 asks when it holds a comma, a quote or a line
@@ -70,7 +71,9 @@ static void put_row(FILE *out, const report *r, const target_result *t)
     put_us(out, m.max_ns);
     put_us(out, m.mean_ns);
     put_double(out, m.drift);
-    fprintf(out, ",%s,%s,", results_verify_name(t->verify), results_status_name(t));
+    fprintf(out, ",%s,", results_verify_name(t->verify));
+    put_field(out, t->verify_level);
+    fprintf(out, ",%s,", results_status_name(t));
     if (t->failed_run > 0)
         fprintf(out, "%d", t->failed_run);
     fputc(',', out);

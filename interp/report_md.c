@@ -195,6 +195,9 @@ static void put_verify(FILE *out, const report *r)
             fputs(first ? "" : ", ", out);
             put_inline(out, target, false);
             fprintf(out, " %s", results_verify_name(t->verify));
+            const char *level = results_verify_level_text(t->verify_level);
+            if (t->verify == VERIFY_PASS && level)
+                fprintf(out, " (%s)", level);
             if (t->verify == VERIFY_FAIL && *t->verify_detail) {
                 fputs(" (", out);
                 put_inline(out, t->verify_detail, false);

@@ -550,3 +550,17 @@ const char *results_run_status_name(const run_result *run)
 {
     return run->unstable ? "unstable" : "ok";
 }
+
+const char *results_verify_level_text(const char *level)
+{
+    static const char *const texts[][2] = {
+        {"counts", "counts"},
+        {"sample", "counts and a sample of records"},
+        {"state", "every record"},
+        {"full", "every record and the counts"},
+    };
+    for (size_t i = 0; level && i < sizeof texts / sizeof *texts; i++)
+        if (!strcmp(level, texts[i][0]))
+            return texts[i][1];
+    return NULL;
+}

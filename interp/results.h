@@ -164,4 +164,9 @@ void results_target_cell(const target_result *t, char *buf, size_t n);
 /* "pass", "fail" or "n/a", as every format names a verify status. */
 const char *results_verify_name(verify_status v);
 
+/* What a verify level read back, for people: "counts", "counts and a
+ * sample of records", "every record", "every record and the counts"; NULL
+ * for NULL (nothing was checked) or an unknown level. */
+const char *results_verify_level_text(const char *level);
+
 #endif

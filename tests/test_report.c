@@ -727,7 +727,8 @@ static void test_report_csv_header_and_rows(void **state)
     char *csv = render(report_csv, r);
     static const char header[] =
         "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,"
-        "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,status,"
+        "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,"
+        "status,"
         "failed_run,status_reason,placement,harness_floor_p50_us,harness_cost_ns_per_command\n";
     assert_true(strncmp(csv, header, strlen(header)) == 0);
     char *line = csv + strlen(header);
@@ -740,13 +741,13 @@ static void test_report_csv_header_and_rows(void **state)
         *end = '\0';
         char *f[32];
         int n = 0;
-        for (char *p = line; n < 17; p++) { /* no figure needs quotes; f[17] is the rest */
+        for (char *p = line; n < 18; p++) { /* no figure needs quotes; f[18] is the rest */
             f[n++] = p;
             p = strchr(p, ',');
             assert_non_null(p);
             *p = '\0';
         }
-        f[17] = f[16] + strlen(f[16]) + 1;
+        f[18] = f[17] + strlen(f[17]) + 1;
         cJSON *res = cJSON_GetArrayItem(item(json, "results"), row);
         cJSON *median = item(res, "median");
         assert_string_equal(f[0], cJSON_GetStringValue(item(res, "domain")));
@@ -770,10 +771,12 @@ static void test_report_csv_header_and_rows(void **state)
         else
             assert_true(strtod(f[15], NULL) == fig(median, "drift"));
         assert_string_equal(f[16], cJSON_GetStringValue(item(res, "verify")));
+        const cJSON *level = item(res, "verify_level");
+        assert_string_equal(f[17], cJSON_IsString(level) ? cJSON_GetStringValue(level) : "");
         const char *status = cJSON_GetStringValue(item(res, "status"));
-        assert_true(strncmp(f[17], status, strlen(status)) == 0 && f[17][strlen(status)] == ',');
-        size_t len = strlen(f[17]);
-        assert_true(len > 12 && !strcmp(f[17] + len - 12, ",0.104,85.26"));
+        assert_true(strncmp(f[18], status, strlen(status)) == 0 && f[18][strlen(status)] == ',');
+        size_t len = strlen(f[18]);
+        assert_true(len > 12 && !strcmp(f[18] + len - 12, ",0.104,85.26"));
         row++;
         line = end + 1;
     }
@@ -826,7 +829,7 @@ static void test_report_result_without_runs_has_no_figures(void **state)
         strstr(md, "\n| banking | sqlite (full) | failed | in run 2 | n/a | n/a | n/a |\n"));
     free(md);
     char *csv = render(report_csv, &copy);
-    assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail,failed,2,\"run "
+    assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail,,failed,2,\"run "
                                 "2, cycle 17, step 4 (Account.Debit): refused: the balance does "
                                 "not cover it\",,0.104,85.26\n"));
     free(csv);
@@ -869,11 +872,11 @@ static void test_report_failed_in_run_2_and_unstable_show_in_every_format(void *
     assert_non_null(strstr(md, "\n| pizzas | process (unstable) | "));
     free(md);
     char *csv = render(report_csv, r);
-    assert_non_null(strstr(csv, ",fail,failed,2,\"run 2, cycle 17, step 4 (Account.Debit): "));
-    assert_non_null(strstr(csv, ",pass,unstable,,run 2: tenths' p50 spread 6.000 to 57.20 us "
+    assert_non_null(strstr(csv, ",fail,,failed,2,\"run 2, cycle 17, step 4 (Account.Debit): "));
+    assert_non_null(strstr(csv, ",pass,,unstable,,run 2: tenths' p50 spread 6.000 to 57.20 us "
                                 "(9.5x),bench and its child on CPU 1 (the process target's "
                                 "default; --cpu overrides),0.104,85.26\n"));
-    assert_non_null(strstr(csv, ",pass,ok,,,,0.104,85.26\n"));
+    assert_non_null(strstr(csv, ",pass,,ok,,,,0.104,85.26\n"));
     free(csv);
 }
 

@@ -26,6 +26,9 @@ echo "   with p50 <= 1 us; banking >= 500,000 commands/s; null >= 5,000,000 comm
     --warmup 1000 --runs 3 --quiet --format json --output "$tmp/run.json" $cpu
 python3 "$here/check_run.py" "$tmp/run.json"
 
+echo "== stability: 20 pinned runs of one quiet command, none flagged unstable (goal)"
+python3 "$here/pinned_stable.py" "$bench"
+
 echo "== flat harness memory: peak RSS of a null run, 1,000,000 vs 10,000 iterations (goal: within 10%)"
 python3 "$here/rss.py" "$bench" specs/pizzas.yaml
 
