@@ -459,7 +459,7 @@ bool stats_stability(const stability_input *in, char *reason, size_t size)
     }
     bool unstable = false;
     if (lo > 0 && hi / lo > STATS_TENTHS_SPREAD) {
-        add_reason(reason, size, &len, "tenths' p50 spread %s to %s us (%.1fx)",
+        add_reason(reason, size, &len, "tenths' p50 spread %s to %s us (%.2fx)",
                    us_text(lo, a, sizeof a), us_text(hi, b, sizeof b), hi / lo);
         unstable = true;
     }

@@ -340,7 +340,7 @@ static void test_stats_stability_flags_tenths_spread(void **state)
         f.tenths[t].p50_ns = us[t] * 1000;
     char reason[256];
     assert_false(stable_of(&f, NULL, NAN, NAN, reason, sizeof reason));
-    assert_string_equal(reason, "tenths' p50 spread 6.000 to 57.20 us (9.5x)");
+    assert_string_equal(reason, "tenths' p50 spread 6.000 to 57.20 us (9.53x)");
     /* 1.5x exactly is still stable; empty tenths (NAN) are left out */
     f = steady_figures(1000);
     f.tenths[3].p50_ns = 1500;
