@@ -100,13 +100,13 @@ def pizza(v, what):
     )
 
 
-def topping(v, what):
-    return check_struct(v, what, {"name": check_string, "amount": check_int})
+def amount(v, what):  # ToppingAmount: above 0
+    return check_int(v, what, 1)
 
 
 PARAMS = {
     "Order.CreatePizza": {"name": check_string, "pizza": pizza},
-    "Order.AddTopping": {"name": check_string, "topping": topping},
+    "Order.AddTopping": {"name": check_string, "topping": check_string, "amount": amount},
     "Order.Purchase": {"name": check_string, "customer_name": check_string, "amount": cents},
 }
 
@@ -144,7 +144,7 @@ class Pizzas:
                 raise Refused("the pizza is already sold")
             if not len(order["toppings"]) < 10:
                 raise Refused("at most 10 toppings")
-            order["toppings"].append(args["topping"])
+            order["toppings"].append({"name": args["topping"], "amount": args["amount"]})
             return self.emit("ToppingAdded", args)
         # Order.Purchase
         if order["status"] != "available":

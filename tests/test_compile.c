@@ -193,9 +193,10 @@ static void test_compile_pizzas_domain(void **state)
     const plan *p = c.p;
     assert_string_equal(p->domain, "pizzas");
     assert_string_equal(p->about, "Order a large pizza, top it twice, buy it.");
-    assert_int_equal(p->ntypes, 4);
-    static const char *const type_names[] = {"Cents", "Size", "Pizza", "Topping"};
-    for (size_t i = 0; i < 4; i++)
+    assert_int_equal(p->ntypes, 6);
+    static const char *const type_names[] = {"Cents",       "Size",          "Pizza",
+                                             "ToppingName", "ToppingAmount", "Topping"};
+    for (size_t i = 0; i < 6; i++)
         assert_string_equal(p->types[i]->name, type_names[i]);
     assert_int_equal(p->types[0]->kind, TY_INT);
     assert_true(p->types[0]->has_min && p->types[0]->min == 0 && !p->types[0]->has_max);
@@ -234,8 +235,8 @@ static void test_compile_pizzas_domain(void **state)
     const command *add = verb(p, "Order.AddTopping");
     assert_int_equal(add->effects[0].kind, EFFECT_APPEND);
     assert_int_equal(add->effects[0].field, 2);
-    assert_non_null(add->effects[0].value);
-    assert_null(add->effects[0].build);
+    assert_null(add->effects[0].value); /* a Topping built from its two arguments */
+    assert_non_null(add->effects[0].build);
     assert_string_equal(add->guards[1].refuse, "at most 10 toppings");
     const command *buy = verb(p, "Order.Purchase");
     assert_int_equal(buy->effects[0].field, 3);
@@ -288,13 +289,13 @@ static void test_compile_pizzas_workload(void **state)
     assert_string_equal(w->targets[3].name, "postgres");
     assert_string_equal(target_opt_str(&w->targets[3], "fence"), "rls");
     assert_null(target_opt_str(&w->targets[2], "fence"));
-    /* the AddTopping argument is a struct built from the YAML mapping */
-    const value *topping = &w->cycle[1].args.u.items[1];
-    assert_int_equal(topping->kind, VAL_STRUCT);
-    assert_int_equal(topping->len, 2);
-    assert_int_equal(topping->u.items[0].kind, VAL_STRING);
-    assert_memory_equal(topping->u.items[0].u.s, "Basil", 5);
-    assert_true(topping->u.items[1].u.i == 3);
+    /* AddTopping takes the topping and its amount as two arguments, as the framework does */
+    const value *add = &w->cycle[1].args;
+    assert_int_equal(add->len, 3);
+    assert_int_equal(add->u.items[1].kind, VAL_STRING);
+    assert_memory_equal(add->u.items[1].u.s, "Basil", 5);
+    assert_int_equal(add->u.items[2].kind, VAL_INT);
+    assert_true(add->u.items[2].u.i == 3);
     /* an enum argument is its index */
     const value *pizza = &w->cycle[0].args.u.items[1];
     assert_int_equal(pizza->u.items[1].kind, VAL_ENUM);
@@ -348,8 +349,8 @@ static void test_compile_banking_domain(void **state)
     const ty *pt = event_named(p, "AccountDebited")->payload;
     assert_fields(pt, debited, 3);
     assert_int_equal(pt->fields[0].type->kind, TY_STRING);
-    assert_int_equal(pt->fields[1].type->kind, TY_INT);
-    assert_string_equal(pt->fields[1].type->name, "Cents");
+    assert_int_equal(pt->fields[1].type->kind, TY_STRUCT); /* money: {cents, currency} */
+    assert_string_equal(pt->fields[1].type->name, "Money");
     assert_int_equal(pt->fields[2].type->kind, TY_STRING);
     static const char *const opened[] = {"number", "customer", "kind", "daily_limit"};
     assert_fields(event_named(p, "AccountOpened")->payload, opened, 4);

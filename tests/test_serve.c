@@ -166,10 +166,10 @@ static void test_serve_answers_a_command_with_its_event(void **state)
     /* member order and whitespace are free */
     assert_string_equal(
         ask(s,
-            " { \"args\" : { \"topping\" : {\"amount\":3, \"name\":\"Basil\"}, \"name\":\"p1\" },"
+            " { \"args\" : { \"amount\" : 3, \"topping\" : \"Basil\", \"name\":\"p1\" },"
             " \"verb\" : \"Order.AddTopping\" } "),
         "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"p1\","
-        "\"topping\":{\"name\":\"Basil\",\"amount\":3}}}]}");
+        "\"topping\":\"Basil\",\"amount\":3}}]}");
     assert_int_equal(serve_stop(s), 0);
 }
 
@@ -194,7 +194,7 @@ static void test_serve_refusal_carries_the_runtime_message(void **state)
                         "{\"ok\":false,\"error\":\"Order.CreatePizza refused: Order 'p1' already "
                         "exists\"}");
     assert_string_equal(ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"nope\","
-                               "\"topping\":{\"name\":\"Basil\",\"amount\":3}}}"),
+                               "\"topping\":\"Basil\",\"amount\":3}}"),
                         "{\"ok\":false,\"error\":\"Order.AddTopping refused: Order 'nope' does not "
                         "exist\"}");
     assert_int_equal(serve_stop(s), 0);
@@ -209,8 +209,8 @@ static void test_serve_count_request_counts_what_was_kept(void **state)
     ask(s, CREATE("p1"));
     ask(s, CREATE("p2"));
     ask(s, CREATE("p2")); /* refused: nothing kept */
-    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
-           "\"amount\":1}}}");
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":\"B\","
+           "\"amount\":1}}");
     assert_string_equal(ask(s, "{\"count\":true}"),
                         "{\"ok\":true,\"aggregates\":{\"Order\":2},\"events\":{\"PizzaCreated\":2,"
                         "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
@@ -222,8 +222,8 @@ static void test_serve_answers_the_record_request(void **state)
 {
     server *s = serve_start("specs/pizzas.yaml");
     ask(s, CREATE("p1"));
-    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
-           "\"amount\":1}}}");
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":\"B\","
+           "\"amount\":1}}");
     const char *a = ask(s, "{\"record\":{\"aggregate\":\"Order\",\"id\":\"p1\"}}");
     assert_answer(a);
     assert_true(valid_as("recordAnswer", a));
@@ -252,8 +252,8 @@ static void serve_on_a_sql_store(const char *store)
     assert_string_equal(ask(s, CREATE("p1")),
                         "{\"ok\":false,\"error\":\"Order.CreatePizza refused: Order 'p1' already "
                         "exists\"}");
-    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":{\"name\":\"B\","
-           "\"amount\":1}}}");
+    ask(s, "{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":\"B\","
+           "\"amount\":1}}");
     assert_string_equal(ask(s, "{\"count\":true}"),
                         "{\"ok\":true,\"aggregates\":{\"Order\":1},\"events\":{\"PizzaCreated\":1,"
                         "\"ToppingAdded\":1,\"PizzaPurchased\":0}}");
