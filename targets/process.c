@@ -75,12 +75,14 @@ typedef struct process_target {
     char name[128]; /* the program, for messages: "python3", "bench serve" */
     pid_t pid;
     bool reaped, exited, broken;
-    bool answered;  /* the last dispatch answered a success, for settle */
-    bool no_record; /* the runtime refused the record request: it cannot read back */
-    int status;     /* as waitpid reports it, once exited */
-    int in_fd;      /* the child's stdin (our write end), or -1 */
-    int out_fd;     /* the child's stdout (our read end) */
-    int err_fd;     /* the child's stderr (our read end, non-blocking) */
+    bool answered;     /* the last dispatch answered a success, for settle */
+    bool no_record;    /* the runtime refused the record request: read back from instances */
+    bool no_instances; /* it refused the instances request too: it cannot read back */
+    cJSON *instances;  /* the store as {"instances":true} answered it, until the next command */
+    int status;        /* as waitpid reports it, once exited */
+    int in_fd;         /* the child's stdin (our write end), or -1 */
+    int out_fd;        /* the child's stdout (our read end) */
+    int err_fd;        /* the child's stderr (our read end, non-blocking) */
     int timeout_ms;
     jline req;      /* the request line prepare encoded */
     jline prefixes; /* per command: {"verb":"...","args": */
@@ -703,6 +705,7 @@ static void process_close(target *t)
     free(pt->emits_at);
     free(pt->emits_len);
     free(pt->rbuf);
+    cJSON_Delete(pt->instances);
     free(pt);
 }
 
@@ -748,17 +751,27 @@ static void build_prefixes(process_target *pt, const target_spec *spec)
     pt->prefix_at = xcalloc(p->ncommands + 1, sizeof *pt->prefix_at);
     pt->prefix_len = xcalloc(p->ncommands + 1, sizeof *pt->prefix_len);
     const target_opt_value *renames = target_opt_given(spec, "verbs");
+    const char *prefix = target_opt_str(spec, "verb_prefix");
+    jline name = {0};
     for (size_t i = 0; i < p->ncommands; i++) {
         const char *verb = p->commands[i]->verb;
+        bool renamed = false;
         for (size_t k = 0; renames && k < renames->n; k++)
-            if (!strcmp(renames->keys[k], verb))
+            if (!strcmp(renames->keys[k], verb)) {
                 verb = renames->vals[k];
+                renamed = true;
+            }
+        name.len = 0;
+        if (prefix && !renamed) /* a rename is the whole name the runtime expects */
+            jline_puts(&name, prefix);
+        jline_puts(&name, verb);
         pt->prefix_at[i] = pt->prefixes.len;
         jline_puts(&pt->prefixes, "{\"verb\":");
-        json_put_string(&pt->prefixes, verb, strlen(verb));
+        json_put_string(&pt->prefixes, name.data, name.len);
         jline_puts(&pt->prefixes, ",\"args\":");
         pt->prefix_len[i] = pt->prefixes.len - pt->prefix_at[i];
     }
+    jline_free(&name);
 }
 
 /* The events a success of cmd emits, as the C runtime does: its own, then
@@ -884,6 +897,10 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
 static int process_prepare(target *t, const command *cmd, const value *args)
 {
     process_target *pt = (process_target *)t;
+    if (pt->instances) { /* a command may change the store: read it afresh */
+        cJSON_Delete(pt->instances);
+        pt->instances = NULL;
+    }
     jline *b = &pt->req;
     b->len = 0;
     jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
@@ -970,12 +987,128 @@ static int process_count(target *t, uint64_t *aggs, uint64_t *events)
     return stray_line(pt, 0);
 }
 
+/* ---- reading back from the instances dump ---- */
+
+/* A record as the instances dump holds it, in the spec's shape: the fields
+ * the spec declares (the runtime's store may hold more: those are left
+ * out), and a value object where the spec declares a scalar read as its
+ * first member ({"value":"pizza-1"}, {"cents":100,"currency":"USD"}). */
+static cJSON *spec_shape(const ty *t, const cJSON *v)
+{
+    if (t->kind == TY_STRUCT && cJSON_IsObject(v)) {
+        cJSON *o = cJSON_CreateObject();
+        for (size_t i = 0; i < t->nfields; i++) {
+            const cJSON *m = cJSON_GetObjectItemCaseSensitive(v, t->fields[i].name);
+            if (m && !cJSON_IsNull(m))
+                cJSON_AddItemToObject(o, t->fields[i].name, spec_shape(t->fields[i].type, m));
+        }
+        return o;
+    }
+    if (t->kind == TY_LIST && cJSON_IsArray(v)) {
+        cJSON *l = cJSON_CreateArray();
+        const cJSON *item;
+        cJSON_ArrayForEach(item, v)
+        {
+            cJSON_AddItemToArray(l, spec_shape(t->elem, item));
+        }
+        return l;
+    }
+    while (t->kind != TY_STRUCT && t->kind != TY_LIST && cJSON_IsObject(v) && v->child)
+        v = v->child;
+    return cJSON_Duplicate(v, true);
+}
+
+/* Asks for the instances dump once per read-back pass (a command drops it). */
+static int fetch_instances(process_target *pt)
+{
+    static const char req[] = "{\"instances\":true}\n";
+    const char *line;
+    size_t len;
+    int rc = round_trip(pt, req, sizeof req - 1, &line, &len);
+    if (rc == TARGET_OK && (rc = stray_line(pt, 0)) == TARGET_OK) {
+        cJSON *root = parse_whole(line, len);
+        if (!root)
+            return not_protocol(pt, line, len);
+        pt->instances = cJSON_DetachItemFromObjectCaseSensitive(root, "instances");
+        cJSON_Delete(root);
+        if (cJSON_IsObject(pt->instances))
+            return TARGET_OK;
+        cJSON_Delete(pt->instances);
+        pt->instances = NULL;
+        rc = TARGET_REFUSED;
+        snprintf(pt->base.message, sizeof pt->base.message, "its answer has no instances object");
+    }
+    if (rc != TARGET_REFUSED)
+        return rc;
+    pt->no_instances = true;
+    err_prefix_buf(pt->base.message, sizeof pt->base.message,
+                   "%s answers neither the record request nor the instances request: ", pt->name);
+    return TARGET_UNSUPPORTED;
+}
+
+/* The instances form of the read back (the seed framework's --serve): the
+ * dump is an object of "Domain::Aggregate#id" (or "Aggregate#id") to the
+ * record. Returns as process_read does. */
+static int read_instance(process_target *pt, const aggregate *agg, const value *key, arena *a,
+                         value *out)
+{
+    if (pt->no_instances)
+        return TARGET_UNSUPPORTED;
+    if (!pt->instances) {
+        int rc = fetch_instances(pt);
+        if (rc != TARGET_OK)
+            return rc;
+    }
+    jline id = {0};
+    json_put_value(&id, agg->state->fields[agg->identity].type, key);
+    jline_put(&id, "", 1);
+    cJSON *idv = cJSON_Parse(id.data);
+    jline want = {0};
+    jline_puts(&want, agg->name);
+    jline_puts(&want, "#");
+    if (cJSON_IsString(idv))
+        jline_puts(&want, idv->valuestring);
+    else
+        jline_put(&want, id.data, strlen(id.data));
+    cJSON_Delete(idv);
+    jline_free(&id);
+    const cJSON *rec = NULL, *it;
+    cJSON_ArrayForEach(it, pt->instances)
+    {
+        size_t n = strlen(it->string);
+        if (n >= want.len && !memcmp(it->string + n - want.len, want.data, want.len) &&
+            (n == want.len ||
+             (n >= want.len + 2 && !memcmp(it->string + n - want.len - 2, "::", 2)))) {
+            rec = it;
+            break;
+        }
+    }
+    jline_free(&want);
+    if (!rec)
+        return 0;
+    cJSON *shaped = spec_shape(agg->state, rec);
+    char *text = cJSON_PrintUnformatted(shaped);
+    cJSON_Delete(shaped);
+    if (!text)
+        return broken(pt, "out of memory reading %s's instances", pt->name);
+    char why[512];
+    value got;
+    int drc = json_decode(text, strlen(text), agg->state, "", a, &got, why, sizeof why);
+    if (drc == 0)
+        *out = value_copy(a, &got);
+    free(text);
+    if (drc < 0)
+        return broken(pt, "%s answered the instances request with a record that is not an %s: %s",
+                      pt->name, agg->name, why);
+    return 1;
+}
+
 /* The record request: {"record":{"aggregate":"Order","id":...}}. */
 static int process_read(target *t, const aggregate *agg, const value *key, arena *a, value *out)
 {
     process_target *pt = (process_target *)t;
     if (pt->no_record)
-        return TARGET_UNSUPPORTED;
+        return read_instance(pt, agg, key, a, out);
     jline *b = &pt->req;
     b->len = 0;
     jline_puts(b, "{\"record\":{\"aggregate\":");
@@ -1016,7 +1149,7 @@ static int process_read(target *t, const aggregate *agg, const value *key, arena
     pt->no_record = true;
     err_prefix_buf(t->message, sizeof t->message,
                    "%s does not answer the record request: ", pt->name);
-    return TARGET_UNSUPPORTED;
+    return read_instance(pt, agg, key, a, out);
 }
 
 static const target_option process_options[] = {
@@ -1026,6 +1159,9 @@ static const target_option process_options[] = {
     {.name = "verbs",
      .type = TARGET_OPT_VERBS,
      .about = "verb renames: Aggregate.Command to the name the runtime expects"},
+    {.name = "verb_prefix",
+     .type = TARGET_OPT_STRING,
+     .about = "put before every verb not renamed: \"Pizzas::\" sends Pizzas::Order.CreatePizza"},
     {.name = "timeout_ms",
      .type = TARGET_OPT_INT,
      .dflt = TEXT(PROCESS_TIMEOUT_MS),

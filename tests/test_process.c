@@ -272,6 +272,44 @@ static void test_a_runtime_without_the_count_request_verifies_na(void **state)
     assert_pids_gone(scratch.pids, 1);
 }
 
+/* The seed framework's --serve loop (tests/fixtures/hecks_runtime.py speaks
+ * it): qualified verbs by the one-line verb_prefix, its value-object
+ * argument shapes, no count and no record request, so verify by state reads
+ * the records back from its {"instances":true} dump. */
+static void seed_runtime_verifies_state(const char *base, const char *targets)
+{
+    if (!python_here())
+        skip();
+    const plan *p = scratch_spec(base, targets);
+    run_options o = options(20, 200, 1);
+    o.verify = VERIFY_LEVEL_STATE;
+    report r = {0};
+    assert_int_equal(run(p, &o, &r), 0);
+    const target_result *tr = only_result(&r);
+    if (tr->failed)
+        fail_msg("%s", tr->reason);
+    if (tr->verify != VERIFY_PASS)
+        fail_msg("verify: %s", tr->verify_detail);
+    assert_string_equal(tr->verify_level, "state");
+    assert_true(isfinite(tr->runs[0].roundtrip_floor_p50_ns)); /* it refuses {} */
+    report_free(&r);
+    assert_int_equal(children_left(), 0);
+}
+
+static void test_seed_runtime_runs_pizzas_and_verifies_state(void **state)
+{
+    seed_runtime_verifies_state("specs/pizzas.yaml",
+                                "    - process: {verb_prefix: \"Pizzas::\", command: [python3, "
+                                "tests/fixtures/hecks_runtime.py, pizzas]}\n");
+}
+
+static void test_seed_runtime_runs_banking_and_verifies_state(void **state)
+{
+    seed_runtime_verifies_state("specs/banking.yaml",
+                                "    - process: {verb_prefix: \"Banking::\", command: [python3, "
+                                "tests/fixtures/hecks_runtime.py, banking]}\n");
+}
+
 /* ---- children that misbehave ---- */
 
 static const target_result *fails(const char *targets, report *r, double *seconds)
@@ -540,6 +578,10 @@ int main(void)
         cmocka_unit_test_teardown(test_python_runtime_with_qualified_verb_names, scratch_teardown),
         cmocka_unit_test_teardown(test_verb_renames_reach_the_runtime, scratch_teardown),
         cmocka_unit_test_teardown(test_a_runtime_without_the_count_request_verifies_na,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_seed_runtime_runs_pizzas_and_verifies_state,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_seed_runtime_runs_banking_and_verifies_state,
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_a_child_that_crashes_fails_the_run, scratch_teardown),
         cmocka_unit_test_teardown(test_a_child_that_hangs_fails_the_run_after_its_timeout,

@@ -165,9 +165,8 @@ static void test_serve_answers_a_command_with_its_event(void **state)
                         "\"p1\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}]}");
     /* member order and whitespace are free */
     assert_string_equal(
-        ask(s,
-            " { \"args\" : { \"amount\" : 3, \"topping\" : \"Basil\", \"name\":\"p1\" },"
-            " \"verb\" : \"Order.AddTopping\" } "),
+        ask(s, " { \"args\" : { \"amount\" : 3, \"topping\" : \"Basil\", \"name\":\"p1\" },"
+               " \"verb\" : \"Order.AddTopping\" } "),
         "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"p1\","
         "\"topping\":\"Basil\",\"amount\":3}}]}");
     assert_int_equal(serve_stop(s), 0);

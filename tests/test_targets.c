@@ -216,7 +216,7 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         {"null", "", TARGET_ACCEPTS_ALL | TARGET_HARNESS},
         {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
         {"postgres", "dsn durability fence keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
-        {"process", "command verbs timeout_ms",
+        {"process", "command verbs verb_prefix timeout_ms",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_ONE_CPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
