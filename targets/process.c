@@ -1046,6 +1046,24 @@ static int fetch_instances(process_target *pt)
     return TARGET_UNSUPPORTED;
 }
 
+
+/* Decodes a record's JSON text (malloc'd; freed here) as an agg record into
+ * *out, in a. Returns 1, or TARGET_ERROR naming the request it answered. */
+static int decode_record(process_target *pt, const aggregate *agg, char *text, const char *request,
+                         arena *a, value *out)
+{
+    char why[512];
+    value got;
+    int drc = json_decode(text, strlen(text), agg->state, "", a, &got, why, sizeof why);
+    if (drc == 0)
+        *out = value_copy(a, &got); /* its strings point into text */
+    free(text);
+    if (drc < 0)
+        return broken(pt, "%s answered the %s request with a record that is not an %s: %s",
+                      pt->name, request, agg->name, why);
+    return 1;
+}
+
 /* The instances form of the read back (the seed framework's --serve): the
  * dump is an object of "Domain::Aggregate#id" (or "Aggregate#id") to the
  * record. Returns as process_read does. */
@@ -1091,16 +1109,7 @@ static int read_instance(process_target *pt, const aggregate *agg, const value *
     cJSON_Delete(shaped);
     if (!text)
         return broken(pt, "out of memory reading %s's instances", pt->name);
-    char why[512];
-    value got;
-    int drc = json_decode(text, strlen(text), agg->state, "", a, &got, why, sizeof why);
-    if (drc == 0)
-        *out = value_copy(a, &got);
-    free(text);
-    if (drc < 0)
-        return broken(pt, "%s answered the instances request with a record that is not an %s: %s",
-                      pt->name, agg->name, why);
-    return 1;
+    return decode_record(pt, agg, text, "instances", a, out);
 }
 
 /* The record request: {"record":{"aggregate":"Order","id":...}}. */
@@ -1128,19 +1137,8 @@ static int process_read(target *t, const aggregate *agg, const value *key, arena
         const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "record");
         char *text = cJSON_IsObject(rec) ? cJSON_PrintUnformatted(rec) : NULL;
         cJSON_Delete(root);
-        if (text) {
-            char why[512];
-            value got;
-            int drc = json_decode(text, strlen(text), agg->state, "", a, &got, why, sizeof why);
-            if (drc == 0)
-                *out = value_copy(a, &got); /* its strings point into text */
-            free(text);
-            if (drc < 0)
-                return broken(pt,
-                              "%s answered the record request with a record that is not an %s: %s",
-                              pt->name, agg->name, why);
-            return 1;
-        }
+        if (text)
+            return decode_record(pt, agg, text, "record", a, out);
         rc = TARGET_REFUSED; /* a success without a record: it does not know the request */
         snprintf(t->message, sizeof t->message, "its answer has no record");
     }
