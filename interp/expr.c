@@ -463,8 +463,9 @@ static xnode *mk_call(cx *c, const func *f, int off, xnode *const *args)
     n->f = f;
     for (int i = 0; i < f->arity; i++) {
         n->args[i] = args[i];
-        if (n->depth < 1 + args[i]->depth)
-            n->depth = 1 + args[i]->depth;
+        int d = args[i] ? 1 + args[i]->depth : 0; /* parse_call checked the arity */
+        if (n->depth < d)
+            n->depth = d;
     }
     return n->depth > EXPR_MAX_DEPTH ? too_deep(c, off) : n;
 }
@@ -478,7 +479,7 @@ static xnode *parse_call(cx *c, const xname *nm, int off)
     if (!enter(c, off))
         return NULL;
     lex(c);
-    xnode *args[FUNC_MAX_ARGS];
+    xnode *args[FUNC_MAX_ARGS] = {NULL};
     int nargs = 0;
     while (c->t.kind != T_RP && (nargs == 0 || c->t.kind == T_COMMA)) {
         if (nargs)
