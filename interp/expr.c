@@ -19,8 +19,7 @@ typedef enum xop {
     XOP_BOOL,
     XOP_ENUM, /* a bare enum value, resolved by the checker from XOP_NAME */
     XOP_NAME,
-    XOP_LEN,
-    XOP_HAS,
+    XOP_CALL, /* a function of the table funcs[] */
     XOP_NEG,
     XOP_NOT,
     XOP_AND,
@@ -39,11 +38,12 @@ typedef enum xop {
 } xop;
 
 static const char *const op_names[] = {
-    [XOP_LEN] = "len", [XOP_HAS] = "has", [XOP_NEG] = "-", [XOP_NOT] = "not", [XOP_AND] = "and",
-    [XOP_OR] = "or",   [XOP_EQ] = "==",   [XOP_NE] = "!=", [XOP_LT] = "<",    [XOP_LE] = "<=",
-    [XOP_GT] = ">",    [XOP_GE] = ">=",   [XOP_ADD] = "+", [XOP_SUB] = "-",   [XOP_MUL] = "*",
-    [XOP_DIV] = "/",   [XOP_MOD] = "%",
+    [XOP_NEG] = "-", [XOP_NOT] = "not", [XOP_AND] = "and", [XOP_OR] = "or", [XOP_EQ] = "==",
+    [XOP_NE] = "!=", [XOP_LT] = "<",    [XOP_LE] = "<=",   [XOP_GT] = ">",  [XOP_GE] = ">=",
+    [XOP_ADD] = "+", [XOP_SUB] = "-",   [XOP_MUL] = "*",   [XOP_DIV] = "/", [XOP_MOD] = "%",
 };
+
+enum { FUNC_MAX_ARGS = 3 };
 
 typedef struct xname {
     expr_scope scope;
@@ -66,9 +66,48 @@ struct xnode {
     int depth;      /* operators on the longest path down, at most EXPR_MAX_DEPTH */
     const ty *type; /* set by the checker */
     xnode *l, *r;
-    value lit;   /* XOP_INT, XOP_STR, XOP_BOOL, XOP_ENUM */
-    xname *name; /* XOP_NAME */
+    value lit;                  /* XOP_INT, XOP_STR, XOP_BOOL, XOP_ENUM */
+    xname *name;                /* XOP_NAME */
+    const struct func *f;       /* XOP_CALL: its row of funcs[] */
+    xnode *args[FUNC_MAX_ARGS]; /* XOP_CALL: f->arity of them */
 };
+
+/* ---- functions: one row each, read by the parser, the checker, evaluation,
+ * rendering and the messages; a new function is a new row ---- */
+
+struct cx;
+typedef struct func {
+    const char *name;
+    int arity;
+    /* the type rule: types n->args and returns n's type, or NULL after failing */
+    const ty *(*check)(struct cx *c, xnode *n, const ty *expected);
+    expr_status (*eval)(const xnode *n, const expr_ctx *x, value *out);
+} func;
+
+static const ty *check_has(struct cx *c, xnode *n, const ty *expected);
+static const ty *check_len(struct cx *c, xnode *n, const ty *expected);
+static const ty *check_if(struct cx *c, xnode *n, const ty *expected);
+static const ty *check_ints(struct cx *c, xnode *n, const ty *expected);
+static expr_status ev_has(const xnode *n, const expr_ctx *x, value *out);
+static expr_status ev_len(const xnode *n, const expr_ctx *x, value *out);
+static expr_status ev_if(const xnode *n, const expr_ctx *x, value *out);
+static expr_status ev_min(const xnode *n, const expr_ctx *x, value *out);
+static expr_status ev_max(const xnode *n, const expr_ctx *x, value *out);
+static expr_status ev_abs(const xnode *n, const expr_ctx *x, value *out);
+
+static const func funcs[] = {
+    {"has", 1, check_has, ev_has},  {"len", 1, check_len, ev_len},  {"if", 3, check_if, ev_if},
+    {"min", 2, check_ints, ev_min}, {"max", 2, check_ints, ev_max}, {"abs", 1, check_ints, ev_abs},
+};
+enum { NFUNCS = sizeof funcs / sizeof funcs[0] };
+
+static const func *func_named(const char *name)
+{
+    for (size_t i = 0; i < NFUNCS; i++)
+        if (strcmp(funcs[i].name, name) == 0)
+            return &funcs[i];
+    return NULL;
+}
 
 struct expr {
     const char *text;
@@ -395,20 +434,52 @@ static xnode *expect_rp(cx *c)
     return fail(c, c->t.off, "expected ')'");
 }
 
-/* name '(' args ')', after the name; only len() and has() exist. */
+static void *unknown_function(cx *c, const xname *nm, int off)
+{
+    const char *names[NFUNCS];
+    char hint[64], list[128] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < NFUNCS; i++) {
+        names[i] = funcs[i].name;
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", names[i]);
+    }
+    return fail(c, off, "unknown function '%s'%s; the functions are %s", nm->path,
+                suggestion(hint, sizeof hint, nm->path, names, NFUNCS), list);
+}
+
+static xnode *wrong_arity(cx *c, const func *f, int off, int nargs)
+{
+    static const char *const counts[] = {"no arguments", "one argument", "two arguments",
+                                         "three arguments"};
+    return fail(c, off, "%s() takes %s, got %d", f->name, counts[f->arity], nargs);
+}
+
+/* A call node: its depth covers every argument. */
+static xnode *mk_call(cx *c, const func *f, int off, xnode *const *args)
+{
+    xnode *n = mk(c, XOP_CALL, off, NULL, NULL);
+    if (!n)
+        return NULL;
+    n->f = f;
+    for (int i = 0; i < f->arity; i++) {
+        n->args[i] = args[i];
+        int d = args[i] ? 1 + args[i]->depth : 0; /* parse_call checked the arity */
+        if (n->depth < d)
+            n->depth = d;
+    }
+    return n->depth > EXPR_MAX_DEPTH ? too_deep(c, off) : n;
+}
+
+/* name '(' args ')', after the name; the name is a row of funcs[]. */
 static xnode *parse_call(cx *c, const xname *nm, int off)
 {
-    static const char *const funcs[] = {"len", "has"};
-    char hint[64];
-    const char *f = nm->path;
-    xop op = strcmp(f, "len") == 0 ? XOP_LEN : XOP_HAS;
-    if (nm->nseg > 1 || (strcmp(f, "len") != 0 && strcmp(f, "has") != 0))
-        return fail(c, off, "unknown function '%s'%s", f,
-                    suggestion(hint, sizeof hint, f, funcs, 2));
+    const func *f = nm->nseg == 1 ? func_named(nm->path) : NULL;
+    if (!f)
+        return unknown_function(c, nm, off);
     if (!enter(c, off))
         return NULL;
     lex(c);
-    xnode *arg = NULL;
+    xnode *args[FUNC_MAX_ARGS] = {NULL};
     int nargs = 0;
     while (c->t.kind != T_RP && (nargs == 0 || c->t.kind == T_COMMA)) {
         if (nargs)
@@ -416,16 +487,17 @@ static xnode *parse_call(cx *c, const xname *nm, int off)
         xnode *x = parse_or(c);
         if (!x)
             return NULL;
-        arg = arg ? arg : x;
+        if (nargs < FUNC_MAX_ARGS)
+            args[nargs] = x;
         nargs++;
     }
     if (c->t.kind != T_RP)
         return expect_rp(c);
-    if (nargs != 1)
-        return fail(c, off, "%s() takes one argument, got %d", f, nargs);
+    if (nargs != f->arity)
+        return wrong_arity(c, f, off, nargs);
     lex(c);
     c->depth--;
-    return mk(c, op, off, arg, NULL);
+    return mk_call(c, f, off, args);
 }
 
 static xnode *parse_word(cx *c)
@@ -855,18 +927,78 @@ static const ty *check_order(cx *c, xnode *n)
     return &ty_bool;
 }
 
-static const ty *check_len(cx *c, xnode *n)
+/* + adds two ints or concatenates two strings. */
+static const ty *check_add(cx *c, xnode *n)
 {
-    const ty *t = check(c, n->l, NULL);
+    const ty *l, *r;
+    if (!check_pair(c, n, &l, &r))
+        return NULL;
+    if (l->kind == TY_INT && r->kind == TY_INT)
+        return &ty_int;
+    if (l->kind == TY_STRING && r->kind == TY_STRING)
+        return &ty_string;
+    char dl[TY_DESC_MAX], dr[TY_DESC_MAX];
+    return fail(c, n->off, "'+' needs two ints or two strings, got %s and %s", describe(l, dl),
+                describe(r, dr));
+}
+
+static const ty *check_len(cx *c, xnode *n, const ty *expected)
+{
+    const ty *t = check(c, n->args[0], NULL);
     char dt[TY_DESC_MAX];
     if (t && t->kind != TY_LIST && t->kind != TY_STRING)
-        return fail(c, n->l->start, "len() needs a list or string, got %s", describe(t, dt));
+        return fail(c, n->args[0]->start, "len() needs a list or string, got %s", describe(t, dt));
     return t ? &ty_int : NULL;
 }
 
-static const ty *check_has(cx *c, xnode *n)
+/* if(c, a, b): c is bool, a and b compatible; a bare enum value in one
+ * branch takes its enum from the other branch (or from expected). */
+static const ty *check_if(cx *c, xnode *n, const ty *expected)
 {
-    xnode *f = n->l;
+    char d1[TY_DESC_MAX], d2[TY_DESC_MAX];
+    const ty *tc = check(c, n->args[0], NULL);
+    if (!tc)
+        return NULL;
+    if (tc->kind != TY_BOOL)
+        return fail(c, n->args[0]->start, "if() needs a bool condition, got %s", describe(tc, d1));
+    xnode *a = n->args[1], *b = n->args[2];
+    const ty *ta, *tb;
+    if (!expected && enum_candidate(c, a) && !enum_candidate(c, b)) {
+        tb = check(c, b, NULL);
+        ta = tb ? check(c, a, tb) : NULL;
+    } else {
+        ta = check(c, a, expected);
+        tb = ta ? check(c, b, expected ? expected : ta) : NULL;
+    }
+    if (!ta || !tb)
+        return NULL;
+    if (!ty_compatible(ta, tb))
+        return fail(c, b->start, "if() needs branches of one type, got %s and %s", describe(ta, d1),
+                    describe(tb, d2));
+    /* Cents and int mix to int: the result need not keep either constraint */
+    if (ta != tb && (ta->kind == TY_INT || ta->kind == TY_STRING || ta->kind == TY_BOOL))
+        return ta->kind == TY_INT ? &ty_int : ta->kind == TY_STRING ? &ty_string : &ty_bool;
+    return ta;
+}
+
+/* min, max, abs: every argument an int. */
+static const ty *check_ints(cx *c, xnode *n, const ty *expected)
+{
+    char dt[TY_DESC_MAX];
+    for (int i = 0; i < n->f->arity; i++) {
+        const ty *t = check(c, n->args[i], NULL);
+        if (!t)
+            return NULL;
+        if (t->kind != TY_INT)
+            return fail(c, n->args[i]->start, "%s() needs %s, got %s", n->f->name,
+                        n->f->arity == 1 ? "an int argument" : "int arguments", describe(t, dt));
+    }
+    return &ty_int;
+}
+
+static const ty *check_has(cx *c, xnode *n, const ty *expected)
+{
+    xnode *f = n->args[0];
     if (f->op != XOP_NAME)
         return fail(c, f->start, "has() needs the name of an optional field");
     if (!check(c, f, NULL))
@@ -885,8 +1017,8 @@ static const ty *check_op(cx *c, xnode *n, const ty *expected)
     case XOP_BOOL: return &ty_bool;
     case XOP_ENUM: return n->type;
     case XOP_NAME: return check_name(c, n, expected);
-    case XOP_LEN: return check_len(c, n);
-    case XOP_HAS: return check_has(c, n);
+    case XOP_CALL: return n->f->check(c, n, expected);
+    case XOP_ADD: return check_add(c, n);
     case XOP_NEG: return check_prefix(c, n, &ty_int);
     case XOP_NOT: return check_prefix(c, n, &ty_bool);
     case XOP_AND:
@@ -1031,12 +1163,30 @@ static expr_status arith(xop op, int64_t a, int64_t b, int64_t *v)
     }
 }
 
+/* l + r for two strings, in the context's scratch arena. */
+static expr_status concat(const value *l, const value *r, const expr_ctx *x, value *out)
+{
+    if ((uint64_t)l->len + r->len > UINT32_MAX)
+        return EXPR_OVERFLOW;
+    assert(x->scratch && "expr_eval: '+' on strings needs the context's scratch arena");
+    uint32_t len = l->len + r->len;
+    char *s = arena_alloc(x->scratch, (size_t)len + 1);
+    if (l->len)
+        memcpy(s, l->u.s, l->len);
+    if (r->len)
+        memcpy(s + l->len, r->u.s, r->len);
+    *out = (value){.kind = VAL_STRING, .len = len, .u.s = s};
+    return EXPR_OK;
+}
+
 static expr_status ev_arith(const xnode *n, const expr_ctx *x, value *out)
 {
     value l, r = {.kind = VAL_INT};
     expr_status s = ev(n->l, x, &l);
     if (s == EXPR_OK && n->r)
         s = ev(n->r, x, &r);
+    if (s == EXPR_OK && l.kind == VAL_STRING)
+        return concat(&l, &r, x, out);
     int64_t v;
     if (s == EXPR_OK)
         s = arith(n->op, l.u.i, r.u.i, &v);
@@ -1096,9 +1246,67 @@ static expr_status ev_logic(const xnode *n, const expr_ctx *x, value *out)
 static expr_status ev_len(const xnode *n, const expr_ctx *x, value *out)
 {
     value v;
-    expr_status s = ev(n->l, x, &v);
+    expr_status s = ev(n->args[0], x, &v);
     if (s == EXPR_OK)
         *out = int_value(v.kind == VAL_STRING ? (int64_t)utf8_length(v.u.s, v.len) : v.len);
+    return s;
+}
+
+static expr_status ev_has(const xnode *n, const expr_ctx *x, value *out)
+{
+    *out = bool_value(lookup(n->args[0]->name, x) != NULL);
+    return EXPR_OK;
+}
+
+/* Only the chosen branch is evaluated. */
+static expr_status ev_if(const xnode *n, const expr_ctx *x, value *out)
+{
+    value c;
+    expr_status s = ev(n->args[0], x, &c);
+    return s == EXPR_OK ? ev(n->args[c.u.b ? 1 : 2], x, out) : s;
+}
+
+/* Both arguments of min or max, as ints. */
+static expr_status ev_two(const xnode *n, const expr_ctx *x, int64_t *a, int64_t *b)
+{
+    value va, vb;
+    expr_status s = ev(n->args[0], x, &va);
+    if (s == EXPR_OK)
+        s = ev(n->args[1], x, &vb);
+    if (s == EXPR_OK) {
+        *a = va.u.i;
+        *b = vb.u.i;
+    }
+    return s;
+}
+
+static expr_status ev_min(const xnode *n, const expr_ctx *x, value *out)
+{
+    int64_t a, b;
+    expr_status s = ev_two(n, x, &a, &b);
+    if (s == EXPR_OK)
+        *out = int_value(a < b ? a : b);
+    return s;
+}
+
+static expr_status ev_max(const xnode *n, const expr_ctx *x, value *out)
+{
+    int64_t a, b;
+    expr_status s = ev_two(n, x, &a, &b);
+    if (s == EXPR_OK)
+        *out = int_value(a > b ? a : b);
+    return s;
+}
+
+/* abs(INT64_MIN) does not fit: an overflow, like -(INT64_MIN). */
+static expr_status ev_abs(const xnode *n, const expr_ctx *x, value *out)
+{
+    value v;
+    expr_status s = ev(n->args[0], x, &v);
+    if (s == EXPR_OK && v.u.i == INT64_MIN)
+        return EXPR_OVERFLOW;
+    if (s == EXPR_OK)
+        *out = int_value(v.u.i < 0 ? -v.u.i : v.u.i);
     return s;
 }
 
@@ -1119,8 +1327,7 @@ static expr_status ev(const xnode *n, const expr_ctx *x, value *out)
     case XOP_BOOL:
     case XOP_ENUM: *out = n->lit; return EXPR_OK;
     case XOP_NAME: return ev_name(n, x, out);
-    case XOP_HAS: *out = bool_value(lookup(n->l->name, x) != NULL); return EXPR_OK;
-    case XOP_LEN: return ev_len(n, x, out);
+    case XOP_CALL: return n->f->eval(n, x, out);
     case XOP_NOT:
     case XOP_AND:
     case XOP_OR: return ev_logic(n, x, out);
@@ -1196,11 +1403,14 @@ static void render(sbuf *b, const xnode *n)
     case XOP_BOOL: put_s(b, n->lit.u.b ? "true" : "false"); break;
     case XOP_ENUM: put_s(b, n->type->values[n->lit.u.e]); break;
     case XOP_NAME: put_s(b, n->name->path); break;
-    case XOP_LEN:
-    case XOP_HAS:
-        put_s(b, op_names[n->op]);
+    case XOP_CALL:
+        put_s(b, n->f->name);
         put_ch(b, '(');
-        render(b, n->l);
+        for (int i = 0; i < n->f->arity; i++) {
+            if (i)
+                put_s(b, ", ");
+            render(b, n->args[i]);
+        }
         put_ch(b, ')');
         break;
     case XOP_NEG:
@@ -1240,6 +1450,8 @@ static void visit(const xnode *n,
         visit(n->l, fn, ctx);
     if (n->r)
         visit(n->r, fn, ctx);
+    for (int i = 0; n->op == XOP_CALL && i < n->f->arity; i++)
+        visit(n->args[i], fn, ctx);
 }
 
 void expr_visit_names(const expr *e,

@@ -1,7 +1,8 @@
 /* expr.h: the expression language of guards, effects, ensure, policy
  * arguments and event payloads (DESIGN section 2, "Names in expressions").
  * Expressions are parsed and type-checked once, when the spec is compiled;
- * evaluation never parses, never allocates and never fails except for the
+ * evaluation never parses, never calls malloc (string '+' takes its result
+ * from the caller's scratch arena, expr_ctx.scratch) and never fails except for the
  * refusals the language defines (overflow, division by zero, reading an
  * optional field that is unset). */
 #ifndef BENCH_EXPR_H
@@ -75,18 +76,21 @@ typedef struct expr_ctx {
     const value *old;
     const value *const *aliases;
     const value *event;
+    /* where '+' on strings puts its result: the runtime's per-dispatch
+     * scratch arena, so evaluation never calls malloc once it has grown */
+    arena *scratch;
 } expr_ctx;
 
 typedef enum expr_status {
     EXPR_OK = 0,
-    EXPR_OVERFLOW = -1, /* 64-bit signed overflow in + - * / % or unary - */
+    EXPR_OVERFLOW = -1, /* 64-bit signed overflow in + - * / %, unary - or abs */
     EXPR_DIV_ZERO = -2, /* / or % by zero */
     EXPR_UNSET = -3,    /* read an optional field that is not set */
 } expr_status;
 
 /* Evaluates e. The result may point into the values of ctx (strings,
- * structs, lists are not copied). Returns EXPR_OK or a negative status;
- * *out is set only on EXPR_OK. */
+ * structs, lists are not copied) or into ctx->scratch (a concatenation). Returns EXPR_OK or a
+ * negative status; *out is set only on EXPR_OK. */
 expr_status expr_eval(const expr *e, const expr_ctx *ctx, value *out);
 /* A one-line reason for a status, e.g. "integer overflow"; the caller adds
  * the expression (expr_text) when it reports one. */

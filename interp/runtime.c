@@ -361,7 +361,7 @@ static runtime_status prefetch(runtime *rt, const command *cmd, const value *arg
     if (load_self && s->ops->prefetch(s, cmd->agg, key) < 0)
         return store_failed(rt, cmd);
     const bool *arg_only = rt->arg_only[cmd->index];
-    expr_ctx ctx = {.args = args};
+    expr_ctx ctx = {.args = args, .scratch = &rt->scratch};
     for (size_t i = 0; i < cmd->nreads; i++) {
         value k;
         if (!arg_only[i] || expr_eval(cmd->reads[i].key, &ctx, &k) != EXPR_OK)
@@ -388,7 +388,7 @@ static runtime_status run_policies(runtime *rt, const command *cmd, const value 
     const event_def *ev = cmd->event;
     for (size_t i = 0; i < ev->npolicies; i++) {
         const policy *po = ev->policies[i];
-        expr_ctx ctx = {.event = payload};
+        expr_ctx ctx = {.event = payload, .scratch = &rt->scratch};
         value args;
         runtime_status st = build_struct(rt, po->run, po->run->params, po->args, &ctx, &args);
         if (st == RUNTIME_OK)
@@ -455,7 +455,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
         old = fresh_record(rt, agg, key);
 
     const value **aliases = arena_alloc(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
-    expr_ctx pre = {.self = &old, .args = args, .aliases = aliases};
+    expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
     runtime_status st = load_reads(rt, cmd, &pre, aliases);
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
@@ -468,7 +468,8 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     /* field constraints are invariants of the new state */
     if (value_check(agg->state, &next, "", why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
-    expr_ctx post = {.self = &next, .args = args, .old = &old, .aliases = aliases};
+    expr_ctx post = {
+        .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
     st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
     if (st != RUNTIME_OK)
         return st;

@@ -119,6 +119,7 @@ static value create_v;
 
 static expr_ctx ctx;
 static arena A;
+static arena S; /* evaluation's scratch, as the runtime's per dispatch */
 static diag_list D;
 
 static void build_values(void)
@@ -149,7 +150,8 @@ static void build_values(void)
     create_pizza[1] = ENUM(1);
     create_v = STRUCT(create);
 
-    ctx = (expr_ctx){.self = &order_v, .args = &purchase_v, .old = &old_v, .aliases = aliases};
+    ctx = (expr_ctx){
+        .self = &order_v, .args = &purchase_v, .old = &old_v, .aliases = aliases, .scratch = &S};
 }
 
 static int setup(void **state)
@@ -161,6 +163,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     arena_free(&A);
+    arena_free(&S);
     diag_list_free(&D);
     return 0;
 }
@@ -246,6 +249,9 @@ static void test_expr_render_shows_precedence(void **state)
         {"1 >= 2", "(1 >= 2)"},
         {"1 != 2", "(1 != 2)"},
         {"1 > 2", "(1 > 2)"},
+        {"if(arg.amount > 0, 1, 2) + 1", "(if((arg.amount > 0), 1, 2) + 1)"},
+        {"min(1, max(2, abs(-3)))", "min(1, max(2, abs((-3))))"},
+        {"name + 'x'", "(name + 'x')"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[256];
@@ -455,6 +461,79 @@ static void test_expr_event_payload_in_policy(void **state)
     compile_in(&env_policy, &ty_string, "event.name");
 }
 
+static void test_expr_if_evaluates_only_the_chosen_branch(void **state)
+{
+    assert_int_equal(eval_int("if(true, 1, 2)"), 1);
+    assert_int_equal(eval_int("if(false, 1, 2)"), 2);
+    assert_int_equal(eval_int("if(arg.amount != 0, 12000 / arg.amount, 0)"), 10);
+    assert_int_equal(eval_int("if(arg.amount == 1200, 0, 1 / 0)"), 0);
+    assert_int_equal(eval_int("if(false, 1 / 0, 5)"), 5);
+    assert_int_equal(eval_status("if(true, 1 / 0, 5)"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("if(1 / 0 == 0, 1, 2)"), EXPR_DIV_ZERO);
+    /* an unset optional is read only when its branch is chosen */
+    assert_true_expr("if(has(customer_name), customer_name, 'anon') == 'anon'");
+    assert_int_equal(eval_status("if(true, customer_name, 'anon') == 'anon'"), EXPR_UNSET);
+    /* any type: enums (a bare value takes the other branch's or the expected enum), structs, lists
+     */
+    assert_true_expr("if(true, status, sold) == available");
+    assert_true_expr("if(false, sold, status) == available");
+    assert_false_expr("status == if(true, sold, available)");
+    assert_true_expr("if(len(toppings) > 1, pizza, old.pizza) == pizza");
+    assert_int_equal(eval_int("len(if(false, toppings, old.toppings))"), 2);
+    value v;
+    const expr *e = compile_in(&env_guard, &t_status, "if(len(toppings) == 2, sold, available)");
+    assert_int_equal(expr_eval(e, &ctx, &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_ENUM);
+    assert_int_equal(v.u.e, 1);
+    /* the branches' type; an int and a Cents mix to int */
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "if(true, arg.amount, arg.amount)")),
+                     &t_cents);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "if(true, arg.amount, 0)")), &ty_int);
+    assert_ptr_equal(expr_type(compile_in(&env_ensure, NULL, "if(true, pizza, old.pizza)")),
+                     &t_pizza);
+}
+
+static void test_expr_min_max_abs(void **state)
+{
+    assert_int_equal(eval_int("min(3, -4)"), -4);
+    assert_int_equal(eval_int("min(-4, 3)"), -4);
+    assert_int_equal(eval_int("max(3, -4)"), 3);
+    assert_int_equal(eval_int("max(arg.amount, 10000) - min(arg.amount, 0)"), 10000);
+    assert_int_equal(eval_int("abs(-5)"), 5);
+    assert_int_equal(eval_int("abs(5)"), 5);
+    assert_int_equal(eval_int("abs(0)"), 0);
+    assert_int_equal(eval_int("abs(-9223372036854775807)"), INT64_MAX);
+    assert_int_equal(eval_int("min(-9223372036854775807 - 1, 0)"), INT64_MIN);
+    assert_int_equal(eval_status("abs(-9223372036854775807 - 1)"), EXPR_OVERFLOW);
+    assert_int_equal(eval_status("min(1 / 0, 2)"), EXPR_DIV_ZERO);
+    assert_int_equal(eval_status("max(2, 1 % 0)"), EXPR_DIV_ZERO);
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "abs(arg.amount)")), &ty_int);
+}
+
+static void test_expr_string_plus_concatenates_in_scratch(void **state)
+{
+    value v;
+    size_t before = S.used;
+    assert_int_equal(eval_in(&env_guard, &ctx, "name + '/' + arg.customer_name", &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_STRING);
+    assert_int_equal(v.len, 13);
+    assert_memory_equal(v.u.s, "pizza-1/Chris", 13);
+    assert_true(S.used > before);
+    assert_ptr_not_equal(v.u.s, order[0].u.s);
+    assert_int_equal(eval_in(&env_guard, &ctx, "'' + ''", &v), EXPR_OK);
+    assert_int_equal(v.len, 0);
+    assert_int_equal(eval_int("len('hé' + 'llo')"), 5);
+    assert_true_expr("name + 'x' == 'pizza-1x'");
+    assert_true_expr("'a' + 'b' < 'ac'");
+    assert_true_expr("if(true, name + '!', name) == 'pizza-1!'");
+    assert_ptr_equal(expr_type(compile_in(&env_guard, NULL, "name + arg.name")), &ty_string);
+    compile_in(&env_guard, &ty_string, "owner.name.given + ' ' + owner.name.family");
+    /* no scratch is used by ints */
+    before = S.used;
+    assert_int_equal(eval_int("1 + 2"), 3);
+    assert_int_equal(S.used, before);
+}
+
 struct seen {
     char names[8][64];
     int n;
@@ -539,8 +618,10 @@ static const struct bad {
      "'Topping' has no field 'amont' (did you mean 'amount'?)", 15},
     {"customer_name.first", IN_GUARD, NULL, "'string' has no field 'first'", 15},
     {"arg.amount.x", IN_GUARD, NULL, "'Cents' has no field 'x'", 12},
-    {"name + 1", IN_GUARD, NULL, "'+' needs int operands, got string and int", 6},
-    {"1 + true", IN_GUARD, NULL, "'+' needs int operands, got int and bool", 3},
+    {"name + 1", IN_GUARD, NULL, "'+' needs two ints or two strings, got string and int", 6},
+    {"1 + true", IN_GUARD, NULL, "'+' needs two ints or two strings, got int and bool", 3},
+    {"name + 'x' + 1", IN_GUARD, NULL, "'+' needs two ints or two strings, got string and int", 12},
+    {"'a' - 'b'", IN_GUARD, NULL, "'-' needs int operands, got string and string", 5},
     {"pizza.size == 1", IN_GUARD, NULL, "cannot compare Size with int", 12},
     {"name < 1", IN_GUARD, NULL, "cannot compare string with int", 6},
     {"'héllo' == 1", IN_GUARD, NULL, "cannot compare string with int", 9},
@@ -573,9 +654,31 @@ static const struct bad {
     {"has(1)", IN_GUARD, NULL, "has() needs the name of an optional field", 5},
     {"len(status) > 0", IN_GUARD, NULL, "len() needs a list or string, got enum [available, sold]",
      5},
-    {"lenn(toppings) > 0", IN_GUARD, NULL, "unknown function 'lenn' (did you mean 'len'?)", 1},
-    {"size(toppings) > 0", IN_GUARD, NULL, "unknown function 'size'", 1},
-    {"pizza.size(1)", IN_GUARD, NULL, "unknown function 'pizza.size'", 1},
+    {"lenn(toppings) > 0", IN_GUARD, NULL,
+     "unknown function 'lenn' (did you mean 'len'?); the functions are has, len, if, min, max, abs",
+     1},
+    {"size(toppings) > 0", IN_GUARD, NULL,
+     "unknown function 'size'; the functions are has, len, if, min, max, abs", 1},
+    {"pizza.size(1)", IN_GUARD, NULL,
+     "unknown function 'pizza.size'; the functions are has, len, if, min, max, abs", 1},
+    {"1 + first(toppings)", IN_GUARD, NULL,
+     "unknown function 'first'; the functions are has, len, if, min, max, abs", 5},
+    {"if(1, 2, 3)", IN_GUARD, NULL, "if() needs a bool condition, got int", 4},
+    {"if(true, 1, 'x')", IN_GUARD, NULL, "if() needs branches of one type, got int and string", 13},
+    {"if(true, pizza, status)", IN_GUARD, NULL,
+     "if() needs branches of one type, got Pizza and enum [available, sold]", 17},
+    {"if(true, sold, available)", IN_GUARD, NULL,
+     "'sold' is an enum value, but no enum is expected here", 10},
+    {"if(true, 1, 2)", IN_GUARD, &ty_bool, "expected bool, got int", 1},
+    {"if(true, 1)", IN_GUARD, NULL, "if() takes three arguments, got 2", 1},
+    {"if(true, 1, 2, 3)", IN_GUARD, NULL, "if() takes three arguments, got 4", 1},
+    {"if(true, 1, 1 / 'x')", IN_GUARD, NULL, "'/' needs int operands, got int and string", 15},
+    {"min(name, 1)", IN_GUARD, NULL, "min() needs int arguments, got string", 5},
+    {"max(1, true)", IN_GUARD, NULL, "max() needs int arguments, got bool", 8},
+    {"abs('x')", IN_GUARD, NULL, "abs() needs an int argument, got string", 5},
+    {"min(1)", IN_GUARD, NULL, "min() takes two arguments, got 1", 1},
+    {"abs(1, 2)", IN_GUARD, NULL, "abs() takes one argument, got 2", 1},
+    {"if", IN_GUARD, NULL, "unknown name 'if'", 1},
     {"len(toppings, name)", IN_GUARD, NULL, "len() takes one argument, got 2", 1},
     {"len()", IN_GUARD, NULL, "len() takes one argument, got 0", 1},
     {"len(toppings) <", IN_GUARD, NULL, "unexpected end of expression", 16},
@@ -738,6 +841,9 @@ int main(void)
         T(test_expr_equality_is_deep),
         T(test_expr_strings_point_into_context),
         T(test_expr_event_payload_in_policy),
+        T(test_expr_if_evaluates_only_the_chosen_branch),
+        T(test_expr_min_max_abs),
+        T(test_expr_string_plus_concatenates_in_scratch),
         T(test_expr_visit_names_reports_each_read),
         T(test_expr_name_path_is_true_only_for_one_whole_name),
         T(test_expr_bad_expressions_report_message_and_column),

@@ -254,6 +254,57 @@ static void test_policy_keys_known_before_the_command_are_hinted(void **state)
     plan_free(p);
 }
 
+/* ---- expressions that build values: if() and string + in `set` ---- */
+
+/* clang-format off */
+static const char labels_spec[] =
+    "spec: 1\n"
+    "domain: labels\n"
+    "aggregates:\n"
+    "  Label:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      text: {type: string, default: '', max_length: 8}\n"
+    "      n: {type: int, default: 0}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: string}}\n"
+    "      Add:\n"
+    "        params: {id: string, part: string, by: int}\n"
+    "        set:\n"
+    "          text: \"if(text == '', arg.part, text + '-' + arg.part)\"\n"
+    "          n: if(arg.by != 0, 100 / arg.by, n)\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Label.Make: {id: \"l-${n}\"}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+static void test_if_and_string_plus_in_set(void **state)
+{
+    fx *f = fx_open(labels_spec, &memory_ts);
+    fx_ok(f, "Label.Make", "{id: l-1}");
+    fx_ok(f, "Label.Add", "{id: l-1, part: ab, by: 0}"); /* 100 / 0 is not evaluated */
+    value rec;
+    assert_true(fx_load(f, "Label", "l-1", &rec));
+    fx_assert_cstr(fx_get(f, "Label", &rec, "text"), "ab");
+    assert_int_equal(fx_int(f, "Label", &rec, "n"), 0);
+    fx_ok(f, "Label.Add", "{id: l-1, part: cd, by: 4}");
+    /* the store keeps its own copy of the scratch string */
+    fx_ok(f, "Label.Make", "{id: l-2}");
+    assert_true(fx_load(f, "Label", "l-1", &rec));
+    fx_assert_cstr(fx_get(f, "Label", &rec, "text"), "ab-cd");
+    assert_int_equal(fx_int(f, "Label", &rec, "n"), 25);
+    /* a concatenation is checked against the field's constraints */
+    fx_refused(f, "Label.Add", "{id: l-1, part: efg, by: 1}",
+               "Label.Add refused: text: 9 character(s), more than the maximum 8");
+    assert_true(fx_load(f, "Label", "l-1", &rec));
+    fx_assert_cstr(fx_get(f, "Label", &rec, "text"), "ab-cd");
+    fx_close(f);
+}
+
 /* ---- the registry and the null target ---- */
 
 static void test_registry_lists_memory_and_null(void **state)
@@ -303,6 +354,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_error_is_an_error_not_a_refusal),
         cmocka_unit_test(test_policy_keys_known_before_the_command_are_hinted),
+        cmocka_unit_test(test_if_and_string_plus_in_set),
         cmocka_unit_test(test_registry_lists_memory_and_null),
         cmocka_unit_test(test_null_target_accepts_everything_and_cannot_count),
         cmocka_unit_test(test_target_fail_sets_the_message_and_returns_the_status),
