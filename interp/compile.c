@@ -588,10 +588,39 @@ static int check_creates_complete(cc *c, const command *cmd)
     return 0;
 }
 
+/* A deleting command cannot create, and has no new state for effects or
+ * postconditions to act on: each such key is an error at the key. */
+static int check_deletes(cc *c, const command *cmd, const node *def)
+{
+    if (!cmd->deletes)
+        return 0;
+    int rc = 0;
+    if (cmd->creates) {
+        diag_error_at(c->d, node_get_pair(def, "deletes")->key,
+                      "%s cannot both create and delete its record", cmd->verb);
+        rc = -1;
+    }
+    static const char *const keys[] = {"set", "append", "ensure"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const node_pair *kp = node_get_pair(def, keys[i]);
+        if (!kp)
+            continue;
+        diag_error_at(c->d, kp->key,
+                      "%s deletes its record, so '%s' has no state to act on; "
+                      "guards may check the record before it goes",
+                      cmd->verb, keys[i]);
+        rc = -1;
+    }
+    return rc;
+}
+
 static int compile_command(cc *c, type_ctx *tc, command *cmd, const node *def)
 {
-    const node *cr = node_get(def, "creates");
+    const node *cr = node_get(def, "creates"), *del = node_get(def, "deletes");
     cmd->creates = cr && cr->kind == NODE_BOOL && cr->v.b;
+    cmd->deletes = del && del->kind == NODE_BOOL && del->v.b;
+    if (check_deletes(c, cmd, def) < 0)
+        return -1;
     ty *params = arena_alloc(c->a, sizeof *params);
     params->kind = TY_STRUCT;
     const node *pn = node_get(def, "params");
@@ -835,17 +864,19 @@ static int compile_policies(cc *c, const node *list)
 
 /* ---- totals ---- */
 
-/* One entry of a sparse count: index n of the aggregates or events. */
+/* One entry of a sparse count: index n of the aggregates or events. n is
+ * signed: a deleting command takes a record away. */
 typedef struct add {
     uint32_t index;
     bool is_event;
-    uint64_t n;
+    int64_t n;
 } add;
 
 /* What one emission of each event adds to the store through its policies
- * (their creates and events, transitively, the event itself included), by
- * event index, as a sparse list: counting is linear in the size of the
- * policy graph and of what it adds, not in events x (aggregates + events). */
+ * (their creates minus deletes and their events, transitively, the event
+ * itself included), by event index, as a sparse list: counting is linear in
+ * the size of the policy graph and of what it adds, not in events x
+ * (aggregates + events). */
 typedef struct event_adds {
     add *adds;
     size_t nadds;
@@ -853,19 +884,30 @@ typedef struct event_adds {
 } event_adds;
 
 /* Dense scratch for building one event's list: counts, and the indexes
- * touched, so that clearing costs what was touched. */
+ * touched (marked, as a count may come back to 0), so that clearing costs
+ * what was touched. */
 typedef struct tally {
-    uint64_t *aggs, *events;
+    int64_t *aggs, *events;
+    bool *marked; /* naggs entries for the aggregates, then one per event */
+    size_t naggs;
     add *touched;
     size_t ntouched;
 } tally;
 
-static void tally_add(tally *t, bool is_event, uint32_t index, uint64_t n)
+static void tally_add(tally *t, bool is_event, uint32_t index, int64_t n)
 {
-    uint64_t *slot = is_event ? &t->events[index] : &t->aggs[index];
-    if (*slot == 0)
+    int64_t *slot = is_event ? &t->events[index] : &t->aggs[index];
+    bool *mark = &t->marked[is_event ? t->naggs + index : index];
+    if (!*mark)
         t->touched[t->ntouched++] = (add){.index = index, .is_event = is_event};
+    *mark = true;
     *slot += n;
+}
+
+/* What one successful run of cmd does to its own aggregate's count. */
+static int64_t record_delta(const command *cmd)
+{
+    return cmd->creates ? 1 : cmd->deletes ? -1 : 0;
 }
 
 static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, const event_def *ev)
@@ -881,8 +923,8 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
     tally_add(t, true, (uint32_t)ev->index, 1);
     for (size_t i = 0; i < ev->npolicies; i++) {
         const command *run = ev->policies[i]->run;
-        if (run->creates)
-            tally_add(t, false, (uint32_t)run->agg->index, 1);
+        if (record_delta(run))
+            tally_add(t, false, (uint32_t)run->agg->index, record_delta(run));
         const event_adds *next = run->event ? &memo[run->event->index] : NULL;
         for (size_t k = 0; next && next->state == 2 && k < next->nadds; k++)
             tally_add(t, next->adds[k].is_event, next->adds[k].index, next->adds[k].n);
@@ -890,9 +932,10 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
     e->adds = arena_alloc(a, (t->ntouched ? t->ntouched : 1) * sizeof *e->adds);
     for (size_t k = 0; k < t->ntouched; k++) {
         add *d = &t->touched[k];
-        uint64_t *slot = d->is_event ? &t->events[d->index] : &t->aggs[d->index];
+        int64_t *slot = d->is_event ? &t->events[d->index] : &t->aggs[d->index];
         e->adds[e->nadds++] = (add){.index = d->index, .is_event = d->is_event, .n = *slot};
         *slot = 0;
+        t->marked[d->is_event ? t->naggs + d->index : d->index] = false;
     }
     t->ntouched = 0;
     e->state = 2;
@@ -900,10 +943,9 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
 
 /* Adds what one successful dispatch of cmd leaves in the store. */
 static void count_dispatch(const plan *p, arena *a, event_adds *memo, tally *t, const command *cmd,
-                           uint64_t *aggs, uint64_t *events)
+                           int64_t *aggs, int64_t *events)
 {
-    if (cmd->creates)
-        aggs[cmd->agg->index]++;
+    aggs[cmd->agg->index] += record_delta(cmd);
     if (!cmd->event)
         return;
     if (memo[cmd->event->index].state == 0)
@@ -913,23 +955,33 @@ static void count_dispatch(const plan *p, arena *a, event_adds *memo, tally *t, 
         (e->adds[k].is_event ? events : aggs)[e->adds[k].index] += e->adds[k].n;
 }
 
-/* What one pass over steps adds to the store, into arrays in the plan's arena. */
+/* What one pass over steps adds to the store, into arrays in the plan's
+ * arena (events never go down: only their counts are signed here). */
 static void count_steps(plan *p, arena *scratch, event_adds *memo, tally *t, const step *steps,
-                        size_t n, const uint64_t **aggs_out, const uint64_t **events_out)
+                        size_t n, const int64_t **aggs_out, const uint64_t **events_out)
 {
-    uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
-    uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
+    int64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
+    int64_t *events = arena_alloc(scratch, (p->nevents + 1) * sizeof *events);
     for (size_t i = 0; i < n; i++)
         if (!steps[i].expect_refused)
             count_dispatch(p, scratch, memo, t, steps[i].cmd, aggs, events);
+    uint64_t *counts = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *counts);
+    for (size_t i = 0; i < p->nevents; i++)
+        counts[i] = (uint64_t)events[i];
     *aggs_out = aggs;
-    *events_out = events;
+    *events_out = counts;
 }
 
 void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events)
 {
-    for (size_t i = 0; i < p->naggs; i++)
-        aggs[i] = p->setup_aggs[i] + cycles * p->cycle_aggs[i];
+    for (size_t i = 0; i < p->naggs; i++) {
+        /* in whole numbers first: a cycle may remove what setup made */
+        int64_t per = p->cycle_aggs[i], setup = p->setup_aggs[i];
+        uint64_t grow = per > 0 ? (uint64_t)per : 0, shrink = per < 0 ? (uint64_t)-per : 0;
+        uint64_t up = (setup > 0 ? (uint64_t)setup : 0) + cycles * grow;
+        uint64_t down = (setup < 0 ? (uint64_t)-setup : 0) + cycles * shrink;
+        aggs[i] = up > down ? up - down : 0;
+    }
     for (size_t i = 0; i < p->nevents; i++)
         events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
 }
@@ -943,6 +995,8 @@ static void compile_totals(plan *p)
     event_adds *memo = arena_alloc(&scratch, (p->nevents + 1) * sizeof *memo);
     tally t = {.aggs = arena_alloc(&scratch, (p->naggs + 1) * sizeof *t.aggs),
                .events = arena_alloc(&scratch, (p->nevents + 1) * sizeof *t.events),
+               .marked = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.marked),
+               .naggs = p->naggs,
                .touched = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.touched)};
     count_steps(p, &scratch, memo, &t, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
     count_steps(p, &scratch, memo, &t, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);

@@ -65,6 +65,7 @@ struct command {
     const aggregate *agg;
     size_t index; /* across the whole plan */
     bool creates;
+    bool deletes;       /* removes its record once the guards pass (no effects, no ensure) */
     const ty *params;   /* struct type; declaration order */
     int identity_param; /* index in params of the identity parameter */
     read_spec *reads;
@@ -213,8 +214,10 @@ typedef struct plan {
     ty **regex; /* types owning a compiled pattern (malloc'd list) */
     size_t nregex, regex_cap;
     /* per cycle and for setup, what one pass adds to the store (policies
-       included, expected refusals not) */
-    const uint64_t *cycle_aggs, *cycle_events, *setup_aggs, *setup_events;
+       included, expected refusals not); records are creates minus deletes,
+       so a pass may remove more than it adds */
+    const int64_t *cycle_aggs, *setup_aggs;
+    const uint64_t *cycle_events, *setup_events;
     const plan_totals *totals; /* work.nprefill entries, in prefill order */
 } plan;
 
@@ -229,7 +232,9 @@ void plan_free(plan *p);
 /* What the store holds after setup and `cycles` cycles (prefill + warmup +
  * iterations as in force: flags may override the spec): setup plus cycles
  * times what one cycle adds, into the caller's aggs (p->naggs entries) and
- * events (p->nevents entries). Reads the plan only; never allocates. */
+ * events (p->nevents entries). A record count that deletes would take below
+ * zero is 0 (such a run has refusals that verify reports first). Reads the
+ * plan only; never allocates. */
 void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events);
 
 /* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */

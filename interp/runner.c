@@ -254,6 +254,12 @@ static int sh_save(store *s, const aggregate *agg, const value *key, const value
     return sh->inner->ops->save(sh->inner, agg, key, state, created);
 }
 
+static int sh_remove(store *s, const aggregate *agg, const value *key)
+{
+    shadow *sh = (shadow *)s;
+    return sh->inner->ops->remove(sh->inner, agg, key);
+}
+
 static int sh_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                            const value *payload)
 {
@@ -324,6 +330,7 @@ static int shadow_replay(run_state *rs, shadow *sh)
     sh->ops = (store_ops){.begin = sh_begin,
                           .load = sh_load,
                           .save = sh_save,
+                          .remove = sh_remove,
                           .append_event = sh_append_event,
                           .commit = sh_commit,
                           .rollback = sh_rollback,
@@ -431,7 +438,9 @@ static int compare_records(run_state *rs, shadow *sh, bool every, target_result 
         const shadow_key *k = &sh->keys[take == n ? i : i * n / take];
         value want, got;
         arena_reset(&a);
-        if (sh->inner->ops->load(sh->inner, k->agg, &k->key, &want) != 1) {
+        /* absent: a command deleted it, so the target must not have it */
+        int have = sh->inner->ops->load(sh->inner, k->agg, &k->key, &want);
+        if (have < 0) {
             err_set(&rs->failure, "run %d, verify: the shadow lost a record: %s", rs->run,
                     sh->inner->error);
             out = -1;
@@ -441,6 +450,13 @@ static int compare_records(run_state *rs, shadow *sh, bool every, target_result 
         char name[80], diff[128];
         if (rc == TARGET_UNSUPPORTED) {
             out = 0;
+        } else if (rc >= 0 && !have) {
+            if (rc == 1) {
+                record_name(k->agg, &k->key, name, sizeof name);
+                snprintf(tr->verify_detail, sizeof tr->verify_detail,
+                         "run %d: %s is still there; the commands deleted it", rs->run, name);
+                out = -1;
+            }
         } else if (rc < 0) {
             record_name(k->agg, &k->key, name, sizeof name);
             err_set(&rs->failure, "run %d, verify: reading %s back: %s", rs->run, name,

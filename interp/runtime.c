@@ -419,8 +419,9 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
     return run_policies(rt, cmd, &payload, depth);
 }
 
-/* One command inside the open transaction: every check, the save, the event
- * and its policies. depth counts policy hops from the dispatched command. */
+/* One command inside the open transaction: every check, the save (or, for a
+ * deleting command, the removal), the event and its policies. depth counts policy hops from the
+ * dispatched command. */
 static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth)
 {
     assert(args->kind == VAL_STRUCT && args->len == cmd->params->nfields);
@@ -474,7 +475,8 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (st != RUNTIME_OK)
         return st;
 
-    rc = rt->s->ops->save(rt->s, agg, key, &next, cmd->creates);
+    rc = cmd->deletes ? rt->s->ops->remove(rt->s, agg, key)
+                      : rt->s->ops->save(rt->s, agg, key, &next, cmd->creates);
     if (rc == STORE_CONFLICT && deferred)
         return already_exists(rt, cmd, key);
     if (rc != 0)

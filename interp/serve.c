@@ -72,6 +72,12 @@ static int tap_save(store *s, const aggregate *agg, const value *key, const valu
     return tap_result(t, t->inner->ops->save(t->inner, agg, key, state, created));
 }
 
+static int tap_remove(store *s, const aggregate *agg, const value *key)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->remove(t->inner, agg, key));
+}
+
 static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                             const value *payload)
 {
@@ -129,6 +135,7 @@ static void tap_init(tap_store *t, store *inner)
         .begin = tap_begin,
         .load = tap_load,
         .save = tap_save,
+        .remove = tap_remove,
         .append_event = tap_append_event,
         .commit = tap_commit,
         .rollback = tap_rollback,

@@ -28,6 +28,10 @@ typedef struct store_ops {
     int (*load)(store *s, const aggregate *agg, const value *key, value *out);
     /* Writes the record's new state (created: it did not exist before). */
     int (*save)(store *s, const aggregate *agg, const value *key, const value *state, bool created);
+    /* Removes the record, which the transaction has loaded (it exists): a
+     * later load in the transaction finds it absent, commit applies the
+     * removal, rollback undoes it; the identity may be created again. */
+    int (*remove)(store *s, const aggregate *agg, const value *key);
     int (*append_event)(store *s, const event_def *ev, const aggregate *agg, const value *key,
                         const value *payload);
     int (*commit)(store *s);

@@ -210,6 +210,12 @@ static void gen_table(gen *g, sql_table *tb)
     add_param(g, id + 1);
     tb->update = take(&g->s->mem, &g->t);
 
+    add(&g->t, "DELETE FROM ");
+    add_table(g, tb->name);
+    add(&g->t, " WHERE \"%s\" = ", tb->columns[id]);
+    add_param(g, 1);
+    tb->remove = take(&g->s->mem, &g->t);
+
     add(&g->t, "SELECT count(*) FROM ");
     add_table(g, tb->name);
     tb->count = take(&g->s->mem, &g->t);

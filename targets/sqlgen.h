@@ -35,12 +35,13 @@ typedef struct sql_table {
     const char **columns; /* unquoted, one per state field, unique ignoring case */
     const char *create;   /* CREATE TABLE */
     /* Parameters of insert and update are the state's fields in order
-     * ($1 is field 0); select takes the identity as $1 and returns every
-     * other field in order. */
+     * ($1 is field 0); select and remove take the identity as $1, and
+     * select returns every other field in order. */
     const char *select;
     const char *insert;
     const char *update;
-    const char *count; /* SELECT count(*) */
+    const char *remove; /* DELETE, with the identity as $1 */
+    const char *count;  /* SELECT count(*) */
 } sql_table;
 
 typedef struct sql_schema {

@@ -2,12 +2,13 @@
  * on it).
  *
  * Records live in one open-addressing hash table per aggregate type, keyed
- * by identity (linear probing; the table doubles at 3/4 load; records are
- * never deleted, so there are no tombstones). Each record is deep-copied
- * into one malloc'd block. A transaction buffers its writes as new blocks
- * and applies them on commit (freeing the blocks they replace), or frees
- * them on rollback. Events are deep-copied into a chunked log; a rollback
- * truncates the log back to where the transaction began. */
+ * by identity (linear probing; the table doubles at 3/4 load; a removal
+ * shifts the records after it back, so there are no tombstones and a probe
+ * stops at the first empty slot). Each record is deep-copied into one
+ * malloc'd block. A transaction buffers its writes (and removals, as a
+ * block holding only the key) and applies them in order on commit
+ * (freeing the blocks they replace), or frees them on rollback. Events are deep-copied into a
+ * chunked log; a rollback truncates the log back to where the transaction began. */
 #include "store_memory.h"
 
 #include <stdlib.h>
@@ -44,7 +45,8 @@ typedef struct table {
 typedef struct pending {
     size_t agg;
     uint64_t hash;
-    record *rec;
+    record *rec;  /* the new record; a removal's holds the key only */
+    bool removed; /* the record goes */
 } pending;
 
 typedef struct log_chunk {
@@ -209,6 +211,32 @@ static void table_put(table *t, uint64_t hash, record *rec)
     *sl = (slot){.hash = hash, .rec = rec};
 }
 
+/* Removes the record with key, if any, freeing its block: the records
+ * after it in its probe run move back into the gap when their home slot
+ * allows (backward-shift deletion), so every probe still finds its key
+ * before an empty slot. */
+static void table_remove(table *t, uint64_t hash, const value *key)
+{
+    if (!t->cap)
+        return;
+    slot *sl = table_slot(t, hash, key);
+    if (!sl->rec)
+        return;
+    free(sl->rec);
+    t->count--;
+    size_t mask = t->cap - 1, gap = (size_t)(sl - t->slots);
+    for (size_t i = (gap + 1) & mask; t->slots[i].rec; i = (i + 1) & mask) {
+        size_t home = t->slots[i].hash & mask;
+        /* the record at i may fill the gap when its home is not in (gap, i] */
+        bool stays = gap <= i ? (home > gap && home <= i) : (home > gap || home <= i);
+        if (stays)
+            continue;
+        t->slots[gap] = t->slots[i];
+        gap = i;
+    }
+    t->slots[gap] = (slot){0};
+}
+
 /* ---- the event log ---- */
 
 static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value *key,
@@ -280,7 +308,7 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
         const pending *w = &m->writes[i];
         if (w->agg == agg->index && w->hash == hash && value_equal(&w->rec->key, key)) {
             *out = w->rec->state;
-            return 1;
+            return !w->removed;
         }
     }
     const record *r = table_find(&m->tables[agg->index], hash, key);
@@ -302,6 +330,22 @@ static int mem_save(store *s, const aggregate *agg, const value *key, const valu
     if (!r)
         return oom(m);
     m->writes[m->nwrites++] = (pending){.agg = agg->index, .hash = key_hash(key), .rec = r};
+    return 0;
+}
+
+static int mem_remove(store *s, const aggregate *agg, const value *key)
+{
+    memory_store *m = (memory_store *)s;
+    if (!m->in_txn)
+        return no_txn(m, "remove");
+    if (array_reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
+        return oom(m);
+    value none = {.kind = VAL_NONE};
+    record *r = record_new(key, &none);
+    if (!r)
+        return oom(m);
+    m->writes[m->nwrites++] =
+        (pending){.agg = agg->index, .hash = key_hash(key), .rec = r, .removed = true};
     return 0;
 }
 
@@ -361,7 +405,12 @@ static int mem_commit(store *s)
     }
     for (size_t i = 0; i < m->nwrites; i++) {
         const pending *w = &m->writes[i];
-        table_put(&m->tables[w->agg], w->hash, w->rec);
+        if (!w->removed) {
+            table_put(&m->tables[w->agg], w->hash, w->rec);
+            continue;
+        }
+        table_remove(&m->tables[w->agg], w->hash, &w->rec->key);
+        free(w->rec);
     }
     m->nwrites = 0;
     for (size_t i = 0; i < m->ntxn_events; i++)
@@ -385,6 +434,7 @@ static const store_ops memory_store_ops = {
     .begin = mem_begin,
     .load = mem_load,
     .save = mem_save,
+    .remove = mem_remove,
     .append_event = mem_append_event,
     .commit = mem_commit,
     .rollback = mem_rollback,

@@ -18,8 +18,9 @@
  *     guards: the command's own and each read whose key comes from the
  *     arguments. The first load sends all hinted SELECTs and a flush
  *     request (not a sync), so the rows come back and the transaction
- *     stays open: round trip one. Commit sends every INSERT and UPDATE and
- *     the event rows with the sync: round trip two. A refusal after round
+ *     stays open: round trip one. Commit sends every INSERT, UPDATE and
+ *     DELETE (in the order the runtime made them) and the event rows with
+ *     the sync: round trip two. A refusal after round
  *     trip one sends ROLLBACK with the sync;
  *   - a dispatched creates command is not loaded first (checks_creates):
  *     its INSERT is refused by the primary key when the identity exists.
@@ -346,6 +347,7 @@ typedef enum op_kind {
     OP_SELECT,
     OP_INSERT,
     OP_UPDATE,
+    OP_DELETE,
     OP_EVENT,
     OP_PREPARE, /* a via statement, prepared with the first use */
     OP_VIA,     /* a record whose key is a field of another (prefetch_via) */
@@ -376,7 +378,7 @@ typedef struct pg_rec {
 } pg_rec;
 
 typedef struct stmt_names {
-    char select[32], insert[32], update[32];
+    char select[32], insert[32], update[32], remove[32];
 } stmt_names;
 
 /* A statement of prefetch_via: table's record keyed by field `field` of a
@@ -396,7 +398,7 @@ typedef struct pg_store {
     stmt_names *names;     /* per table */
     arena mem;             /* per transaction: parameters, cached records */
     jline json;            /* JSON text of the parameter being written */
-    pg_op *reads, *writes; /* queued SELECTs; queued INSERTs, UPDATEs and events */
+    pg_op *reads, *writes; /* queued SELECTs; queued INSERTs, UPDATEs, DELETEs and events */
     size_t nreads, nwrites, reads_cap, writes_cap;
     pg_rec *recs;
     size_t nrecs, recs_cap;
@@ -489,6 +491,7 @@ static const char *stmt_of(const pg_store *g, const pg_op *op)
     case OP_SELECT: return g->names[op->table].select;
     case OP_INSERT: return g->names[op->table].insert;
     case OP_UPDATE: return g->names[op->table].update;
+    case OP_DELETE: return g->names[op->table].remove;
     case OP_PREPARE:
     case OP_VIA: return g->vias[op->via].name;
     case OP_EVENT: break;
@@ -640,11 +643,11 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
         }
     } else if (st == PGRES_COMMAND_OK && op->kind == OP_PREPARE) {
         g->vias[op->via].prepared = true;
-    } else if (st == PGRES_COMMAND_OK && op->kind == OP_UPDATE) {
+    } else if (st == PGRES_COMMAND_OK && (op->kind == OP_UPDATE || op->kind == OP_DELETE)) {
         if (o->status == 0 && strcmp(pq->cmdTuples(r), "1") != 0) {
             o->status = -1;
-            snprintf(o->first, sizeof o->first, "the %s record to update is not there",
-                     g->p->aggs[op->table].name);
+            snprintf(o->first, sizeof o->first, "the %s record to %s is not there",
+                     g->p->aggs[op->table].name, op->kind == OP_UPDATE ? "update" : "delete");
         }
     } else if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_PIPELINE_ABORTED) {
         if (o->status == 0) {
@@ -871,6 +874,23 @@ static int pg_save(store *s, const aggregate *agg, const value *key, const value
     return 0;
 }
 
+/* Queued with the writes, so it costs no round trip of its own; the cache
+ * knows the record as absent from now on. */
+static int pg_remove(store *s, const aggregate *agg, const value *key)
+{
+    pg_store *g = (pg_store *)s;
+    pg_op *op = queue(g, true, OP_DELETE, (int)agg->index, 1);
+    if (!op)
+        return oom(g);
+    if (param_text(g, agg->state->fields[agg->identity].type, key, &op->params[0]) < 0)
+        return -1;
+    int i = find_rec(g, (int)agg->index, key);
+    if (i < 0 && (i = add_rec(g, (int)agg->index, key, REC_ABSENT)) < 0)
+        return -1;
+    g->recs[i].state = REC_ABSENT;
+    return 0;
+}
+
 static int pg_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                            const value *payload)
 {
@@ -984,6 +1004,7 @@ static const store_ops postgres_store_ops = {
     .begin = pg_begin,
     .load = pg_load,
     .save = pg_save,
+    .remove = pg_remove,
     .append_event = pg_append_event,
     .commit = pg_commit,
     .rollback = pg_rollback,
@@ -1073,7 +1094,8 @@ static int random_suffix(char *out, size_t size)
 static void fence_script(const pg_store *g, const char *schema, script *sc)
 {
     add(sc, "GRANT USAGE ON SCHEMA \"%s\" TO bench_fenced;\n", schema);
-    add(sc, "GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA \"%s\" TO bench_fenced;\n",
+    add(sc,
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \"%s\" TO bench_fenced;\n",
         schema);
     add(sc, "GRANT USAGE ON ALL SEQUENCES IN SCHEMA \"%s\" TO bench_fenced;\n", schema);
     for (size_t i = 0; i <= g->sql->ntables; i++) {
@@ -1091,6 +1113,10 @@ static void fence_script(const pg_store *g, const char *schema, script *sc)
         add(sc,
             "CREATE POLICY bench_update ON \"%s\".\"%s\" FOR UPDATE TO bench_fenced "
             "USING (true) WITH CHECK (current_user = 'bench_fenced');\n",
+            schema, t);
+        add(sc,
+            "CREATE POLICY bench_delete ON \"%s\".\"%s\" FOR DELETE TO bench_fenced "
+            "USING (current_user = 'bench_fenced');\n",
             schema, t);
     }
     add(sc, "SET ROLE bench_fenced;\n");
@@ -1177,9 +1203,11 @@ static int prepare_all(pg_store *g, char *err, size_t size)
         snprintf(n->select, sizeof n->select, "select_%zu", i);
         snprintf(n->insert, sizeof n->insert, "insert_%zu", i);
         snprintf(n->update, sizeof n->update, "update_%zu", i);
+        snprintf(n->remove, sizeof n->remove, "delete_%zu", i);
         if (prepare_one(g, n->select, tb->select, err, size) < 0 ||
             prepare_one(g, n->insert, tb->insert, err, size) < 0 ||
-            prepare_one(g, n->update, tb->update, err, size) < 0)
+            prepare_one(g, n->update, tb->update, err, size) < 0 ||
+            prepare_one(g, n->remove, tb->remove, err, size) < 0)
             return -1;
     }
     if (prepare_one(g, "event", g->sql->insert_event, err, size) < 0)

@@ -8,7 +8,8 @@
  * opens. A command is one transaction (BEGIN ... COMMIT, policies inside
  * it); its statements run as the runtime calls the store, and a refusal
  * rolls the transaction back. A create is checked by its INSERT: the
- * primary key refuses an identity that exists (checks_creates). */
+ * primary key refuses an identity that exists (checks_creates); a deleted
+ * record's row is gone, so its identity may be inserted again. */
 #include "store_sqlite.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@
 #include "store_driver.h"
 
 typedef struct sq_table {
-    sqlite3_stmt *select, *insert, *update;
+    sqlite3_stmt *select, *insert, *update, *remove;
 } sq_table;
 
 typedef struct sqlite_store {
@@ -222,6 +223,22 @@ static int sq_save(store *s, const aggregate *agg, const value *key, const value
     return 0;
 }
 
+static int sq_remove(store *s, const aggregate *agg, const value *key)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    sqlite3_stmt *st = q->tables[agg->index].remove;
+    if (bind_key(st, 1, key) != SQLITE_OK)
+        return fail(q, "binding a key");
+    if (run(q, st, "deleting a record") < 0)
+        return -1;
+    if (sqlite3_changes(q->db) != 1) {
+        snprintf(s->error, sizeof s->error, "sqlite: the %s record to delete is not there",
+                 agg->name);
+        return -1;
+    }
+    return 0;
+}
+
 static int sq_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                            const value *payload)
 {
@@ -308,6 +325,7 @@ static const store_ops sqlite_store_ops = {
     .begin = sq_begin,
     .load = sq_load,
     .save = sq_save,
+    .remove = sq_remove,
     .append_event = sq_append_event,
     .commit = sq_commit,
     .rollback = sq_rollback,
@@ -323,6 +341,7 @@ static void close_db(sqlite_store *q)
         sqlite3_finalize(q->tables[i].select);
         sqlite3_finalize(q->tables[i].insert);
         sqlite3_finalize(q->tables[i].update);
+        sqlite3_finalize(q->tables[i].remove);
     }
     sqlite3_finalize(q->begin);
     sqlite3_finalize(q->commit);
@@ -396,7 +415,8 @@ static int open_db(sqlite_store *q, const char *path, const char *durability)
         const sql_table *tb = &q->sql->tables[i];
         if (prepare(q, tb->select, &q->tables[i].select) < 0 ||
             prepare(q, tb->insert, &q->tables[i].insert) < 0 ||
-            prepare(q, tb->update, &q->tables[i].update) < 0)
+            prepare(q, tb->update, &q->tables[i].update) < 0 ||
+            prepare(q, tb->remove, &q->tables[i].remove) < 0)
             return -1;
     }
     if (prepare(q, "BEGIN", &q->begin) < 0 || prepare(q, "COMMIT", &q->commit) < 0 ||

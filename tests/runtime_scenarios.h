@@ -955,6 +955,198 @@ static inline void scenario_int_identities_grow_too(const target_spec *given)
     fx_close(f);
 }
 
+/* ---- deletes ---- */
+
+/* clang-format off */
+/* Documents in folders: Put creates (a policy counts it in its folder),
+ * Update and Delete only at the stored version; Delete's policy uncounts
+ * it, refused while the folder is locked. */
+static const char documents_spec[] =
+    "spec: 1\n"
+    "domain: documents\n"
+    "aggregates:\n"
+    "  Folder:\n"
+    "    identity: name\n"
+    "    fields:\n"
+    "      name: string\n"
+    "      docs: {type: int, default: 0}\n"
+    "      locked: {type: bool, default: false}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {name: string}}\n"
+    "      Lock: {params: {name: string}, set: {locked: true}}\n"
+    "      Count: {params: {name: string}, set: {docs: docs + 1}}\n"
+    "      Uncount:\n"
+    "        params: {name: string}\n"
+    "        guards:\n"
+    "          - {check: locked == false, refuse: the folder is locked}\n"
+    "        set: {docs: docs - 1}\n"
+    "  Doc:\n"
+    "    identity: id\n"
+    "    fields: {id: string, folder: string, text: string, version: int}\n"
+    "    commands:\n"
+    "      Put:\n"
+    "        creates: true\n"
+    "        params: {id: string, folder: string, text: string}\n"
+    "        set: {folder: arg.folder, text: arg.text, version: 1}\n"
+    "        emits: Put\n"
+    "      Update:\n"
+    "        params: {id: string, version: int, text: string}\n"
+    "        guards:\n"
+    "          - {check: arg.version == version, refuse: the version does not match}\n"
+    "        set: {text: arg.text, version: version + 1}\n"
+    "      Delete:\n"
+    "        deletes: true\n"
+    "        params: {id: string, version: int}\n"
+    "        guards:\n"
+    "          - {check: arg.version == version, refuse: the version does not match}\n"
+    "        emits: {event: Deleted, payload: {id: arg.id, folder: folder}}\n"
+    "policies:\n"
+    "  - {on: Put, run: Folder.Count, args: {name: event.folder}}\n"
+    "  - {on: Deleted, run: Folder.Uncount, args: {name: event.folder}}\n"
+    "workload:\n"
+    "  setup:\n"
+    "    - Folder.Make: {name: inbox}\n"
+    "  cycle:\n"
+    "    - Doc.Put: {id: \"d-${n}\", folder: inbox, text: draft}\n"
+    "    - Doc.Delete: {id: \"d-${n}\", version: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+static inline void folder_docs_is(fx *f, const char *folder, int64_t docs)
+{
+    value rec;
+    assert_true(fx_load(f, "Folder", folder, &rec));
+    assert_int_equal(fx_int(f, "Folder", &rec, "docs"), docs);
+}
+
+/* A refused Doc.Delete of 'a' (put in inbox as hello) left everything. */
+static inline void doc_a_is_kept(fx *f)
+{
+    value rec;
+    assert_true(fx_load(f, "Doc", "a", &rec));
+    fx_assert_cstr(fx_get(f, "Doc", &rec, "text"), "hello");
+    assert_int_equal(fx_count(f, "Doc"), 1);
+    assert_int_equal(fx_count(f, "Deleted"), 0);
+    folder_docs_is(f, "inbox", 1);
+}
+
+static inline void scenario_delete_removes_the_record_after_its_guards(const target_spec *ts)
+{
+    fx *f = fx_open(documents_spec, ts);
+    fx_ok(f, "Folder.Make", "{name: inbox}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: inbox, text: hello}");
+    fx_ok(f, "Doc.Update", "{id: a, version: 1, text: hello again}");
+    folder_docs_is(f, "inbox", 1);
+    fx_ok(f, "Doc.Delete", "{id: a, version: 2}");
+    value rec;
+    assert_false(fx_load(f, "Doc", "a", &rec));
+    assert_int_equal(fx_count(f, "Doc"), 0);
+    assert_int_equal(fx_count(f, "Deleted"), 1);
+    folder_docs_is(f, "inbox", 0); /* the payload's folder was the deleted record's */
+    fx_refused(f, "Doc.Update", "{id: a, version: 2, text: gone}",
+               "Doc.Update refused: Doc 'a' does not exist");
+    fx_refused(f, "Doc.Delete", "{id: a, version: 2}",
+               "Doc.Delete refused: Doc 'a' does not exist");
+    fx_close(f);
+}
+
+static inline void scenario_refused_delete_guard_keeps_the_record(const target_spec *ts)
+{
+    fx *f = fx_open(documents_spec, ts);
+    fx_ok(f, "Folder.Make", "{name: inbox}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: inbox, text: hello}");
+    fx_refused(f, "Doc.Delete", "{id: a, version: 7}",
+               "Doc.Delete refused: the version does not match");
+    doc_a_is_kept(f);
+    fx_close(f);
+}
+
+static inline void scenario_deleted_identity_can_be_created_again(const target_spec *ts)
+{
+    fx *f = fx_open(documents_spec, ts);
+    fx_ok(f, "Folder.Make", "{name: inbox}");
+    fx_ok(f, "Folder.Make", "{name: outbox}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: inbox, text: first}");
+    fx_ok(f, "Doc.Update", "{id: a, version: 1, text: first edited}");
+    fx_ok(f, "Doc.Delete", "{id: a, version: 2}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: outbox, text: second}");
+    value rec;
+    assert_true(fx_load(f, "Doc", "a", &rec));
+    fx_assert_cstr(fx_get(f, "Doc", &rec, "text"), "second");
+    fx_assert_cstr(fx_get(f, "Doc", &rec, "folder"), "outbox");
+    assert_int_equal(fx_int(f, "Doc", &rec, "version"), 1); /* a new record, not the old one */
+    fx_refused(f, "Doc.Put", "{id: a, folder: inbox, text: third}",
+               "Doc.Put refused: Doc 'a' already exists");
+    assert_int_equal(fx_count(f, "Doc"), 1);
+    assert_int_equal(fx_count(f, "Put"), 2);
+    folder_docs_is(f, "inbox", 0);
+    folder_docs_is(f, "outbox", 1);
+    fx_ok(f, "Doc.Delete", "{id: a, version: 1}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: inbox, text: third}");
+    assert_int_equal(fx_count(f, "Doc"), 1);
+    assert_int_equal(fx_count(f, "Deleted"), 2);
+    fx_close(f);
+}
+
+static inline void scenario_refused_policy_rolls_a_delete_back(const target_spec *ts)
+{
+    fx *f = fx_open(documents_spec, ts);
+    fx_ok(f, "Folder.Make", "{name: inbox}");
+    fx_ok(f, "Doc.Put", "{id: a, folder: inbox, text: hello}");
+    fx_ok(f, "Folder.Lock", "{name: inbox}");
+    fx_refused(f, "Doc.Delete", "{id: a, version: 1}",
+               "Doc.Delete refused: policy Folder.Uncount refused: the folder is locked");
+    doc_a_is_kept(f);
+    /* the record is still there to update and delete */
+    fx_ok(f, "Doc.Update", "{id: a, version: 1, text: kept}");
+    fx_close(f);
+}
+
+/* Many records with the same hash tail, most deleted, some created again:
+ * every one left is still found, every deleted one is absent, and the
+ * counts are creates minus deletes. */
+static inline void scenario_counts_after_deletes(const target_spec *given)
+{
+    target_opt_value opts[SCENARIO_MAX_OPTS];
+    target_spec ts = scenario_unsynced(given, opts);
+    enum { N = 600 };
+    fx *f = fx_open(documents_spec, &ts);
+    fx_ok(f, "Folder.Make", "{name: inbox}");
+    char args[96], key[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(args, sizeof args, "{id: d%d, folder: inbox, text: t%d}", i, i);
+        fx_ok(f, "Doc.Put", args);
+    }
+    for (int i = 0; i < N; i++)
+        if (i % 3 != 0) {
+            snprintf(args, sizeof args, "{id: d%d, version: 1}", i);
+            fx_ok(f, "Doc.Delete", args);
+        }
+    for (int i = 1; i < N; i += 3) {
+        snprintf(args, sizeof args, "{id: d%d, folder: inbox, text: again%d}", i, i);
+        fx_ok(f, "Doc.Put", args);
+    }
+    size_t left = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "d%d", i);
+        value rec;
+        bool there = i % 3 != 2;
+        assert_int_equal(fx_load(f, "Doc", key, &rec), there);
+        if (!there)
+            continue;
+        left++;
+        snprintf(args, sizeof args, i % 3 == 0 ? "t%d" : "again%d", i);
+        fx_assert_cstr(fx_get(f, "Doc", &rec, "text"), args);
+    }
+    assert_int_equal(fx_count(f, "Doc"), left);
+    assert_int_equal(fx_count(f, "Put"), N + N / 3);
+    assert_int_equal(fx_count(f, "Deleted"), N - N / 3);
+    folder_docs_is(f, "inbox", (int64_t)left);
+    fx_close(f);
+}
+
 /* ---- values, refusals and names a SQL store could get wrong ---- */
 
 /* clang-format off */
@@ -1226,9 +1418,13 @@ static inline void scenario_refusals_roll_back_policies_included(const target_sp
  * driver's name. */
 static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
 {
-    static const char *const paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
-                                        "examples/inventory.yaml", "examples/library.yaml",
-                                        "examples/tickets.yaml",   NULL};
+    static const char *const paths[] = {"specs/pizzas.yaml",
+                                        "specs/banking.yaml",
+                                        "examples/inventory.yaml",
+                                        "examples/library.yaml",
+                                        "examples/tickets.yaml",
+                                        "examples/documents.yaml",
+                                        NULL};
     const char *const only[] = {ts->label, NULL};
     fx_run fr;
     fx_run_specs(&fr, paths, only, 20);
@@ -1352,6 +1548,11 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(policy_chain_of_depth_eight_runs),
     RUNTIME_SCENARIO(policy_chain_deeper_than_eight_refuses),
     RUNTIME_SCENARIO(rolled_back_create_can_be_created_again),
+    RUNTIME_SCENARIO(delete_removes_the_record_after_its_guards),
+    RUNTIME_SCENARIO(refused_delete_guard_keeps_the_record),
+    RUNTIME_SCENARIO(deleted_identity_can_be_created_again),
+    RUNTIME_SCENARIO(refused_policy_rolls_a_delete_back),
+    RUNTIME_SCENARIO(counts_after_deletes),
     RUNTIME_SCENARIO(store_grows_past_many_thousands_of_records),
     RUNTIME_SCENARIO(int_identities_grow_too),
     RUNTIME_SCENARIO(values_of_every_kind_come_back_verbatim),

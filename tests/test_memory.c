@@ -1,5 +1,5 @@
 /* test_memory.c: the in-process store on its own: transactions, deep
- * copies, the event log and table growth, with a plan built by hand (the
+ * copies, the event log, table growth and removal, with a plan built by hand (the
  * store only needs the aggregate and event indexes). */
 /* cmocka.h needs these first */
 /* clang-format off */
@@ -271,6 +271,82 @@ static void test_tables_grow_past_a_hundred_thousand_records(void **state)
     memory_store_free(s);
 }
 
+static void remove_one(store *s, const aggregate *agg, value key)
+{
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->remove(s, agg, &key), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+}
+
+static void test_removal_applies_at_commit_and_rollback_undoes_it(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str("a"), 1, "first");
+    value key = str("a"), out;
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->remove(s, &aggs[0], &key), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 0); /* the transaction's view */
+    assert_int_equal(s->ops->rollback(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    remove_one(s, &aggs[0], str("a"));
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 0);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], 0);
+    /* created again, and saved then removed in one transaction */
+    save_one(s, &aggs[0], str("a"), 2, "again");
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 2);
+    value items[3];
+    value st = rec3(items, key, 3, "gone");
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
+    assert_int_equal(s->ops->remove(s, &aggs[0], &key), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 0);
+    counts(s, a, e);
+    assert_int_equal(a[0], 0);
+    memory_store_free(s);
+}
+
+/* Tables one record short of growing (47 in 64 slots) have long probe runs
+ * that wrap around the end: removing their records one by one in a
+ * scrambled order must leave every other one findable. */
+static void test_removal_keeps_every_other_record_findable(void **state)
+{
+    enum { ROUNDS = 200, N = 47 };
+    uint64_t x = 88172645463325252ULL; /* xorshift64 */
+    for (int round = 0; round < ROUNDS; round++) {
+        store *s = open_store();
+        int order[N];
+        bool gone[N] = {false};
+        for (int i = 0; i < N; i++) {
+            save_one(s, &aggs[1], num((int64_t)round * 1000 + i), i, "r");
+            order[i] = i;
+        }
+        for (int i = N - 1; i > 0; i--) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int r = 0; r < N; r++) {
+            remove_one(s, &aggs[1], num((int64_t)round * 1000 + order[r]));
+            gone[order[r]] = true;
+            for (int i = 0; i < N; i++) {
+                value k = num((int64_t)round * 1000 + i), out;
+                assert_int_equal(s->ops->load(s, &aggs[1], &k, &out), !gone[i]);
+                if (!gone[i])
+                    assert_int_equal(out.u.items[1].u.i, i);
+            }
+            uint64_t a[2], e[2];
+            counts(s, a, e);
+            assert_int_equal(a[1], (uint64_t)(N - r - 1));
+        }
+        memory_store_free(s);
+    }
+}
+
 static void test_keys_of_equal_bytes_but_other_kinds_differ(void **state)
 {
     store *s = open_store();
@@ -298,6 +374,8 @@ int main(void)
         cmocka_unit_test(test_free_releases_an_open_transaction),
         cmocka_unit_test(test_tables_grow_past_a_hundred_thousand_records),
         cmocka_unit_test(test_keys_of_equal_bytes_but_other_kinds_differ),
+        cmocka_unit_test(test_removal_applies_at_commit_and_rollback_undoes_it),
+        cmocka_unit_test(test_removal_keeps_every_other_record_findable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

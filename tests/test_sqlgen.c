@@ -1,5 +1,6 @@
 /* test_sqlgen.c: the SQL the sqlite and postgres targets generate from a
- * domain: the exact statements for pizzas (which the perf peers issue too),
+ * domain: the exact statements for pizzas (which the perf peers issue too;
+ * the DELETE of a deletes command too),
  * the join that fetches a record keyed by another's column, names made
  * unique ignoring case and kept within 63 bytes, and names that
  * are not identifiers refused before they reach SQL text. */
@@ -45,6 +46,7 @@ static void test_sqlgen_sqlite_statements_for_pizzas(void **state)
     assert_string_equal(t->select, PIZZAS_SQLITE_SELECT_ORDER);
     assert_string_equal(t->insert, PIZZAS_SQLITE_INSERT_ORDER);
     assert_string_equal(t->update, PIZZAS_SQLITE_UPDATE_ORDER);
+    assert_string_equal(t->remove, "DELETE FROM \"Order\" WHERE \"name\" = ?1");
     assert_string_equal(t->count, "SELECT count(*) FROM \"Order\"");
     assert_string_equal(s->create_events, PIZZAS_SQLITE_CREATE_EVENTS);
     assert_string_equal(s->insert_event, PIZZAS_SQLITE_INSERT_EVENT);
@@ -85,6 +87,7 @@ static void test_sqlgen_postgres_tables_for_pizzas_match_the_pgbench_setup(void 
         fail_msg("the setup script lacks: %s", want);
     assert_string_equal(s->tables[0].select, "SELECT \"pizza\", \"toppings\", \"customer_name\", "
                                              "\"status\" FROM \"S\".\"Order\" WHERE \"name\" = $1");
+    assert_string_equal(s->tables[0].remove, "DELETE FROM \"S\".\"Order\" WHERE \"name\" = $1");
     assert_string_equal(s->insert_event, "INSERT INTO \"S\".\"events\" (\"aggregate\", "
                                          "\"identity\", \"event\", \"payload\") VALUES ($1, $2, "
                                          "$3, $4)");
