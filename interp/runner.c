@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "arena.h"
 #include "env.h"
+#include "lint.h"
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
@@ -87,11 +88,19 @@ static int check_outcome(run_state *rs, const step_inst *si, int rc, const char 
         return 0;
     if (rc == TARGET_OK && !si->st->expect_refused)
         return 0;
-    if (rc == TARGET_REFUSED && si->st->expect_refused)
+    uint64_t cyc = n >= 0 ? (uint64_t)n : 0;
+    if (rc == TARGET_REFUSED && si->st->expect_refused &&
+        lint_refusal_matches(si->st, rs->t->message, cyc, rs->run))
         return 0;
     if (rc == TARGET_OK)
         fail_step(rs, si, phase, n, "succeeded, but the step expects a refusal");
-    else if (rc == TARGET_REFUSED)
+    else if (rc == TARGET_REFUSED && si->st->expect_refused) {
+        char what[TARGET_MESSAGE_MAX + 1280], want[1024];
+        snprintf(what, sizeof what, "refused with '%s', but the step expects '%s'",
+                 lint_refusal_text(rs->t->message),
+                 lint_expected_text(si->st, cyc, rs->run, want, sizeof want));
+        fail_step(rs, si, phase, n, what);
+    } else if (rc == TARGET_REFUSED)
         fail_step(rs, si, phase, n, rs->t->message);
     else
         fail_step(rs, si, phase, n, rs->t->message[0] ? rs->t->message : "the target failed");
