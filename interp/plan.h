@@ -127,8 +127,8 @@ typedef struct step {
     const char *expect_text;    /* expect: {refused: TEXT}: the exact refusal; NULL for any */
     const node *expect_text_at; /* where TEXT is written */
     bool count_refusals;        /* on_refusal: count: a refusal is counted, not an abort */
-    value args;  /* a VAL_STRUCT of constants laid out as cmd->params */
-    tmpl *tmpls; /* values to fill in per cycle */
+    value args;                 /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls;                /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;

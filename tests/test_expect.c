@@ -12,6 +12,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,57 @@ static void test_a_refusal_with_the_text_passes_the_run(void **state)
     release(&l);
 }
 
+/* ---- 3. on_refusal: count ---- */
+
+static void test_counted_refusals_do_not_abort_and_goodput_leaves_them_out(void **state)
+{
+    int rc;
+    /* 3 in stock: the purchases of cycles 0 to 2 succeed, the rest are refused */
+    linted l = pizza("3",
+                     "    - Order.Purchase: {name: \"p-${n}\", sku: margherita}\n"
+                     "      on_refusal: count\n",
+                     &rc);
+    assert_int_equal(rc, 0);
+    assert_true(l.p->work.cycle[0].count_refusals);
+    assert_int_equal(lint_dry_run(l.p, &l.d), 0);
+    run_options o = options();
+    o.warmup = 0;
+    o.iterations = 10;
+    const plan *plans[] = {l.p};
+    report r = {0};
+    int ran = runner_run(plans, 1, &o, &r);
+    const target_result *t = &r.results[0];
+    if (t->failed)
+        fail_msg("%s", t->reason);
+    assert_int_equal(ran, 0);
+    const run_result *rr = &t->runs[0];
+    assert_int_equal(rr->verbs[0].count, 10);
+    assert_int_equal(rr->verbs[0].refused, 0);
+    assert_int_equal(rr->verbs[0].refused_counted, 7);
+    assert_true(rr->goodput_per_s > 0);
+    assert_true(fabs(rr->goodput_per_s - rr->fig.throughput_per_s * 3 / 10) <
+                1e-6 * rr->fig.throughput_per_s);
+    report_free(&r);
+    release(&l);
+}
+
+static void test_a_counted_step_must_be_in_the_cycle(void **state)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, pizza_yaml,
+             "1}\n      on_refusal: count\n    - Stock.Fill: {sku: x, count: 1",
+             "    - Order.Purchase: {name: \"p-${n}\", sku: margherita}\n");
+    doc *dc = NULL;
+    diag_list d = {0};
+    assert_int_equal(load_string("t.yaml", yaml, strlen(yaml), &dc, &d), LOAD_OK);
+    assert_true(jschema_validate(spec_schema(), dc->root, &d));
+    plan *p = NULL;
+    assert_int_equal(plan_compile(dc, &d, &p), -1);
+    assert_string_equal(d.items[0].message, "on_refusal: count is for cycle steps, not setup");
+    doc_free(dc);
+    diag_list_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_the_refusal_text_drops_the_runtime_prefixes),
         cmocka_unit_test(test_a_refusal_with_another_text_fails_the_run),
         cmocka_unit_test(test_a_refusal_with_the_text_passes_the_run),
+        cmocka_unit_test(test_counted_refusals_do_not_abort_and_goodput_leaves_them_out),
+        cmocka_unit_test(test_a_counted_step_must_be_in_the_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
