@@ -275,7 +275,7 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
     const node *verb = NULL, *args = NULL;
     for (size_t i = 0; item->kind == NODE_MAP && i < item->count; i++) {
         const node *k = item->pairs[i].key;
-        if (!strcmp(k->text, "expect"))
+        if (!strcmp(k->text, "expect") || !strcmp(k->text, "on_refusal"))
             continue;
         if (verb) {
             diag_error_at(c->d, k, "a step runs one command; '%s' is a second", k->text);
@@ -304,13 +304,32 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
     }
     st->cmd = cmd;
     const node *exp = node_get(item, "expect");
-    st->expect_refused = exp && node_is_str(exp, "refused");
+    const node *text = exp && exp->kind == NODE_MAP ? node_get(exp, "refused") : NULL;
+    st->expect_refused = exp && (node_is_str(exp, "refused") ||
+                                 (text && text->kind == NODE_STRING && exp->count == 1));
     if (exp && !st->expect_refused) {
-        diag_error_at(c->d, exp, "expect can only be 'refused'");
+        diag_error_at(c->d, exp, "expect can only be 'refused' or {refused: TEXT}");
         return -1;
+    }
+    if (text) {
+        st->expect_text = text->text;
+        st->expect_text_at = text;
     }
     if (in_setup && st->expect_refused) {
         diag_error_at(c->d, exp, "expect: refused is for cycle steps, not setup");
+        return -1;
+    }
+    const node *onr = node_get(item, "on_refusal");
+    st->count_refusals = onr && node_is_str(onr, "count");
+    if (onr && !st->count_refusals && !node_is_str(onr, "abort")) {
+        diag_error_at(c->d, onr, "on_refusal can only be 'count' or 'abort'");
+        return -1;
+    }
+    if (st->count_refusals && (in_setup || st->expect_refused)) {
+        diag_error_at(c->d, onr,
+                      in_setup ? "on_refusal: count is for cycle steps, not setup"
+                               : "on_refusal: count is for steps that may succeed; this one "
+                                 "expects a refusal");
         return -1;
     }
     tmpl_sink sink = {.in_setup = in_setup};

@@ -2,8 +2,10 @@
  * cycles and depth), the workload warnings, and the dry run on the runtime. */
 #include "lint.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime.h"
 #include "step_inst.h"
@@ -42,13 +44,208 @@ static int walk_policies(const event_def *ev, const event_def **path, int depth,
     return 0;
 }
 
+static int lint_expects(const plan *p, diag_list *d);
+
 int lint_policies(const plan *p, diag_list *d)
 {
     const event_def *path[PLAN_POLICY_MAX_DEPTH + 2];
     for (size_t e = 0; e < p->nevents; e++)
         if (walk_policies(&p->events[e], path, 0, d) < 0)
             return -1;
-    return 0;
+    return lint_expects(p, d);
+}
+
+/* ---- refusal texts ---- */
+
+/* The length of a verb "Aggregate.Command" at s, or 0. */
+static size_t verb_len(const char *s)
+{
+    size_t n = 0;
+    int dots = 0;
+    for (; isalnum((unsigned char)s[n]) || s[n] == '_' || (s[n] == '.' && n > 0); n++)
+        dots += s[n] == '.';
+    return dots == 1 && s[n - 1] != '.' ? n : 0;
+}
+
+/* s past "Verb refused: " when it starts so, else NULL. */
+static const char *past_refused(const char *s)
+{
+    size_t n = verb_len(s);
+    static const char tail[] = " refused: ";
+    return n && !strncmp(s + n, tail, sizeof tail - 1) ? s + n + sizeof tail - 1 : NULL;
+}
+
+const char *lint_refusal_text(const char *message)
+{
+    const char *s = past_refused(message), *in;
+    if (!s)
+        return message;
+    while (!strncmp(s, "policy ", 7) && (in = past_refused(s + 7)))
+        s = in;
+    return s;
+}
+
+const char *lint_expected_text(const step *st, uint64_t n, int run, char *buf, size_t size)
+{
+    size_t k = 0;
+    for (const char *s = st->expect_text; *s && k + 1 < size;) {
+        if (!strncmp(s, "${n}", 4) || !strncmp(s, "${run}", 6)) {
+            bool is_n = s[2] == 'n';
+            int w = is_n ? snprintf(buf + k, size - k, "%" PRIu64, n)
+                         : snprintf(buf + k, size - k, "%d", run);
+            k = w > 0 && (size_t)w < size - k ? k + (size_t)w : size - 1;
+            s += is_n ? 4 : 6;
+        } else
+            buf[k++] = *s++;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int run)
+{
+    char want[1024];
+    return !st->expect_text ||
+           !strcmp(lint_refusal_text(message), lint_expected_text(st, n, run, want, sizeof want));
+}
+
+/* Whether text matches shape, where each <...> in shape stands for any
+ * non-empty run of characters. */
+static bool shape_match(const char *shape, const char *text)
+{
+    if (!*shape)
+        return !*text;
+    if (*shape != '<')
+        return *shape == *text && shape_match(shape + 1, text + 1);
+    const char *rest = strchr(shape, '>');
+    if (!rest)
+        return !strcmp(shape, text);
+    for (const char *t = text + 1; t <= text + strlen(text); t++)
+        if (*text && shape_match(rest + 1, t))
+            return true;
+    return false;
+}
+
+/* The runtime's built-in refusals whose variable parts do not depend on the
+ * command (runtime.c, value.c): constraints and expression errors. */
+static const char *const generic_shapes[] = {
+    "<field>: <n> is less than the minimum <min>",
+    "<field>: <n> is greater than the maximum <max>",
+    "<field>: <n> character(s), fewer than the minimum <min>",
+    "<field>: <n> character(s), more than the maximum <max>",
+    "<field>: '<text>' does not match the pattern <pattern>",
+    "<field>: <n> item(s), more than the maximum <max>",
+    "<field>: not one of the enum's values",
+    "<field> is not set",
+    "integer overflow in \"<expression>\"",
+    "division by zero in \"<expression>\"",
+    "an optional field is not set in \"<expression>\"",
+};
+
+enum { REFUSALS_MAX = 256 };
+
+/* What one command can refuse with: its checks' texts and the shapes of
+ * its record refusals, then its policies' commands', each once. */
+typedef struct refusals {
+    const char *texts[REFUSALS_MAX];
+    size_t ntexts;
+    char shapes[REFUSALS_MAX][160];
+    size_t nshapes;
+    const command *seen[REFUSALS_MAX];
+    size_t nseen;
+} refusals;
+
+static void add_text(refusals *r, const char *t)
+{
+    for (size_t i = 0; i < r->ntexts; i++)
+        if (!strcmp(r->texts[i], t))
+            return;
+    if (r->ntexts < REFUSALS_MAX)
+        r->texts[r->ntexts++] = t;
+}
+
+static void add_shape(refusals *r, const char *agg, const char *what, const char *alias)
+{
+    char buf[160];
+    if (alias)
+        snprintf(buf, sizeof buf, "%s <id> %s (read as %s)", agg, what, alias);
+    else
+        snprintf(buf, sizeof buf, "%s <id> %s", agg, what);
+    for (size_t i = 0; i < r->nshapes; i++)
+        if (!strcmp(r->shapes[i], buf))
+            return;
+    if (r->nshapes < REFUSALS_MAX)
+        memcpy(r->shapes[r->nshapes++], buf, sizeof buf);
+}
+
+static void collect_refusals(refusals *r, const command *cmd)
+{
+    for (size_t i = 0; i < r->nseen; i++)
+        if (r->seen[i] == cmd)
+            return;
+    if (r->nseen == REFUSALS_MAX)
+        return;
+    r->seen[r->nseen++] = cmd;
+    for (size_t i = 0; i < cmd->nguards; i++)
+        add_text(r, cmd->guards[i].refuse);
+    for (size_t i = 0; i < cmd->nensures; i++)
+        add_text(r, cmd->ensures[i].refuse);
+    add_shape(r, cmd->agg->name, cmd->creates ? "already exists" : "does not exist", NULL);
+    for (size_t i = 0; i < cmd->nreads; i++)
+        add_shape(r, cmd->reads[i].agg->name, "does not exist", cmd->reads[i].alias);
+    for (size_t i = 0; cmd->event && i < cmd->event->npolicies; i++)
+        collect_refusals(r, cmd->event->policies[i]->run);
+}
+
+static bool can_refuse_with(const refusals *r, const char *text)
+{
+    for (size_t i = 0; i < r->ntexts; i++)
+        if (!strcmp(r->texts[i], text))
+            return true;
+    for (size_t i = 0; i < r->nshapes; i++)
+        if (shape_match(r->shapes[i], text))
+            return true;
+    for (size_t i = 0; i < sizeof generic_shapes / sizeof *generic_shapes; i++)
+        if (shape_match(generic_shapes[i], text))
+            return true;
+    return false;
+}
+
+/* One error for a step whose expected refusal text its command cannot produce. */
+static int lint_expect(const step *st, diag_list *d)
+{
+    static refusals r;
+    memset(&r, 0, sizeof r);
+    collect_refusals(&r, st->cmd);
+    if (can_refuse_with(&r, st->expect_text))
+        return 0;
+    char list[2048];
+    size_t n = 0;
+    for (size_t i = 0; i < r.ntexts && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "'%s', ", r.texts[i]);
+    for (size_t i = 0; i < r.nshapes && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "'%s', ", r.shapes[i]);
+    if (n < sizeof list)
+        snprintf(list + n, sizeof list - n, "or a field constraint's or an expression's message");
+    const char *hint = diag_suggest(st->expect_text, r.texts, r.ntexts);
+    if (hint)
+        diag_error_at(d, st->expect_text_at,
+                      "%s cannot refuse with '%s' (did you mean '%s'?); it can refuse with: %s",
+                      st->cmd->verb, st->expect_text, hint, list);
+    else
+        diag_error_at(d, st->expect_text_at, "%s cannot refuse with '%s'; it can refuse with: %s",
+                      st->cmd->verb, st->expect_text, list);
+    return -1;
+}
+
+/* Every `expect: {refused: TEXT}` names a refusal its command can produce. */
+static int lint_expects(const plan *p, diag_list *d)
+{
+    int rc = 0;
+    for (size_t s = 0; s < p->work.ncycle; s++)
+        if (p->work.cycle[s].expect_text && lint_expect(&p->work.cycle[s], d) < 0)
+            rc = -1;
+    return rc;
 }
 
 /* ---- warnings ---- */
@@ -66,9 +263,12 @@ void lint_workload_warnings(const node *root, diag_list *d)
 /* ---- the dry run ---- */
 
 /* Whether a dispatch's outcome is what the step expects. */
-static bool as_expected(const step *st, runtime_status rs)
+static bool as_expected(const step *st, runtime_status rs, const char *message, uint64_t n)
 {
-    return st->expect_refused ? rs == RUNTIME_REFUSED : rs == RUNTIME_OK;
+    if (st->count_refusals && rs == RUNTIME_REFUSED)
+        return true;
+    return st->expect_refused ? rs == RUNTIME_REFUSED && lint_refusal_matches(st, message, n, 1)
+                              : rs == RUNTIME_OK;
 }
 
 /* The first step that does not do what it expects, with why in err; NULL when none. */
@@ -77,7 +277,7 @@ static const step *first_unexpected(runtime *rt, step_inst *setup, step_inst *cy
 {
     for (size_t s = 0; s < w->nsetup; s++) {
         const step_inst *si = &setup[s];
-        if (!as_expected(si->st, runtime_dispatch(rt, si->st->cmd, &si->args))) {
+        if (!as_expected(si->st, runtime_dispatch(rt, si->st->cmd, &si->args), "", 0)) {
             err_set(e, "in setup, %s", runtime_message(rt));
             return si->st;
         }
@@ -87,11 +287,17 @@ static const step *first_unexpected(runtime *rt, step_inst *setup, step_inst *cy
             step_inst *si = &cycle[s];
             step_inst_expand(si, n, 1);
             runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
-            if (as_expected(si->st, rs))
+            const char *msg = runtime_message(rt);
+            if (as_expected(si->st, rs, msg, n))
                 continue;
-            err_set(e, "in cycle %" PRIu64 ", %s", n,
-                    rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal"
-                                     : runtime_message(rt));
+            char want[1024];
+            if (rs == RUNTIME_REFUSED && si->st->expect_refused)
+                err_set(e, "in cycle %" PRIu64 ", refused with '%s', but the step expects '%s'", n,
+                        lint_refusal_text(msg),
+                        lint_expected_text(si->st, n, 1, want, sizeof want));
+            else
+                err_set(e, "in cycle %" PRIu64 ", %s", n,
+                        rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal" : msg);
             return si->st;
         }
     return NULL;

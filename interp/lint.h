@@ -14,6 +14,21 @@
  * policies from one event: one error, at the first policy of the event
  * where it is found. Returns 0, or -1 when it appended an error. */
 int lint_policies(const plan *p, diag_list *d);
+/* Also, after the policies: every `expect: {refused: TEXT}` step names a
+ * refusal its command can produce (a guard's or ensure's refuse text, its
+ * policies' commands', transitively, or a built-in refusal of the runtime's
+ * shape, such as "Order <id> does not exist"); an error at TEXT otherwise. */
+
+/* The text of a refusal message: without the "Verb refused: " and
+ * "policy Verb refused: " prefixes the runtime puts before it (a message
+ * without them, such as a process target's, is its own text). */
+const char *lint_refusal_text(const char *message);
+/* The step's expected refusal text for cycle n of run `run`: ${n} and
+ * ${run} filled in as in the arguments, in buf. */
+const char *lint_expected_text(const step *st, uint64_t n, int run, char *buf, size_t size);
+/* Whether a refusal with message satisfies the step's expectation in cycle
+ * n of run `run`: any refusal when it names no text, else exactly that text. */
+bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int run);
 /* Warnings about a legal but suspect workload (no warmup, one run), read
  * from the schema-checked document root, so that they come with the errors
  * of a spec that does not compile too. */

@@ -125,8 +125,11 @@ typedef struct tmpl {
 typedef struct step {
     const command *cmd;
     bool expect_refused;
-    value args;  /* a VAL_STRUCT of constants laid out as cmd->params */
-    tmpl *tmpls; /* values to fill in per cycle */
+    const char *expect_text;    /* expect: {refused: TEXT}: the exact refusal; NULL for any */
+    const node *expect_text_at; /* where TEXT is written */
+    bool count_refusals;        /* on_refusal: count: a refusal is counted, not an abort */
+    value args;                 /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls;                /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;

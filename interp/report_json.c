@@ -247,6 +247,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         return;
     add(b, o, "run", i64_value(b, run->run));
     add_figures(b, o, &run->fig);
+    add_double(b, o, "goodput_per_s", run->goodput_per_s);
     cJSON *tenths = new_array(b, o, "tenths");
     for (int i = 0; tenths && i < STATS_TENTHS; i++) {
         cJSON *t = new_object(b, tenths, NULL);
@@ -263,6 +264,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
             break;
         add(b, vo, "count", u64_value(b, v->count));
         add(b, vo, "refused", u64_value(b, v->refused));
+        add(b, vo, "refused_counted", u64_value(b, v->refused_counted));
         add_us(b, vo, "p50_us", v->p50_ns);
         add_us(b, vo, "p99_us", v->p99_ns);
         add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);

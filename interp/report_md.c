@@ -209,6 +209,55 @@ static void put_verify(FILE *out, const report *r)
     }
 }
 
+/* "Goodput: target (domain): G of T commands/s succeeded; refused and
+ * counted: Verb N." for each result whose timed commands were refused
+ * (expect: refused or on_refusal: count); goodput is the median across runs. */
+static void put_goodput(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        double good[64];
+        size_t n = 0;
+        uint64_t refusals = 0, counted = 0;
+        for (size_t k = 0; k < t->nruns; k++) {
+            for (size_t v = 0; v < t->runs[k].nverbs; v++) {
+                refusals += t->runs[k].verbs[v].refused + t->runs[k].verbs[v].refused_counted;
+                counted += t->runs[k].verbs[v].refused_counted;
+            }
+            if (n < 64)
+                good[n++] = t->runs[k].goodput_per_s;
+        }
+        double g = stats_median(good, n);
+        if (t->failed || refusals == 0 || !isfinite(g))
+            continue;
+        char target[512], gs[64], ts[64];
+        run_figures m;
+        double tlo, thi;
+        report_result_figures(t, &m, &tlo, &thi);
+        results_target_cell(t, target, sizeof target);
+        report_fmt_throughput(g, gs, sizeof gs);
+        report_fmt_throughput(m.throughput_per_s, ts, sizeof ts);
+        fputs("Goodput: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fprintf(out, "): %s of %s commands/s succeeded", gs, ts);
+        bool first = true;
+        for (size_t v = 0; counted && t->nruns && v < t->runs[0].nverbs; v++) {
+            uint64_t c = 0;
+            for (size_t k = 0; k < t->nruns; k++)
+                c += v < t->runs[k].nverbs ? t->runs[k].verbs[v].refused_counted : 0;
+            if (!c)
+                continue;
+            fputs(first ? "; refused and counted (all runs): " : ", ", out);
+            first = false;
+            put_inline(out, t->runs[0].verbs[v].verb, false);
+            fprintf(out, " %" PRIu64, c);
+        }
+        fputs(".\n", out);
+    }
+}
+
 /* "Unstable: target (domain): run N: reasons." for each unstable result. */
 static void put_unstable(FILE *out, const report *r)
 {
@@ -311,6 +360,7 @@ int report_markdown(const report *r, FILE *out)
     if (r->nresults > 0) {
         fputc('\n', out);
         put_verify(out, r);
+        put_goodput(out, r);
         put_unstable(out, r);
         put_placement(out, r);
     }

@@ -360,6 +360,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
 {
     run->run = (int)int_of(o, "run");
     figures_from(&run->fig, o);
+    run->goodput_per_s = num(o, "goodput_per_s");
     for (int t = 0; t < STATS_TENTHS; t++) {
         const cJSON *tenth = cJSON_GetArrayItem(get(o, "tenths"), t);
         run->fig.tenths[t].p50_ns = ns_of(tenth, "p50_us");
@@ -374,6 +375,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->verb = arena_strdup(a, v->string ? v->string : "");
         vr->count = (uint64_t)int_of(v, "count");
         vr->refused = (uint64_t)int_of(v, "refused");
+        vr->refused_counted = (uint64_t)int_of(v, "refused_counted");
         vr->p50_ns = ns_of(v, "p50_us");
         vr->p99_ns = ns_of(v, "p99_us");
         vr->round_trips_per_command = num(v, "round_trips_per_command");

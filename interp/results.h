@@ -15,9 +15,10 @@
 enum { RESULT_SCHEMA_VERSION = 1 };
 
 typedef struct verb_result {
-    const char *verb; /* "Order.AddTopping" */
-    uint64_t count;   /* timed dispatches */
-    uint64_t refused; /* of which refused on purpose (expect: refused) */
+    const char *verb;         /* "Order.AddTopping" */
+    uint64_t count;           /* timed dispatches */
+    uint64_t refused;         /* of which refused on purpose (expect: refused) */
+    uint64_t refused_counted; /* of which refused and counted (on_refusal: count) */
     double p50_ns, p99_ns;
     double round_trips_per_command; /* NAN unless the target counts round trips */
 } verb_result;
@@ -27,6 +28,7 @@ typedef struct run_result {
     run_figures fig;    /* latencies in ns; NAN where absent */
     verb_result *verbs; /* one per distinct verb of the cycle, cycle order */
     size_t nverbs;
+    double goodput_per_s;          /* timed commands that succeeded per second (NAN: unknown) */
     hist all;                      /* every timed latency of the run */
     double roundtrip_floor_p50_ns; /* NAN unless the target has a floor probe (after the pass) */
     double roundtrip_floor_before_p50_ns; /* the same probe before the timed pass */

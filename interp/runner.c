@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "arena.h"
 #include "env.h"
+#include "lint.h"
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
@@ -36,7 +37,8 @@ typedef struct run_state {
     hist *verbs; /* per distinct verb of the cycle */
     const char **verb_names;
     uint64_t *verb_refused;
-    uint64_t *verb_trips; /* round trips per verb in the timed pass */
+    uint64_t *verb_counted; /* refusals of on_refusal: count steps */
+    uint64_t *verb_trips;   /* round trips per verb in the timed pass */
     size_t nverbs;
     uint64_t *samples;   /* --samples: one latency per timed command */
     bench_error failure; /* why the run failed, set once where it failed */
@@ -87,11 +89,21 @@ static int check_outcome(run_state *rs, const step_inst *si, int rc, const char 
         return 0;
     if (rc == TARGET_OK && !si->st->expect_refused)
         return 0;
-    if (rc == TARGET_REFUSED && si->st->expect_refused)
+    if (rc == TARGET_REFUSED && si->st->count_refusals)
+        return 0;
+    uint64_t cyc = n >= 0 ? (uint64_t)n : 0;
+    if (rc == TARGET_REFUSED && si->st->expect_refused &&
+        lint_refusal_matches(si->st, rs->t->message, cyc, rs->run))
         return 0;
     if (rc == TARGET_OK)
         fail_step(rs, si, phase, n, "succeeded, but the step expects a refusal");
-    else if (rc == TARGET_REFUSED)
+    else if (rc == TARGET_REFUSED && si->st->expect_refused) {
+        char what[TARGET_MESSAGE_MAX + 1280], want[1024];
+        snprintf(what, sizeof what, "refused with '%s', but the step expects '%s'",
+                 lint_refusal_text(rs->t->message),
+                 lint_expected_text(si->st, cyc, rs->run, want, sizeof want));
+        fail_step(rs, si, phase, n, what);
+    } else if (rc == TARGET_REFUSED)
         fail_step(rs, si, phase, n, rs->t->message);
     else
         fail_step(rs, si, phase, n, rs->t->message[0] ? rs->t->message : "the target failed");
@@ -193,7 +205,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             if (drc != TARGET_OK || si->st->expect_refused) {
                 rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
                 if (drc == TARGET_REFUSED) /* null accepts them: not refused */
-                    rs->verb_refused[si->verb]++;
+                    (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
             }
             if (pg.on && t1 >= pg.next) {
                 progress_line(rs, k * w->ncycle + s + 1, pg.live);
@@ -302,7 +314,7 @@ static int shadow_step(run_state *rs, shadow *sh, const step_inst *si, const cha
 {
     runtime_status st = runtime_dispatch(sh->rt, si->st->cmd, &si->args);
     bool refused = st == RUNTIME_REFUSED;
-    if (st != RUNTIME_ERROR && refused == si->st->expect_refused)
+    if (st != RUNTIME_ERROR && (refused == si->st->expect_refused || si->st->count_refusals))
         return 0;
     if (st == RUNTIME_ERROR)
         err_set(&rs->failure, "run %d, verify: the shadow failed at %s, %s: %s", rs->run, where,
@@ -505,8 +517,19 @@ static int compare_counts(run_state *rs, shadow *sh, const uint64_t *aggs, const
     return out;
 }
 
-/* The counts against the plan's. Returns 1 when they match, 0 when the
- * target cannot count, -1 on a difference or an error. */
+/* Whether a step counts its refusals: then the plan cannot say what the
+ * store holds, and only the shadow can (verify). */
+static bool counts_refusals(const plan *p)
+{
+    for (size_t i = 0; i < p->work.ncycle; i++)
+        if (p->work.cycle[i].count_refusals)
+            return true;
+    return false;
+}
+
+/* The counts against the plan's. Returns 1 when they match (or are left
+ * for the shadow's, counts_refusals), 0 when the target cannot count, -1
+ * on a difference or an error. */
 static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target_result *tr)
 {
     const plan *p = rs->p;
@@ -517,6 +540,8 @@ static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target
         err_set(&rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
         return -1;
     }
+    if (counts_refusals(p))
+        return 1;
     uint64_t *want = xcalloc(p->naggs + p->nevents + 1, sizeof *want);
     plan_expected(p, (uint64_t)(rs->prefill + rs->warmup + rs->iterations), want, want + p->naggs);
     int out = 1;
@@ -569,10 +594,12 @@ static int verify(run_state *rs, const run_options *o, target_result *tr)
             out = -1;
         if (out == 0 && (read = compare_records(rs, &sh, every, tr)) < 0)
             out = -1;
-        if (out == 0 && read == 1 && want == VERIFY_LEVEL_FULL && counted == 1 &&
-            compare_counts(rs, &sh, aggs, events, tr) < 0)
+        if (out == 0 && read == 1 && (want == VERIFY_LEVEL_FULL || counts_refusals(p)) &&
+            counted == 1 && compare_counts(rs, &sh, aggs, events, tr) < 0)
             out = -1;
     }
+    if (counts_refusals(p) && read != 1)
+        counted = 0; /* nothing held the counts to anything */
     shadow_free(&sh);
     free(aggs);
     free(events);
@@ -650,6 +677,7 @@ static int state_init(run_state *rs)
     }
     rs->verbs = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verbs);
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
+    rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
     if (hist_init(&rs->all) < 0)
         return -1;
@@ -710,16 +738,20 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         rr->fig.drift = NAN;
     rr->verbs = xcalloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
     rr->nverbs = rs->nverbs;
+    uint64_t refusals = 0;
     for (size_t i = 0; i < rs->nverbs; i++) {
         verb_result *vr = &rr->verbs[i];
         vr->verb = rs->verb_names[i];
         vr->count = hist_count(&rs->verbs[i]);
         vr->refused = rs->verb_refused[i];
+        vr->refused_counted = rs->verb_counted[i];
+        refusals += vr->refused + vr->refused_counted;
         vr->p50_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.5) : NAN;
         vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
         vr->round_trips_per_command =
             round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
     }
+    rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     /* the run's histogram moves into the result; the state gets a fresh one */
     rr->all = rs->all;
     memset(&rs->all, 0, sizeof rs->all);

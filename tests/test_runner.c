@@ -979,6 +979,68 @@ static void test_unexpected_success_on_memory_fails_the_run(void **state)
     scratch_close();
 }
 
+static void test_counted_refusals_are_reported_with_goodput(void **state)
+{
+    static const char yaml[] = "spec: 1\n"
+                               "domain: shop\n"
+                               "aggregates:\n"
+                               "  Stock:\n"
+                               "    identity: sku\n"
+                               "    fields: {sku: string, count: {type: int, min: 0, default: 0}}\n"
+                               "    commands:\n"
+                               "      Fill: {creates: true, params: {sku: string, count: int}, "
+                               "set: {count: arg.count}}\n"
+                               "      Take:\n"
+                               "        params: {sku: string}\n"
+                               "        guards: [{check: count > 0, refuse: not enough stock}]\n"
+                               "        set: {count: count - 1}\n"
+                               "workload:\n"
+                               "  setup:\n"
+                               "    - Stock.Fill: {sku: s, count: 4}\n"
+                               "  cycle:\n"
+                               "    - Stock.Take: {sku: s}\n"
+                               "      on_refusal: count\n"
+                               "  warmup: 0\n"
+                               "  runs: 1\n"
+                               "  targets: [memory]\n";
+    const plan *p = scratch_open(yaml);
+    run_options o = options();
+    o.iterations = 10;
+    report r = {0};
+    fill_config(&r, &p, 1, &o);
+    assert_int_equal(run_one(p, &o, &r), 0);
+    const target_result *m = result_for(&r, "memory", 0);
+    assert_false(m->failed);
+    assert_int_equal(m->verify, VERIFY_PASS);
+    const run_result *rr = &m->runs[0];
+    assert_int_equal(verb_of(rr, "Stock.Take")->count, 10);
+    assert_int_equal(verb_of(rr, "Stock.Take")->refused, 0);
+    assert_int_equal(verb_of(rr, "Stock.Take")->refused_counted, 6);
+    assert_true(fabs(rr->goodput_per_s - rr->fig.throughput_per_s * 0.4) <
+                1e-6 * rr->fig.throughput_per_s);
+    assert_report_validates(&r);
+    /* the JSON reads back with the counts and goodput */
+    char *json = render(report_json, &r);
+    cJSON *tree = cJSON_Parse(json);
+    report *back = NULL;
+    char err[256];
+    assert_int_equal(results_from_json("r.json", tree, &back, err, sizeof err), 0);
+    assert_int_equal(back->results[0].runs[0].verbs[0].refused_counted, 6);
+    assert_true(fabs(back->results[0].runs[0].goodput_per_s - rr->goodput_per_s) <
+                1e-6 * rr->goodput_per_s + 1e-3);
+    results_free(back);
+    cJSON_Delete(tree);
+    free(json);
+    char *md = render(report_markdown, &r);
+    assert_non_null(strstr(md, "\nGoodput: memory (shop): "));
+    assert_non_null(
+        strstr(md, " commands/s succeeded; refused and counted (all runs): Stock.Take 6.\n"));
+    free(md);
+    config_free(&r);
+    report_free(&r);
+    scratch_close();
+}
+
 /* ---- 5. statistics ----------------------------------------------------------- */
 
 static void test_figures_follow_from_the_timed_commands(void **state)
@@ -1637,6 +1699,7 @@ int main(void)
         T(test_expected_refusals_are_counted_and_the_run_passes),
         T(test_unexpected_success_of_an_expect_step_fails_the_run),
         T(test_unexpected_success_on_memory_fails_the_run),
+        T(test_counted_refusals_are_reported_with_goodput),
         T(test_figures_follow_from_the_timed_commands),
         T(test_drift_is_absent_with_fewer_than_ten_cycles),
         T(test_prepare_precedes_each_dispatch_outside_the_clock),
