@@ -119,7 +119,10 @@ static void print_checks(FILE *out, const char *title, const check *k, size_t n)
 static void print_command(FILE *out, const command *cmd)
 {
     char buf[1024];
-    fprintf(out, "    command %s%s\n", cmd->verb, cmd->creates ? " (creates)" : "");
+    fprintf(out, "    command %s%s\n", cmd->verb,
+            cmd->creates   ? " (creates)"
+            : cmd->deletes ? " (deletes)"
+                           : "");
     print_fields(out, cmd->params, cmd->identity_param, "      param ");
     for (size_t i = 0; i < cmd->nreads; i++)
         fprintf(out, "      read %s = %s[%s]\n", cmd->reads[i].alias, cmd->reads[i].agg->name,
@@ -392,6 +395,7 @@ static cJSON *command_json(const command *cmd)
     cJSON_AddStringToObject(o, "name", cmd->name);
     cJSON_AddStringToObject(o, "verb", cmd->verb);
     cJSON_AddBoolToObject(o, "creates", cmd->creates);
+    cJSON_AddBoolToObject(o, "deletes", cmd->deletes);
     cJSON_AddItemToObject(o, "params", fields_json(cmd->params));
     cJSON *reads = cJSON_AddArrayToObject(o, "reads");
     for (size_t i = 0; i < cmd->nreads; i++) {

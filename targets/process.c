@@ -1046,7 +1046,6 @@ static int fetch_instances(process_target *pt)
     return TARGET_UNSUPPORTED;
 }
 
-
 /* Decodes a record's JSON text (malloc'd; freed here) as an agg record into
  * *out, in a. Returns 1, or TARGET_ERROR naming the request it answered. */
 static int decode_record(process_target *pt, const aggregate *agg, char *text, const char *request,
