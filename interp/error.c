@@ -1,4 +1,4 @@
-/* error.c: the error object's two operations. */
+/* error.c: the error object's operations. */
 #include "error.h"
 
 #include <stdio.h>
@@ -10,6 +10,17 @@ int err_set(bench_error *e, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    return -1;
+}
+
+int err_set_buf(char *buf, size_t size, const char *fmt, ...)
+{
+    if (buf && size > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+    }
     return -1;
 }
 

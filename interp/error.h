@@ -27,6 +27,8 @@ typedef struct bench_error {
 int err_set(bench_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Puts the formatted text in front of the message. Returns -1. */
 int err_prefix(bench_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* err_set on a (buf, size) pair (buf may be NULL: nothing is written). */
+int err_set_buf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* err_prefix on a (buf, size) pair holding a NUL-terminated message. */
 int err_prefix_buf(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "error.h"
 
 const report_format report_formats[] = {
     {"markdown", "md", report_markdown},
@@ -43,19 +44,6 @@ void report_format_names(bool mark_default, char *buf, size_t n)
                          mark_default && f == report_formats ? " (default)" : "");
         len += w > 0 ? (size_t)w : 0;
     }
-}
-
-static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    if (err && size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
 }
 
 /* Makes the rename itself durable; best effort, as some file systems cannot
@@ -101,8 +89,8 @@ static char *resolve_target(const char *path, char *err, size_t size)
     char target[PATH_MAX];
     ssize_t n = e == ENOENT ? readlink(path, target, sizeof target - 1) : -1;
     if (n < 0) {
-        fail(err, size, "cannot follow the symbolic link %s: %s.", path,
-             strerror(e == ENOENT ? errno : e));
+        err_set_buf(err, size, "cannot follow the symbolic link %s: %s.", path,
+                    strerror(e == ENOENT ? errno : e));
         return NULL;
     }
     target[n] = '\0';
@@ -136,8 +124,8 @@ static int probe_dir(const char *path, const char *target, char *err, size_t siz
     int fd = mkstemp(probe), rc = 0;
     if (fd < 0) {
         char *dir = dir_of(target);
-        rc = fail(err, size, "cannot write %s: cannot make files in %s: %s.", path, dir,
-                  strerror(errno));
+        rc = err_set_buf(err, size, "cannot write %s: cannot make files in %s: %s.", path, dir,
+                         strerror(errno));
         free(dir);
     } else {
         close(fd);
@@ -150,7 +138,7 @@ static int probe_dir(const char *path, const char *target, char *err, size_t siz
 int output_check(const char *path, char *err, size_t size)
 {
     if (!path || !*path)
-        return fail(err, size, "no output path was given.");
+        return err_set_buf(err, size, "no output path was given.");
     if (!strcmp(path, "-"))
         return 0;
     char *target = resolve_target(path, err, size);
@@ -161,22 +149,22 @@ int output_check(const char *path, char *err, size_t size)
     char *dir = NULL;
     if (stat(target, &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            rc = fail(err, size, "cannot write %s: it is a directory.", path);
+            rc = err_set_buf(err, size, "cannot write %s: it is a directory.", path);
         else if (access(target, W_OK) != 0)
-            rc = fail(err, size, "cannot write %s: %s.", path, strerror(errno));
+            rc = err_set_buf(err, size, "cannot write %s: %s.", path, strerror(errno));
         else if (S_ISREG(st.st_mode))
             rc = probe_dir(path, target, err, size);
     } else if (errno != ENOENT) {
-        rc = fail(err, size, "cannot write %s: %s.", path, strerror(errno));
+        rc = err_set_buf(err, size, "cannot write %s: %s.", path, strerror(errno));
     } else if (target[strlen(target) - 1] == '/') {
-        rc = fail(err, size, "cannot write %s: it names a directory.", path);
+        rc = err_set_buf(err, size, "cannot write %s: it names a directory.", path);
     } else {
         dir = dir_of(target);
         if (stat(dir, &st) != 0)
-            rc = fail(err, size, "cannot write %s: the directory %s %s.", path, dir,
-                      errno == ENOENT ? "does not exist" : strerror(errno));
+            rc = err_set_buf(err, size, "cannot write %s: the directory %s %s.", path, dir,
+                             errno == ENOENT ? "does not exist" : strerror(errno));
         else if (!S_ISDIR(st.st_mode))
-            rc = fail(err, size, "cannot write %s: %s is not a directory.", path, dir);
+            rc = err_set_buf(err, size, "cannot write %s: %s is not a directory.", path, dir);
         else
             rc = probe_dir(path, target, err, size);
     }
@@ -192,10 +180,10 @@ static int open_in_place(const char *path, const char *target, atomic_file *af, 
 {
     int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, size, "cannot open %s for writing: %s.", path, strerror(errno));
+        return err_set_buf(err, size, "cannot open %s for writing: %s.", path, strerror(errno));
     if (!(af->f = fdopen(fd, "w"))) {
         close(fd);
-        return fail(err, size, "cannot open %s for writing: %s.", path, strerror(errno));
+        return err_set_buf(err, size, "cannot open %s for writing: %s.", path, strerror(errno));
     }
     return 0;
 }
@@ -205,13 +193,13 @@ static int open_temporary(const char *path, const char *target, const struct sta
                           atomic_file *af, char *err, size_t size)
 {
     if (target[strlen(target) - 1] == '/')
-        return fail(err, size, "cannot write %s: it names a directory.", path);
+        return err_set_buf(err, size, "cannot write %s: it names a directory.", path);
     af->tmp = temp_template(target);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         char *dir = dir_of(target);
-        fail(err, size, "cannot write %s: no temporary file can be made in %s: %s.", path, dir,
-             strerror(errno));
+        err_set_buf(err, size, "cannot write %s: no temporary file can be made in %s: %s.", path,
+                    dir, strerror(errno));
         free(dir);
         free(af->tmp);
         af->tmp = NULL;
@@ -221,7 +209,7 @@ static int open_temporary(const char *path, const char *target, const struct sta
     umask(mask);
     mode_t mode = old ? old->st_mode & 07777 : 0666 & ~mask;
     if (fchmod(fd, mode) != 0 || !(af->f = fdopen(fd, "w"))) {
-        fail(err, size, "cannot prepare %s: %s.", af->tmp, strerror(errno));
+        err_set_buf(err, size, "cannot prepare %s: %s.", af->tmp, strerror(errno));
         close(fd);
         unlink(af->tmp);
         free(af->tmp);
@@ -235,7 +223,7 @@ int atomic_file_open(const char *path, atomic_file *af, char *err, size_t size)
 {
     *af = (atomic_file){0};
     if (!path || !*path)
-        return fail(err, size, "no output path was given.");
+        return err_set_buf(err, size, "no output path was given.");
     if (!strcmp(path, "-")) {
         af->f = stdout;
         af->path = xstrdup(path);
@@ -248,7 +236,7 @@ int atomic_file_open(const char *path, atomic_file *af, char *err, size_t size)
     bool exists = stat(target, &st) == 0;
     int rc;
     if (exists && S_ISDIR(st.st_mode))
-        rc = fail(err, size, "cannot write %s: it is a directory.", path);
+        rc = err_set_buf(err, size, "cannot write %s: it is a directory.", path);
     else if (exists && !S_ISREG(st.st_mode))
         rc = open_in_place(path, target, af, err, size);
     else
@@ -266,10 +254,10 @@ int atomic_file_open(const char *path, atomic_file *af, char *err, size_t size)
 static int write_failed(const atomic_file *af, const char *what, int e, char *err, size_t size)
 {
     if (af->f == stdout)
-        return fail(err, size, "cannot write %s to stdout%s%s.", what, e ? ": " : "",
-                    e ? strerror(e) : "");
-    return fail(err, size, "cannot write %s to %s%s%s.", what, af->tmp ? af->tmp : af->path,
-                e ? ": " : "", e ? strerror(e) : "");
+        return err_set_buf(err, size, "cannot write %s to stdout%s%s.", what, e ? ": " : "",
+                           e ? strerror(e) : "");
+    return err_set_buf(err, size, "cannot write %s to %s%s%s.", what, af->tmp ? af->tmp : af->path,
+                       e ? ": " : "", e ? strerror(e) : "");
 }
 
 int atomic_file_commit(atomic_file *af, char *err, size_t size)
@@ -279,7 +267,7 @@ int atomic_file_commit(atomic_file *af, char *err, size_t size)
     if (fflush(af->f) != 0 || ferror(af->f))
         rc = write_failed(af, "the file", errno, err, size);
     else if (af->tmp && fsync(fileno(af->f)) != 0)
-        rc = fail(err, size, "cannot flush %s to disk: %s.", af->tmp, strerror(errno));
+        rc = err_set_buf(err, size, "cannot flush %s to disk: %s.", af->tmp, strerror(errno));
     if (af->f != stdout) {
         int closed = fclose(af->f);
         if (closed != 0 && rc == 0)
@@ -288,8 +276,8 @@ int atomic_file_commit(atomic_file *af, char *err, size_t size)
     af->f = NULL;
     if (rc == 0 && af->tmp) {
         if (rename(af->tmp, af->target) != 0) {
-            rc = fail(err, size, "cannot rename %s to %s: %s.", af->tmp, af->target,
-                      strerror(errno));
+            rc = err_set_buf(err, size, "cannot rename %s to %s: %s.", af->tmp, af->target,
+                             strerror(errno));
         } else {
             char *dir = dir_of(af->target);
             sync_dir(dir);
@@ -343,7 +331,7 @@ int write_fallback(const char *ext, int (*writer)(FILE *out, const void *ctx), c
     int n = snprintf(path, path_size, "%s%sbench-results-%ld-%s.%s", dir,
                      dir[strlen(dir) - 1] == '/' ? "" : "/", (long)getpid(), stamp, ext);
     if (n < 0 || (size_t)n >= path_size)
-        return fail(err, size, "the fallback path in %s is too long.", dir);
+        return err_set_buf(err, size, "the fallback path in %s is too long.", dir);
     return write_atomic(path, writer, ctx, err, size);
 }
 

@@ -15,6 +15,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "error.h"
 #include "jsonschema.h"
 #include "report_fmt.h"
 
@@ -43,19 +44,6 @@ static const cJSON *result_schema(void)
     return schema_root;
 }
 
-static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    if (err && size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* ---- reading ------------------------------------------------------------ */
 
 /* Reads the whole file; NULL with a sentence in err. */
@@ -63,7 +51,7 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fail(err, size, "cannot read %s: %s.", path, strerror(errno));
+        err_set_buf(err, size, "cannot read %s: %s.", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -71,7 +59,7 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
     while (buf) {
         n += fread(buf + n, 1, cap - n - 1, f);
         if (ferror(f)) {
-            fail(err, size, "cannot read %s: %s.", path, strerror(errno ? errno : EIO));
+            err_set_buf(err, size, "cannot read %s: %s.", path, strerror(errno ? errno : EIO));
             free(buf);
             buf = NULL;
             break;
@@ -79,7 +67,7 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
         if (feof(f))
             break;
         if (cap >= RESULT_FILE_MAX) {
-            fail(err, size, "%s is larger than 1 GiB: not a bench result file.", path);
+            err_set_buf(err, size, "%s is larger than 1 GiB: not a bench result file.", path);
             free(buf);
             buf = NULL;
             break;
@@ -96,7 +84,7 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
     fclose(f);
     if (!buf) {
         if (err && size && !*err)
-            fail(err, size, "cannot read %s: out of memory.", path);
+            err_set_buf(err, size, "cannot read %s: out of memory.", path);
         return NULL;
     }
     buf[n] = '\0';
@@ -131,11 +119,11 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
 {
     size_t blank = strspn(text, " \t\r\n");
     if (blank == len) {
-        fail(err, size, "%s is empty: not a bench result file.", name);
+        err_set_buf(err, size, "%s is empty: not a bench result file.", name);
         return NULL;
     }
     if (strlen(text) != len) {
-        fail(err, size, "%s holds a NUL byte: not a JSON bench result file.", name);
+        err_set_buf(err, size, "%s holds a NUL byte: not a JSON bench result file.", name);
         return NULL;
     }
     const char *end = NULL;
@@ -159,16 +147,18 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
     while (last > 0 && strchr(" \t\r\n", text[last - 1]))
         last--;
     if (prefix)
-        fail(err, size, "%s is not valid JSON: more text follows the value at line %d, column %d.",
-             name, line, col);
+        err_set_buf(err, size,
+                    "%s is not valid JSON: more text follows the value at line %d, column %d.",
+                    name, line, col);
     else if (at >= text + last - 1 || unfinished_token(text, at, text + last))
-        fail(err, size,
-             "%s is not valid JSON: it ends at line %d, column %d in the middle of a value "
-             "(a truncated file?).",
-             name, line, col);
+        err_set_buf(err, size,
+                    "%s is not valid JSON: it ends at line %d, column %d in the middle of a value "
+                    "(a truncated file?).",
+                    name, line, col);
     else
-        fail(err, size, "%s is not valid JSON: line %d, column %d is not what JSON allows there.",
-             name, line, col);
+        err_set_buf(err, size,
+                    "%s is not valid JSON: line %d, column %d is not what JSON allows there.", name,
+                    line, col);
     cJSON_Delete(prefix);
     return NULL;
 }
@@ -179,16 +169,16 @@ static int validate(const char *name, const cJSON *root, char *err, size_t size)
 {
     const cJSON *schema = result_schema();
     if (!schema)
-        return fail(err, size, "the embedded result schema is broken (a build error).");
+        return err_set_buf(err, size, "the embedded result schema is broken (a build error).");
     if (!cJSON_IsObject(root))
-        return fail(err, size, "%s is JSON but not a bench result file: it is not an object.",
-                    name);
+        return err_set_buf(err, size,
+                           "%s is JSON but not a bench result file: it is not an object.", name);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
     if (cJSON_IsNumber(version) && version->valuedouble != 1)
-        return fail(err, size,
-                    "%s has schema_version %g; this bench reads version 1 (a newer bench "
-                    "wrote it?).",
-                    name, version->valuedouble);
+        return err_set_buf(err, size,
+                           "%s has schema_version %g; this bench reads version 1 (a newer bench "
+                           "wrote it?).",
+                           name, version->valuedouble);
     arena a = {0};
     diag_list d = {0};
     node *instance = jschema_node_from_cjson(&a, root, name);
@@ -198,8 +188,8 @@ static int validate(const char *name, const cJSON *root, char *err, size_t size)
         const char *where = d.count > 0 && d.items[0].path ? d.items[0].path : "the top level";
         const char *msg =
             d.count > 0 ? d.items[0].message : "it does not match schema/result.schema.json";
-        rc = fail(err, size, "%s is not a valid bench result file: at %s: %s%s.", name, where, msg,
-                  d.count > 1 ? " (and more)" : "");
+        rc = err_set_buf(err, size, "%s is not a valid bench result file: at %s: %s%s.", name,
+                         where, msg, d.count > 1 ? " (and more)" : "");
     }
     diag_list_free(&d);
     arena_free(&a);
@@ -492,7 +482,7 @@ static int load_document(const char *name, const cJSON *root, report **out, char
     if (validate(name, root, err, size) < 0)
         return -1;
     *out = report_from(root);
-    return *out ? 0 : fail(err, size, "cannot load %s: out of memory.", name);
+    return *out ? 0 : err_set_buf(err, size, "cannot load %s: out of memory.", name);
 }
 
 int results_load(const char *path, report **out, char *err, size_t size)
