@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,13 +47,17 @@ static const char usage_lint[] =
     "FILE '-' reads a spec from stdin, named <stdin> in diagnostics.\n";
 
 static const char usage_plan[] =
-    "usage: bench plan [--format text|json] SPEC\n"
+    "usage: bench plan [--format text|json] [--trace N [--seed N]] SPEC\n"
     "\n"
     "Prints the compiled plan: the domain as the compiler understood it, the\n"
-    "setup and cycle steps with their templates, the totals a run leaves in\n"
-    "the store, and the targets with their options.\n"
+    "setup and cycle steps (or the mix's flows) with their templates, the\n"
+    "totals a run leaves in the store, and the targets with their options.\n"
     "\n"
     "  --format FMT   text (default) or json\n"
+    "  --trace N      instead, the first N cycles of run 1 as drawn: each cycle's\n"
+    "                 phase and flow, each step's arguments and outcome, run on\n"
+    "                 the in-process memory store\n"
+    "  --seed N       the seed of the trace's draws instead of workload.seed\n"
     "  -h, --help     show this help\n";
 
 /* The exit statuses: one meaning per status (the rows without a command),
@@ -157,6 +162,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\n(see 'bench %s --help')\n", cmd);
     va_end(ap);
     return EXIT_USAGE;
+}
+
+int cli_parse_count(const char *cmd, const char *opt, const char *s, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min)
+        return cli_usage_error(cmd, "%s needs a whole number of at least %" PRId64 ", not '%s'",
+                               opt, min, s);
+    *out = v;
+    return 0;
 }
 
 static void print_diags_json(const diag_list *d, FILE *out)
@@ -266,15 +283,26 @@ int cli_lint(int argc, char **argv)
 int cli_plan(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"trace", required_argument, NULL, 't'},
+                                         {"seed", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int format = DIAG_FORMAT_TEXT, c;
+    int64_t trace = -1, seed = -1;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (parse_format("plan", optarg, false, &format))
+                return EXIT_USAGE;
+            break;
+        case 't':
+            if (cli_parse_count("plan", "--trace", optarg, 1, &trace))
+                return EXIT_USAGE;
+            break;
+        case 's':
+            if (cli_parse_count("plan", "--seed", optarg, 0, &seed))
                 return EXIT_USAGE;
             break;
         case 'h': return cli_help("plan", usage_plan);
@@ -284,13 +312,19 @@ int cli_plan(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error("plan", "give exactly one spec");
+    if (seed >= 0 && trace < 0)
+        return cli_usage_error("plan", "--seed is for --trace");
     diag_list d = {0};
     spec s;
     spec_status st = spec_open(argv[optind], &d, &s);
     diag_sort(&d);
     cli_print_diags(&d, s.dc, DIAG_FORMAT_TEXT, stderr);
     int status = st == SPEC_IO ? EXIT_USAGE : st == SPEC_INVALID ? EXIT_FAILED : EXIT_CLEAN;
-    if (st == SPEC_OK) {
+    if (st == SPEC_OK && trace > 0) {
+        uint64_t sd = seed >= 0 ? (uint64_t)seed : s.p->work.seed;
+        if (plan_trace(s.p, (uint64_t)trace, sd, format == DIAG_FORMAT_JSON, stdout) < 0)
+            status = EXIT_FAILED;
+    } else if (st == SPEC_OK) {
         if (format == DIAG_FORMAT_JSON)
             plan_print_json(s.p, stdout);
         else

@@ -43,6 +43,9 @@ int cli_serve(int argc, char **argv); /* serve.c */
 int cli_help(const char *cmd, const char *usage);
 /* Prints "bench COMMAND: message" to stderr and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A whole number of at least min for option opt of cmd into *out; returns
+ * 0, or the usage error (reported) when s is not one. */
+int cli_parse_count(const char *cmd, const char *opt, const char *s, int64_t min, int64_t *out);
 /* Prints diagnostics in the chosen format; text mode shows caret lines from dc. */
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out);
 

@@ -33,6 +33,8 @@ static const char usage_run[] =
     "  --warmup N         untimed cycles before timing\n"
     "  --runs N           fresh boots per target (the report shows medians)\n"
     "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
+    "  --seed N           the seed of every draw (flows, pick, take, uniform) instead\n"
+    "                     of the spec's workload.seed\n"
     "  --format FMT       ";
 /* After the formats, which report_formats lists. */
 static const char usage_run_rest[] =
@@ -82,14 +84,7 @@ typedef struct run_args {
 
 static int parse_count(const char *opt, const char *s, int64_t min, int64_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min)
-        return cli_usage_error("run", "%s needs a whole number of at least %" PRId64 ", not '%s'",
-                               opt, min, s);
-    *out = v;
-    return 0;
+    return cli_parse_count("run", opt, s, min, out);
 }
 
 static size_t split_commas(char *s, const char **out, size_t max)
@@ -161,7 +156,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_KEEP,
         O_PROGRESS,
         O_PROCESS,
-        O_VERIFY
+        O_VERIFY,
+        O_SEED
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -178,6 +174,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"process-cmd", required_argument, NULL, O_PROCESS},
                                          {"keep", no_argument, NULL, O_KEEP},
                                          {"verify", required_argument, NULL, O_VERIFY},
+                                         {"seed", required_argument, NULL, O_SEED},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
@@ -213,6 +210,13 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
+        case O_SEED: {
+            int64_t seed = 0;
+            rc = parse_count("--seed", optarg, 0, &seed);
+            a->o.seed_given = rc == 0;
+            a->o.seed = (uint64_t)seed;
+            break;
+        }
         case O_VERIFY:
             if (!(a->o.verify = verify_level_of(optarg)))
                 rc = cli_usage_error("run", "--verify is one of counts, state, full, not '%s'",
@@ -308,6 +312,8 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     c->runs = a->o.runs >= 0 ? a->o.runs : w ? w->runs : 0;
     c->prefill = a->o.prefill ? a->prefill : w ? w->prefill : NULL;
     c->nprefill = a->o.prefill ? a->o.nprefill : w ? w->nprefill : 0;
+    c->seed_given = a->o.seed_given;
+    c->seed = a->o.seed;
     /* the labels of every target entry that runs, in order, once each */
     for (size_t i = 0; i < n; i++) {
         size_t nt;

@@ -986,8 +986,32 @@ void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *eve
         events[i] = p->setup_events[i] + cycles * p->cycle_events[i];
 }
 
+bool plan_is_fixed(const plan *p)
+{
+    const workload *w = &p->work;
+    if (w->nflows != 1 || w->ndraws > 0)
+        return false;
+    for (size_t i = 0; i < w->flows[0].nsteps; i++)
+        if (w->flows[0].steps[i].count_refusals || w->flows[0].steps[i].cmd->counts_unknown)
+            return false;
+    return true;
+}
+
+/* What one successful dispatch of each command adds, for the runner's
+ * tally of what it saw succeed (verify). */
+static void compile_deltas(plan *p, arena *scratch, event_adds *memo, tally *t)
+{
+    size_t width = p->naggs + p->nevents;
+    int64_t *delta = arena_alloc(&p->mem, (p->ncommands * width + 1) * sizeof *delta);
+    for (size_t i = 0; i < p->ncommands; i++)
+        count_dispatch(p, scratch, memo, t, p->commands[i], delta + i * width,
+                       delta + i * width + p->naggs);
+    p->cmd_delta = delta;
+}
+
 /* The totals bench plan prints: one per prefill entry, for the spec's own
- * warmup and iterations. */
+ * warmup and iterations, when the workload is fixed; and every command's
+ * delta. */
 static void compile_totals(plan *p)
 {
     const workload *w = &p->work;
@@ -998,17 +1022,25 @@ static void compile_totals(plan *p)
                .marked = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.marked),
                .naggs = p->naggs,
                .touched = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.touched)};
-    count_steps(p, &scratch, memo, &t, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
-    count_steps(p, &scratch, memo, &t, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
+    compile_deltas(p, &scratch, memo, &t);
+    bool fixed = plan_is_fixed(p);
+    if (fixed) {
+        const flow *f = &w->flows[0];
+        count_steps(p, &scratch, memo, &t, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
+        count_steps(p, &scratch, memo, &t, f->steps, f->nsteps, &p->cycle_aggs, &p->cycle_events);
+    }
     arena_free(&scratch);
+    if (!fixed)
+        return;
     plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
+    size_t per_cycle = w->flows[0].nsteps;
     for (size_t k = 0; k < w->nprefill; k++) {
         uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
         uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);
         plan_expected(p, (uint64_t)(w->prefill[k] + w->warmup + w->iterations), aggs, events);
         totals[k] = (plan_totals){.prefill = w->prefill[k],
-                                  .commands_per_cycle = w->ncycle,
-                                  .commands_timed = (uint64_t)w->iterations * w->ncycle,
+                                  .commands_per_cycle = per_cycle,
+                                  .commands_timed = (uint64_t)w->iterations * per_cycle,
                                   .aggregates = aggs,
                                   .events = events};
     }

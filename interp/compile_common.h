@@ -27,6 +27,10 @@ typedef struct tmpl_sink {
     tmpl *items;
     size_t count, cap;
     bool in_setup;
+    const flow *flow; /* whose bindings ${name} finds; NULL: none */
+    size_t nbound;    /* how many of them are bound so far */
+    bool dynamic;     /* the value just compiled comes from a binding or a draw */
+    bool any_dynamic; /* some value did */
 } tmpl_sink;
 int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tmpl_sink *sink,
              int *path, size_t depth);

@@ -1,6 +1,7 @@
 /* compile_work.c: the workload half of the compiler: constant values with
  * their templates, setup and cycle steps, prefill/warmup/iterations/runs,
  * (targets are compile_targets.c's). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,236 @@ enum {
     DEFAULT_WARMUP = 200,
     DEFAULT_ITERATIONS = 1000,
     DEFAULT_RUNS = 3,
+    DEFAULT_SEED = 1,
 };
 
-/* Splits s into literal and ${var} parts. Returns the number of parts, or -1
- * after reporting a bad template at n. */
-static int parse_template(cc *c, const node *n, tmpl *t)
+/* ---- templates ---- */
+
+static bool is_space(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* s[*i..end) past spaces. */
+static void skip_spaces(const char *s, size_t *i, size_t end)
+{
+    while (*i < end && is_space(s[*i]))
+        (*i)++;
+}
+
+static bool ident_char(char ch, bool first)
+{
+    return ch == '_' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+           (!first && ch >= '0' && ch <= '9');
+}
+
+/* An identifier at s[*i], moved past; its length (0: none). */
+static size_t scan_ident(const char *s, size_t *i, size_t end)
+{
+    size_t from = *i;
+    while (*i < end && ident_char(s[*i], *i == from))
+        (*i)++;
+    return *i - from;
+}
+
+/* A decimal integer at s[*i], moved past. Returns 0, or -1 when there is none. */
+static int scan_int(const char *s, size_t *i, size_t end, int64_t *out)
+{
+    size_t from = *i;
+    if (*i < end && s[*i] == '-')
+        (*i)++;
+    if (*i >= end || s[*i] < '0' || s[*i] > '9')
+        return -1;
+    char buf[32];
+    while (*i < end && s[*i] >= '0' && s[*i] <= '9')
+        (*i)++;
+    if (*i - from >= sizeof buf)
+        return -1;
+    memcpy(buf, s + from, *i - from);
+    buf[*i - from] = '\0';
+    errno = 0;
+    long long v = strtoll(buf, NULL, 10);
+    if (errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const pool_def *find_pool(const workload *w, const char *name, size_t len)
+{
+    for (size_t i = 0; i < w->npools; i++)
+        if (strlen(w->pools[i].name) == len && !memcmp(w->pools[i].name, name, len))
+            return &w->pools[i];
+    return NULL;
+}
+
+static int unknown_pool(cc *c, const node *n, size_t at, const char *name, size_t len)
+{
+    const workload *w = &c->p->work;
+    if (w->npools == 0) {
+        diag_error_in(c->d, n, at,
+                      "unknown pool '%.*s'; no step adds records to a pool (into: NAME)", (int)len,
+                      name);
+        return -1;
+    }
+    const char *names[256];
+    size_t m = 0;
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)len, name);
+    for (size_t i = 0; i < w->npools && m < 256; i++)
+        names[m++] = w->pools[i].name;
+    const char *hint = diag_suggest(word, names, m);
+    if (hint) {
+        diag_error_in(c->d, n, at, "unknown pool '%s' (did you mean '%s'?)", word, hint);
+        return -1;
+    }
+    char list[512];
+    size_t used = 0;
+    for (size_t i = 0; i < m && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+    diag_error_in(c->d, n, at, "unknown pool '%s'; the pools are %s", word, list);
+    return -1;
+}
+
+/* ${uniform(lo, hi)}: the text between the parentheses is s[i, close). */
+static int parse_uniform(cc *c, const node *n, size_t i, size_t close, draw_def *d)
+{
+    const char *s = n->text;
+    skip_spaces(s, &i, close);
+    size_t at = i;
+    bool ok = scan_int(s, &i, close, &d->lo) == 0;
+    skip_spaces(s, &i, close);
+    ok = ok && i < close && s[i] == ',';
+    i++;
+    skip_spaces(s, &i, close);
+    ok = ok && scan_int(s, &i, close, &d->hi) == 0;
+    skip_spaces(s, &i, close);
+    if (!ok || i != close) {
+        diag_error_in(c->d, n, at, "uniform takes two integers: ${uniform(low, high)}");
+        return -1;
+    }
+    if (d->lo > d->hi) {
+        diag_error_in(c->d, n, at, "uniform's low end %" PRId64 " is above its high end %" PRId64,
+                      d->lo, d->hi);
+        return -1;
+    }
+    d->kind = DRAW_UNIFORM;
+    d->type = &ty_int;
+    return 0;
+}
+
+/* ${pick(pool, dist)} and ${take(pool, dist)}: the text between the
+ * parentheses is s[i, close). */
+static int parse_pool_draw(cc *c, const node *n, size_t i, size_t close, draw_def *d)
+{
+    const char *s = n->text;
+    skip_spaces(s, &i, close);
+    size_t at = i;
+    size_t len = scan_ident(s, &i, close);
+    skip_spaces(s, &i, close);
+    if (len == 0 || (i < close && s[i] != ',')) {
+        diag_error_in(c->d, n, at, "%s takes a pool and a distribution: ${%s(pool, uniform)}",
+                      d->kind == DRAW_PICK ? "pick" : "take",
+                      d->kind == DRAW_PICK ? "pick" : "take");
+        return -1;
+    }
+    const pool_def *pool = find_pool(&c->p->work, s + at, len);
+    if (!pool)
+        return unknown_pool(c, n, at, s + at, len);
+    d->pool = pool->index;
+    d->type = pool->agg->state->fields[pool->agg->identity].type;
+    d->dist = (dist_spec){.kind = d->kind == DRAW_PICK ? DIST_UNIFORM : DIST_OLDEST};
+    if (i == close)
+        return 0;
+    i++; /* the comma */
+    skip_spaces(s, &i, close);
+    size_t dend = close;
+    while (dend > i && is_space(s[dend - 1]))
+        dend--;
+    char why[256];
+    size_t err_at = 0;
+    if (dist_parse(s + i, dend - i, &d->dist, &err_at, why, sizeof why) < 0) {
+        diag_error_in(c->d, n, i + err_at, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* The variable or draw inside ${...}: s[from, close) of node n. Returns 0
+ * with *part filled, or -1 (reported). */
+static int parse_var(cc *c, const node *n, size_t from, size_t close, const tmpl_sink *sink,
+                     tmpl_part *part)
+{
+    const char *s = n->text;
+    size_t i = from;
+    skip_spaces(s, &i, close);
+    size_t at = i;
+    size_t len = scan_ident(s, &i, close);
+    skip_spaces(s, &i, close);
+    const char *name = s + at;
+    if (len && i == close) {
+        if (len == 1 && name[0] == 'n') {
+            *part = (tmpl_part){.var = TMPL_N};
+            return 0;
+        }
+        if (len == 3 && !memcmp(name, "run", 3)) {
+            *part = (tmpl_part){.var = TMPL_RUN};
+            return 0;
+        }
+        for (size_t b = 0; sink->flow && b < sink->nbound; b++)
+            if (strlen(sink->flow->with[b].name) == len &&
+                !memcmp(sink->flow->with[b].name, name, len)) {
+                *part = (tmpl_part){.var = TMPL_BIND, .bind = b};
+                return 0;
+            }
+    }
+    bool call = len && i < close && s[i] == '(' && s[close - 1] == ')';
+    draw_kind kind = DRAW_UNIFORM;
+    if (call && len == 7 && !memcmp(name, "uniform", 7))
+        kind = DRAW_UNIFORM;
+    else if (call && len == 4 && !memcmp(name, "pick", 4))
+        kind = DRAW_PICK;
+    else if (call && len == 4 && !memcmp(name, "take", 4))
+        kind = DRAW_TAKE;
+    else {
+        char vars[512] = "${n}, ${run}";
+        size_t used = strlen(vars);
+        for (size_t b = 0; sink->flow && b < sink->nbound && used < sizeof vars; b++)
+            used += (size_t)snprintf(vars + used, sizeof vars - used, ", ${%s}",
+                                     sink->flow->with[b].name);
+        diag_error_in(c->d, n, from - 2,
+                      "unknown template variable '${%.*s}'; the variables are %s and the draws "
+                      "${uniform(low, high)}, ${pick(pool, distribution)} and "
+                      "${take(pool, distribution)}",
+                      (int)(close - from), s + from, vars);
+        return -1;
+    }
+    draw_def *d = arena_alloc(c->a, sizeof *d);
+    *d = (draw_def){.kind = kind, .at = n};
+    int rc = kind == DRAW_UNIFORM ? parse_uniform(c, n, i + 1, close - 1, d)
+                                  : parse_pool_draw(c, n, i + 1, close - 1, d);
+    if (rc < 0)
+        return -1;
+    d->index = c->p->work.ndraws++;
+    *part = (tmpl_part){.var = TMPL_DRAW, .draw = d};
+    return 0;
+}
+
+/* What a part gives: NULL for text, else int or the pool's identity type. */
+static const ty *part_type(const tmpl_sink *sink, const tmpl_part *pt)
+{
+    switch (pt->var) {
+    case TMPL_N:
+    case TMPL_RUN: return &ty_int;
+    case TMPL_BIND: return sink->flow->with[pt->bind].type;
+    case TMPL_DRAW: return pt->draw->type;
+    default: return NULL;
+    }
+}
+
+/* Splits n's text into literal and ${...} parts. Returns the number of
+ * parts, or -1 after reporting a bad template at n. */
+static int parse_template(cc *c, const node *n, const tmpl_sink *sink, tmpl *t)
 {
     const char *s = n->text, *end = n->text + n->len;
     size_t cap = 4, count = 0;
@@ -43,18 +269,11 @@ static int parse_template(cc *c, const node *n, tmpl *t)
             diag_error_in(c->d, n, at, "unterminated template '${'");
             return -1;
         }
-        size_t vlen = (size_t)(close - open - 2);
-        if (vlen == 1 && open[2] == 'n')
-            parts[count++] = (tmpl_part){.var = TMPL_N};
-        else if (vlen == 3 && !memcmp(open + 2, "run", 3))
-            parts[count++] = (tmpl_part){.var = TMPL_RUN};
-        else {
-            diag_error_in(c->d, n, at,
-                          "unknown template variable '${%.*s}'; the variables are ${n} and ${run}",
-                          (int)vlen, open + 2);
+        if (parse_var(c, n, at + 2, (size_t)(close - n->text), sink, &parts[count]) < 0)
             return -1;
-        }
-        max_len += TMPL_INT_WIDTH;
+        const ty *pt = part_type(sink, &parts[count]);
+        max_len += pt && pt->kind == TY_STRING ? 32 : TMPL_INT_WIDTH;
+        count++;
         s = close + 1;
     }
     t->parts = parts;
@@ -62,6 +281,16 @@ static int parse_template(cc *c, const node *n, tmpl *t)
     t->max_len = max_len;
     t->at = n;
     return (int)count;
+}
+
+/* Whether a template's value is known only as it runs (a binding or a
+ * draw), so its constraints cannot be checked now. */
+static bool tmpl_dynamic(const tmpl *t)
+{
+    for (size_t i = 0; i < t->nparts; i++)
+        if (t->parts[i].var == TMPL_BIND || t->parts[i].var == TMPL_DRAW)
+            return true;
+    return false;
 }
 
 static bool has_template(const node *n)
@@ -82,11 +311,16 @@ static int add_template(cc *c, tmpl_sink *sink, const node *n, const int *path, 
         return -1;
     }
     tmpl t = {0};
-    if (parse_template(c, n, &t) < 0)
+    if (parse_template(c, n, sink, &t) < 0)
         return -1;
-    if (as_int && !(t.nparts == 1 && t.parts[0].var != TMPL_TEXT)) {
-        diag_error_at(c->d, n, "an int argument takes exactly one template such as \"${n}\"");
-        return -1;
+    if (as_int) {
+        const ty *pt = t.nparts == 1 ? part_type(sink, &t.parts[0]) : NULL;
+        if (!pt || pt->kind != TY_INT) {
+            diag_error_at(c->d, n,
+                          pt ? "an int argument takes one int template; this one gives a string"
+                             : "an int argument takes exactly one template such as \"${n}\"");
+            return -1;
+        }
     }
     int *p = arena_alloc(c->a, (depth ? depth : 1) * sizeof *p);
     memcpy(p, path, depth * sizeof *p);
@@ -101,10 +335,15 @@ static int add_template(cc *c, tmpl_sink *sink, const node *n, const int *path, 
         sink->items = more, sink->cap = cap;
     }
     sink->items[sink->count++] = t;
-    /* the placeholder is what ${n}=0, ${run}=1 gives, so constraints can be checked now */
+    /* a binding or a draw is known only as it runs: its constraints are the
+       runtime's to check (a refusal); the rest is checked now, with the
+       placeholder ${n}=0, ${run}=1 and ${uniform(a, b)}=a give */
+    sink->dynamic = tmpl_dynamic(&t);
+    sink->any_dynamic = sink->any_dynamic || sink->dynamic;
     if (as_int) {
+        const tmpl_part *pt = &t.parts[0];
         out->kind = VAL_INT;
-        out->u.i = t.parts[0].var == TMPL_RUN ? 1 : 0;
+        out->u.i = pt->var == TMPL_RUN ? 1 : pt->var == TMPL_DRAW ? pt->draw->lo : 0;
         return 0;
     }
     char *buf = arena_alloc(c->a, t.max_len + 1);
@@ -259,6 +498,10 @@ int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tm
         rc = scalar_value(c, t, n, what, out, sink, path, depth);
     if (rc < 0 || t->kind == TY_STRUCT)
         return rc;
+    if (sink && sink->dynamic) {
+        sink->dynamic = false;
+        return 0;
+    }
     char why[512];
     if (value_check(t, out, what, why, sizeof why) < 0) {
         diag_error_at(c->d, n, "%s", why);
@@ -269,13 +512,20 @@ int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tm
 
 /* ---- steps ---- */
 
-static int compile_step(cc *c, const node *item, step *st, bool in_setup)
+/* Whether k is one of a step's own keys beside its command. */
+static bool step_key(const node *k)
+{
+    return !strcmp(k->text, "expect") || !strcmp(k->text, "on_refusal") || !strcmp(k->text, "into");
+}
+
+static int compile_step(cc *c, const node *item, step *st, bool in_setup, const flow *fl)
 {
     st->at = item;
+    st->into = -1;
     const node *verb = NULL, *args = NULL;
     for (size_t i = 0; item->kind == NODE_MAP && i < item->count; i++) {
         const node *k = item->pairs[i].key;
-        if (!strcmp(k->text, "expect") || !strcmp(k->text, "on_refusal"))
+        if (step_key(k))
             continue;
         if (verb) {
             diag_error_at(c->d, k, "a step runs one command; '%s' is a second", k->text);
@@ -332,7 +582,14 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
                                  "expects a refusal");
         return -1;
     }
-    tmpl_sink sink = {.in_setup = in_setup};
+    const node *into = node_get(item, "into");
+    if (into) {
+        const pool_def *pool = find_pool(&c->p->work, into->text, into->len);
+        if (!pool || pool->agg != cmd->agg) /* the pools' pass reported it */
+            return -1;
+        st->into = (int)pool->index;
+    }
+    tmpl_sink sink = {.in_setup = in_setup, .flow = fl, .nbound = fl ? fl->nwith : 0};
     int path[64];
     static const node empty = {.kind = NODE_MAP};
     char what[160];
@@ -344,7 +601,7 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
     if (cc_value(c, cmd->params, &nargs, what, &st->args, &sink, path, 0) < 0)
         return -1;
     char why[512];
-    if (value_check(cmd->params, &st->args, cmd->verb, why, sizeof why) < 0) {
+    if (!sink.any_dynamic && value_check(cmd->params, &st->args, cmd->verb, why, sizeof why) < 0) {
         diag_error_at(c->d, args ? args : verb, "%s", why);
         return -1;
     }
@@ -353,14 +610,15 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup)
     return 0;
 }
 
-static int compile_steps(cc *c, const node *list, bool in_setup, step **out, size_t *n)
+static int compile_steps(cc *c, const node *list, bool in_setup, const flow *fl, step **out,
+                         size_t *n)
 {
     size_t count = list && list->kind == NODE_SEQ ? list->count : 0;
     *out = arena_alloc(c->a, (count ? count : 1) * sizeof **out);
     *n = count;
     int rc = 0;
     for (size_t i = 0; i < count; i++)
-        if (compile_step(c, list->items[i], &(*out)[i], in_setup) < 0)
+        if (compile_step(c, list->items[i], &(*out)[i], in_setup, fl) < 0)
             rc = -1;
     return rc;
 }
@@ -371,13 +629,234 @@ static int64_t int_or(const node *w, const char *key, int64_t dflt)
     return v && v->kind == NODE_INT ? v->v.i : dflt;
 }
 
+/* ---- pools: named by the steps' `into`, before any template draws ---- */
+
+static const node *step_verb(const node *item)
+{
+    for (size_t i = 0; item->kind == NODE_MAP && i < item->count; i++)
+        if (!step_key(item->pairs[i].key))
+            return item->pairs[i].key;
+    return NULL;
+}
+
+static int declare_pools_in(cc *c, const node *steps, size_t *cap)
+{
+    workload *w = &c->p->work;
+    int rc = 0;
+    for (size_t i = 0; steps && steps->kind == NODE_SEQ && i < steps->count; i++) {
+        const node *into = node_get(steps->items[i], "into");
+        const node *verb = step_verb(steps->items[i]);
+        const command *cmd = verb ? plan_find_verb(c->p, verb->text) : NULL;
+        if (!into || !cmd) /* an unknown command is compile_step's to report */
+            continue;
+        const pool_def *have = find_pool(w, into->text, into->len);
+        if (have && have->agg != cmd->agg) {
+            diag_error_at(c->d, into,
+                          "pool '%s' holds %s records (into at line %d); %s acts on a %s: a "
+                          "pool holds one aggregate type",
+                          have->name, have->agg->name, have->at->line, cmd->verb, cmd->agg->name);
+            rc = -1;
+            continue;
+        }
+        if (have)
+            continue;
+        if (w->npools == *cap) {
+            *cap = *cap ? *cap * 2 : 4;
+            pool_def *more = arena_alloc(c->a, *cap * sizeof *more);
+            if (w->npools)
+                memcpy(more, w->pools, w->npools * sizeof *more);
+            w->pools = more;
+        }
+        w->pools[w->npools] =
+            (pool_def){.name = into->text, .agg = cmd->agg, .index = w->npools, .at = into};
+        w->npools++;
+    }
+    return rc;
+}
+
+static int declare_pools(cc *c, const node *wn)
+{
+    size_t cap = 0;
+    int rc = declare_pools_in(c, node_get(wn, "setup"), &cap);
+    if (declare_pools_in(c, node_get(wn, "cycle"), &cap) < 0)
+        rc = -1;
+    const node *mix = node_get(wn, "mix");
+    for (size_t i = 0; mix && mix->kind == NODE_MAP && i < mix->count; i++)
+        if (declare_pools_in(c, node_get(mix->pairs[i].value, "steps"), &cap) < 0)
+            rc = -1;
+    return rc;
+}
+
+/* ---- flows ---- */
+
+static const char *const reserved_names[] = {"n", "run", "uniform", "pick", "take"};
+
+static int compile_binding(cc *c, flow *fl, const node *k, const node *v, binding *b)
+{
+    *b = (binding){.name = k->text, .at = k};
+    if (!cc_ident(c, k, "a binding"))
+        return -1;
+    for (size_t i = 0; i < sizeof reserved_names / sizeof *reserved_names; i++)
+        if (!strcmp(k->text, reserved_names[i])) {
+            diag_error_at(c->d, k,
+                          "'%s' is a template variable or draw; name the binding otherwise",
+                          k->text);
+            return -1;
+        }
+    for (size_t i = 0; i < fl->nwith; i++)
+        if (!strcmp(fl->with[i].name, k->text)) {
+            diag_error_at(c->d, k, "'%s' is bound twice in flow %s", k->text, fl->name);
+            return -1;
+        }
+    if (v->kind != NODE_STRING) {
+        diag_error_at(c->d, v, "with binds templates such as \"${pick(open, uniform)}\"");
+        return -1;
+    }
+    tmpl_sink sink = {.flow = fl, .nbound = fl->nwith};
+    if (parse_template(c, v, &sink, &b->t) < 0)
+        return -1;
+    const ty *one = b->t.nparts == 1 ? part_type(&sink, &b->t.parts[0]) : NULL;
+    b->type = one ? one : &ty_string;
+    b->t.as_int = b->type->kind == TY_INT;
+    return 0;
+}
+
+/* Counts a template's draws from each pool into takes and picks. */
+static void count_draws(const tmpl *t, size_t *takes, size_t *picks)
+{
+    for (size_t i = 0; i < t->nparts; i++) {
+        const draw_def *d = t->parts[i].var == TMPL_DRAW ? t->parts[i].draw : NULL;
+        if (d && d->kind == DRAW_TAKE)
+            takes[d->pool]++;
+        else if (d && d->kind == DRAW_PICK)
+            picks[d->pool]++;
+    }
+}
+
+/* What each pool must hold for fl to run: as many as it takes, at least
+ * one when it picks. */
+static void flow_needs(cc *c, flow *fl)
+{
+    size_t np = c->p->work.npools;
+    size_t *takes = arena_alloc(c->a, (np + 1) * sizeof *takes);
+    size_t *picks = arena_alloc(c->a, (np + 1) * sizeof *picks);
+    for (size_t i = 0; i < fl->nwith; i++)
+        count_draws(&fl->with[i].t, takes, picks);
+    for (size_t s = 0; s < fl->nsteps; s++)
+        for (size_t i = 0; i < fl->steps[s].ntmpls; i++)
+            count_draws(&fl->steps[s].tmpls[i], takes, picks);
+    for (size_t i = 0; i < np; i++)
+        takes[i] = takes[i] ? takes[i] : picks[i] ? 1 : 0;
+    fl->need = takes;
+}
+
+static int compile_flow(cc *c, flow *fl, const node *name, const node *def)
+{
+    fl->at = name;
+    fl->weight = int_or(def, "weight", 1);
+    const node *with = node_get(def, "with");
+    size_t nb = with && with->kind == NODE_MAP ? with->count : 0;
+    fl->with = arena_alloc(c->a, (nb ? nb : 1) * sizeof *fl->with);
+    int rc = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (compile_binding(c, fl, with->pairs[i].key, with->pairs[i].value, &fl->with[fl->nwith]) <
+            0)
+            rc = -1;
+        else
+            fl->nwith++;
+    }
+    if (rc < 0)
+        return rc;
+    const node *steps = node_get(def, "steps");
+    if (compile_steps(c, steps, false, fl, &fl->steps, &fl->nsteps) < 0)
+        return -1;
+    flow_needs(c, fl);
+    return 0;
+}
+
+static int compile_flows(cc *c, const node *wn)
+{
+    workload *w = &c->p->work;
+    const node *cycle = node_get(wn, "cycle"), *mix = node_get(wn, "mix");
+    if (cycle && mix) {
+        diag_error_at(c->d, node_get_pair(wn, "mix")->key,
+                      "a workload has a cycle or a mix, not both");
+        return -1;
+    }
+    if (mix && mix->kind == NODE_MAP && mix->count > 0) {
+        w->is_mix = true;
+        w->flows = arena_alloc(c->a, mix->count * sizeof *w->flows);
+        int rc = 0;
+        int64_t total = 0;
+        for (size_t i = 0; i < mix->count; i++) {
+            flow *fl = &w->flows[w->nflows++];
+            fl->name = mix->pairs[i].key->text;
+            if (!cc_ident(c, mix->pairs[i].key, "a flow") ||
+                compile_flow(c, fl, mix->pairs[i].key, mix->pairs[i].value) < 0)
+                rc = -1;
+            total += fl->weight;
+        }
+        if (rc == 0 && total == 0) {
+            diag_error_at(c->d, node_get_pair(wn, "mix")->key,
+                          "every flow has weight 0: nothing can run");
+            rc = -1;
+        }
+        return rc;
+    }
+    if (!cycle || cycle->kind != NODE_SEQ || cycle->count == 0) {
+        diag_error_at(c->d, cycle ? cycle : wn,
+                      "the workload needs a cycle of at least one step (or a mix of flows)");
+        return -1;
+    }
+    w->flows = arena_alloc(c->a, sizeof *w->flows);
+    w->nflows = 1;
+    flow *fl = &w->flows[0];
+    *fl = (flow){.name = "cycle", .weight = 1, .at = cycle};
+    fl->with = arena_alloc(c->a, sizeof *fl->with);
+    if (compile_steps(c, cycle, false, fl, &fl->steps, &fl->nsteps) < 0)
+        return -1;
+    flow_needs(c, fl);
+    return 0;
+}
+
+static int find_flow(cc *c, const node *name)
+{
+    const workload *w = &c->p->work;
+    const char *names[256] = {0};
+    size_t m = 0;
+    for (size_t i = 0; i < w->nflows; i++) {
+        if (!strcmp(w->flows[i].name, name->text))
+            return (int)i;
+        if (m < 256)
+            names[m++] = w->flows[i].name;
+    }
+    const char *hint = diag_suggest(name->text, names, m);
+    char list[512];
+    size_t used = 0;
+    for (size_t i = 0; i < m && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+    if (hint)
+        diag_error_at(c->d, name, "unknown flow '%s' (did you mean '%s'?)", name->text, hint);
+    else
+        diag_error_at(c->d, name, "unknown flow '%s'; the flows are %s", name->text, list);
+    return -1;
+}
+
 static int compile_prefill(cc *c, const node *pf)
 {
     workload *w = &c->p->work;
+    w->prefill_flow = -1;
     size_t n = pf && pf->kind == NODE_SEQ ? pf->count : 1;
     w->prefill = arena_alloc(c->a, (n ? n : 1) * sizeof *w->prefill);
     if (!pf) {
         w->nprefill = 1;
+        return 0;
+    }
+    if (pf->kind == NODE_MAP) { /* {cycles: N, flow: NAME}: the schema checked the shape */
+        const node *fl = node_get(pf, "flow");
+        w->prefill[w->nprefill++] = int_or(pf, "cycles", 0);
+        if (fl && (w->prefill_flow = find_flow(c, fl)) < 0)
+            return -1;
         return 0;
     }
     const node *const *items = pf->kind == NODE_SEQ ? (const node *const *)pf->items : &pf;
@@ -411,22 +890,20 @@ int cc_workload(cc *c, const node *wn)
     w->warmup = int_or(wn, "warmup", DEFAULT_WARMUP);
     w->iterations = int_or(wn, "iterations", DEFAULT_ITERATIONS);
     w->runs = int_or(wn, "runs", DEFAULT_RUNS);
+    w->seed = (uint64_t)int_or(wn, "seed", DEFAULT_SEED);
     w->verify = VERIFY_LEVEL_COUNTS;
     const node *vn = node_get(wn, "verify");
     if (vn && vn->kind == NODE_STRING && !(w->verify = verify_level_of(vn->text))) {
         diag_error_at(c->d, vn, "verify is one of counts, state, full");
         rc = -1;
     }
-    if (compile_steps(c, node_get(wn, "setup"), true, &w->setup, &w->nsetup) < 0)
+    if (declare_pools(c, wn) < 0)
         rc = -1;
-    const node *cycle = node_get(wn, "cycle");
-    if (!cycle || cycle->kind != NODE_SEQ || cycle->count == 0) {
-        diag_error_at(c->d, cycle ? cycle : wn, "the workload needs a cycle of at least one step");
+    if (compile_steps(c, node_get(wn, "setup"), true, NULL, &w->setup, &w->nsetup) < 0)
         rc = -1;
-    } else if (compile_steps(c, cycle, false, &w->cycle, &w->ncycle) < 0) {
+    if (compile_flows(c, wn) < 0)
         rc = -1;
-    }
-    if (compile_prefill(c, node_get(wn, "prefill")) < 0)
+    if (rc == 0 && compile_prefill(c, node_get(wn, "prefill")) < 0)
         rc = -1;
     if (cc_targets(c, node_get(wn, "targets")) < 0)
         rc = -1;

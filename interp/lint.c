@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mix.h"
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
@@ -242,9 +243,12 @@ static int lint_expect(const step *st, diag_list *d)
 static int lint_expects(const plan *p, diag_list *d)
 {
     int rc = 0;
-    for (size_t s = 0; s < p->work.ncycle; s++)
-        if (p->work.cycle[s].expect_text && lint_expect(&p->work.cycle[s], d) < 0)
-            rc = -1;
+    for (size_t f = 0; f < p->work.nflows; f++) {
+        const flow *fl = &p->work.flows[f];
+        for (size_t s = 0; s < fl->nsteps; s++)
+            if (fl->steps[s].expect_text && lint_expect(&fl->steps[s], d) < 0)
+                rc = -1;
+    }
     return rc;
 }
 
@@ -271,35 +275,88 @@ static bool as_expected(const step *st, runtime_status rs, const char *message, 
                               : rs == RUNTIME_OK;
 }
 
-/* The first step that does not do what it expects, with why in err; NULL when none. */
-static const step *first_unexpected(runtime *rt, step_inst *setup, step_inst *cycle,
-                                    const workload *w, bench_error *e)
+/* Runs one cycle's steps (begun) and checks each does what it expects.
+ * Returns the first step that does not, with why in e; NULL when none. */
+static const step *dry_cycle(runtime *rt, mix *m, step_inst *steps, size_t nsteps, uint64_t n,
+                             bench_error *e)
 {
-    for (size_t s = 0; s < w->nsetup; s++) {
+    for (size_t s = 0; s < nsteps; s++) {
+        step_inst *si = &steps[s];
+        if (mix_expand(m, si, e) < 0)
+            return si->st;
+        runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
+        const char *msg = runtime_message(rt);
+        mix_done(m, si, rs == RUNTIME_OK);
+        if (as_expected(si->st, rs, msg, n))
+            continue;
+        char want[1024];
+        if (rs == RUNTIME_REFUSED && si->st->expect_refused)
+            err_set(e, "in cycle %" PRIu64 ", refused with '%s', but the step expects '%s'", n,
+                    lint_refusal_text(msg), lint_expected_text(si->st, n, 1, want, sizeof want));
+        else
+            err_set(e, "in cycle %" PRIu64 ", %s", n,
+                    rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal" : msg);
+        return si->st;
+    }
+    return NULL;
+}
+
+/* The first step that does not do what it expects, with why in e, or the
+ * workload node *at when no flow can run; NULL when all is well. Setup,
+ * then two cycles of the prefill flow if there is one, then two rounds of
+ * every flow in order (drawing by weight could leave a flow out), each
+ * flow that can run then (its pools hold enough). */
+static const step *first_unexpected(runtime *rt, mix *m, const workload *w, bench_error *e,
+                                    bool *stuck)
+{
+    size_t nsetup;
+    step_inst *setup = mix_setup(m, &nsetup);
+    for (size_t s = 0; s < nsetup; s++) {
         const step_inst *si = &setup[s];
-        if (!as_expected(si->st, runtime_dispatch(rt, si->st->cmd, &si->args), "", 0)) {
+        runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
+        mix_done(m, si, rs == RUNTIME_OK);
+        if (!as_expected(si->st, rs, "", 0)) {
             err_set(e, "in setup, %s", runtime_message(rt));
             return si->st;
         }
     }
-    for (uint64_t n = 0; n < 2; n++)
-        for (size_t s = 0; s < w->ncycle; s++) {
-            step_inst *si = &cycle[s];
-            step_inst_expand(si, n, 1);
-            runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
-            const char *msg = runtime_message(rt);
-            if (as_expected(si->st, rs, msg, n))
-                continue;
-            char want[1024];
-            if (rs == RUNTIME_REFUSED && si->st->expect_refused)
-                err_set(e, "in cycle %" PRIu64 ", refused with '%s', but the step expects '%s'", n,
-                        lint_refusal_text(msg),
-                        lint_expected_text(si->st, n, 1, want, sizeof want));
-            else
-                err_set(e, "in cycle %" PRIu64 ", %s", n,
-                        rs == RUNTIME_OK ? "the step succeeded, but it expects a refusal" : msg);
-            return si->st;
+    uint64_t n = 0;
+    for (; w->prefill_flow >= 0 && n < 2; n++) {
+        if (mix_begin_flow(m, n, (size_t)w->prefill_flow, e) < 0) {
+            *stuck = true;
+            return NULL;
         }
+        size_t ns;
+        step_inst *steps = mix_flow_steps(m, (size_t)w->prefill_flow, &ns);
+        const step *bad = dry_cycle(rt, m, steps, ns, n, e);
+        if (bad)
+            return bad;
+    }
+    bench_error first_stuck = {{0}};
+    for (int round = 0; round < 2; round++) {
+        bool ran = false;
+        for (size_t f = 0; f < w->nflows; f++) {
+            if (w->flows[f].weight == 0)
+                continue;
+            bench_error why;
+            if (mix_begin_flow(m, n, f, &why) < 0) {
+                if (!first_stuck.msg[0])
+                    first_stuck = why;
+                continue;
+            }
+            size_t ns;
+            step_inst *steps = mix_flow_steps(m, f, &ns);
+            const step *bad = dry_cycle(rt, m, steps, ns, n++, e);
+            if (bad)
+                return bad;
+            ran = true;
+        }
+        if (!ran) {
+            *e = first_stuck;
+            *stuck = true;
+            return NULL;
+        }
+    }
     return NULL;
 }
 
@@ -308,21 +365,23 @@ int lint_dry_run(const plan *p, diag_list *d)
     const store_driver *sd = store_default(); /* the in-process store */
     store *s = NULL;
     runtime *rt = NULL;
-    bench_error err;
+    bench_error err = {{0}};
     if (!sd || store_open(sd, p, NULL, 1, &s, err.msg, sizeof err.msg) < 0)
         return 0;
-    if (runtime_new(p, s, &rt) < 0) {
+    mix *m = runtime_new(p, s, &rt) == 0 ? mix_new(p, 1, p->work.seed) : NULL;
+    if (!m) {
+        runtime_free(rt);
         store_close(s);
         return 0;
     }
-    arena mem = {0};
-    step_inst *setup = step_insts_new(&mem, p->work.setup, p->work.nsetup);
-    step_inst *cycle = step_insts_new(&mem, p->work.cycle, p->work.ncycle);
-    const step *bad = first_unexpected(rt, setup, cycle, &p->work, &err);
+    bool stuck = false;
+    const step *bad = first_unexpected(rt, m, &p->work, &err, &stuck);
     if (bad)
         diag_error_at(d, bad->at, "dry run on the %s target: %s", sd->name, err.msg);
-    arena_free(&mem);
+    else if (stuck)
+        diag_error_at(d, p->work.flows[0].at, "dry run on the %s target: %s", sd->name, err.msg);
+    mix_free(m);
     runtime_free(rt);
     store_close(s);
-    return bad ? -1 : 0;
+    return bad || stuck ? -1 : 0;
 }

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "draw.h"
 #include "expr.h"
 #include "load.h"
 #include "name_index.h"
@@ -78,6 +79,8 @@ struct command {
     size_t nensures;
     const event_def *event; /* NULL when the command emits nothing */
     const expr **payload;   /* one per payload field, or NULL: the payload is the args */
+    bool counts_unknown;    /* its dispatch runs a for_each policy (transitively): what it adds
+                               to the store depends on a list's length */
     const node *at;
 };
 
@@ -98,27 +101,60 @@ struct policy {
     const node *at;
 };
 
-/* A piece of a templated string: literal text or a variable. */
+/* A pool (DESIGN section 9): a named set of identities of records of one
+ * aggregate type, in the order they joined; steps add to it with `into`,
+ * templates draw from it with pick and take. */
+typedef struct pool_def {
+    const char *name;
+    const aggregate *agg; /* whose identities it holds */
+    size_t index;
+    const node *at; /* the first `into` that names it */
+} pool_def;
+
+/* A draw inside a template: ${uniform(a, b)}, ${pick(pool, dist)},
+ * ${take(pool, dist)}. */
+typedef enum draw_kind {
+    DRAW_UNIFORM, /* an int in [lo, hi] */
+    DRAW_PICK,    /* an identity of the pool; it stays */
+    DRAW_TAKE,    /* an identity of the pool, removed from it */
+} draw_kind;
+
+typedef struct draw_def {
+    draw_kind kind;
+    int64_t lo, hi; /* DRAW_UNIFORM */
+    size_t pool;    /* DRAW_PICK, DRAW_TAKE: index in the workload's pools */
+    dist_spec dist; /* DRAW_PICK, DRAW_TAKE */
+    size_t index;   /* in the workload's draws: the runner keeps one state per draw */
+    const ty *type; /* what it gives: int, or the pool's identity type */
+    const node *at;
+} draw_def;
+
+/* A piece of a templated string: literal text, a variable or a draw. */
 typedef enum tmpl_var {
     TMPL_TEXT,
-    TMPL_N,   /* ${n}: the cycle number */
-    TMPL_RUN, /* ${run}: the run number, from 1 */
+    TMPL_N,    /* ${n}: the cycle number */
+    TMPL_RUN,  /* ${run}: the run number, from 1 */
+    TMPL_BIND, /* ${name}: a value the flow's `with` bound for this cycle */
+    TMPL_DRAW, /* ${uniform(..)}, ${pick(..)}, ${take(..)}: drawn when the step is expanded */
 } tmpl_var;
 
 typedef struct tmpl_part {
     tmpl_var var;
-    const char *text; /* TMPL_TEXT only */
-    size_t len;
+    const char *text;     /* TMPL_TEXT only */
+    size_t len;           /* TMPL_TEXT only */
+    size_t bind;          /* TMPL_BIND: index in the flow's bindings */
+    const draw_def *draw; /* TMPL_DRAW */
 } tmpl_part;
 
-/* One templated value inside a step's arguments. */
+/* One templated value inside a step's arguments (or a flow's binding). */
 typedef struct tmpl {
     const int *path; /* indexes from the args struct down to the value */
     size_t depth;
-    bool as_int; /* exactly one template feeding an int */
+    bool as_int; /* exactly one variable or draw feeding an int */
     tmpl_part *parts;
     size_t nparts;
-    size_t max_len; /* bytes the expansion can take, for preallocation */
+    size_t max_len; /* bytes the expansion can take when it is bounded (n, run, ints);
+                       a string from a pool or binding makes it grow as needed */
     const node *at;
 } tmpl;
 
@@ -128,11 +164,33 @@ typedef struct step {
     const char *expect_text;    /* expect: {refused: TEXT}: the exact refusal; NULL for any */
     const node *expect_text_at; /* where TEXT is written */
     bool count_refusals;        /* on_refusal: count: a refusal is counted, not an abort */
+    int into;                   /* into: POOL: its index, or -1 */
     value args;                 /* a VAL_STRUCT of constants laid out as cmd->params */
     tmpl *tmpls;                /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;
+
+/* A value a flow binds once per cycle (`with: {o: "${pick(open, zipf)}"}`). */
+typedef struct binding {
+    const char *name;
+    const ty *type; /* int or string */
+    tmpl t;
+    const node *at;
+} binding;
+
+/* A flow of a mix: its steps, its weight, its bindings. `cycle:` is a mix
+ * of one flow named "cycle". */
+typedef struct flow {
+    const char *name;
+    int64_t weight;
+    binding *with;
+    size_t nwith;
+    step *steps;
+    size_t nsteps;
+    size_t *need; /* per pool: records it must hold for the flow to run (0: not drawn from) */
+    const node *at;
+} flow;
 
 /* One option of a target entry as the spec gives it; which member holds
  * the value follows the type its driver declares (target.h). */
@@ -176,8 +234,14 @@ verify_level verify_level_of(const char *s);
 typedef struct workload {
     step *setup;
     size_t nsetup;
-    step *cycle;
-    size_t ncycle;
+    flow *flows; /* at least one; `cycle:` gives one */
+    size_t nflows;
+    bool is_mix; /* written as `mix:` */
+    pool_def *pools;
+    size_t npools;
+    size_t ndraws;    /* draws in every template, numbered */
+    uint64_t seed;    /* workload.seed; default 1 */
+    int prefill_flow; /* prefill: {flow: NAME}: its index; -1: the mix */
     int64_t *prefill; /* at least one entry; {0} by default */
     size_t nprefill;
     int64_t warmup, iterations, runs;
@@ -187,7 +251,8 @@ typedef struct workload {
 } workload;
 
 /* What a store holds after one run with the spec's own settings, per the
- * plan: computed by the compiler, one per prefill entry. */
+ * plan: computed by the compiler, one per prefill entry (fixed workloads
+ * only: plan_is_fixed). */
 typedef struct plan_totals {
     int64_t prefill;            /* the prefill entry these totals are for */
     size_t commands_per_cycle;  /* steps in the cycle */
@@ -221,7 +286,10 @@ typedef struct plan {
        so a pass may remove more than it adds */
     const int64_t *cycle_aggs, *setup_aggs;
     const uint64_t *cycle_events, *setup_events;
-    const plan_totals *totals; /* work.nprefill entries, in prefill order */
+    const plan_totals *totals; /* work.nprefill entries, in prefill order; NULL unless fixed */
+    /* per command index, what one successful dispatch adds (policies
+       included): cmd_delta[i * (naggs + nevents) + k], records first */
+    const int64_t *cmd_delta;
 } plan;
 
 /* Compiles a loaded, schema-checked document. Every error found while
@@ -240,6 +308,10 @@ void plan_free(plan *p);
  * plan only; never allocates. */
 void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events);
 
+/* Whether the workload draws nothing and runs one flow: what the store
+ * holds after a run then follows from the plan alone (plan_expected). */
+bool plan_is_fixed(const plan *p);
+
 /* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */
 const command *plan_find_verb(const plan *p, const char *verb);
 
@@ -247,5 +319,12 @@ const command *plan_find_verb(const plan *p, const char *verb);
 void plan_print_text(const plan *p, FILE *out);
 /* Prints it as JSON. Returns 0 or -1 on an output error. */
 int plan_print_json(const plan *p, FILE *out);
+/* bench plan --trace: setup and the first `cycles` cycles of run 1 with
+ * seed, as drawn, each dispatched on the in-process memory store (the
+ * outcomes fill the pools as a run's would): the cycle's phase and flow,
+ * each step's arguments and outcome; text, or JSON with json. Stops early
+ * when no flow can run or a draw finds its pool empty, and says so.
+ * Returns 0, or -1 when it stopped early or could not start. */
+int plan_trace(const plan *p, uint64_t cycles, uint64_t seed, bool json, FILE *out);
 
 #endif

@@ -164,19 +164,54 @@ static void print_command(FILE *out, const command *cmd)
     }
 }
 
-static void print_steps(FILE *out, const char *title, const step *steps, size_t n)
+static void print_steps(FILE *out, const plan *p, const char *indent, const char *title,
+                        const flow *fl, const step *steps, size_t n)
 {
-    fprintf(out, "  %s (%zu step%s)\n", title, n, n == 1 ? "" : "s");
+    fprintf(out, "%s%s (%zu step%s)\n", indent, title, n, n == 1 ? "" : "s");
+    for (size_t b = 0; fl && b < fl->nwith; b++)
+        fprintf(out, "%s%s = %s%s", b ? ", " : "      with ", fl->with[b].name,
+                fl->with[b].t.at->text, b + 1 == fl->nwith ? "\n" : "");
     for (size_t i = 0; i < n; i++) {
         int path[64];
-        fprintf(out, "    %zu. %s ", i + 1, steps[i].cmd->verb);
+        fprintf(out, "%s  %zu. %s ", indent, i + 1, steps[i].cmd->verb);
         print_step_value(out, &steps[i], steps[i].cmd->params, &steps[i].args, path, 0);
+        if (steps[i].into >= 0)
+            fprintf(out, "  (into %s)", p->work.pools[steps[i].into].name);
         fputs(steps[i].expect_refused ? "  (expect refused)\n" : "\n", out);
+    }
+}
+
+/* The flows: a cycle as before, a mix with each flow's weight, share and
+ * bindings. */
+static void print_flows(FILE *out, const plan *p)
+{
+    const workload *w = &p->work;
+    if (!w->is_mix) {
+        print_steps(out, p, "  ", "cycle", NULL, w->flows[0].steps, w->flows[0].nsteps);
+        return;
+    }
+    int64_t total = 0;
+    for (size_t f = 0; f < w->nflows; f++)
+        total += w->flows[f].weight;
+    fprintf(out, "  mix (%zu flow%s, seed %" PRIu64 ")\n", w->nflows, w->nflows == 1 ? "" : "s",
+            w->seed);
+    for (size_t f = 0; f < w->nflows; f++) {
+        const flow *fl = &w->flows[f];
+        char title[256];
+        snprintf(title, sizeof title, "%s: weight %" PRId64 " (%.1f%%)", fl->name, fl->weight,
+                 total ? 100.0 * (double)fl->weight / (double)total : 0.0);
+        print_steps(out, p, "    ", title, fl, fl->steps, fl->nsteps);
     }
 }
 
 static void print_totals(FILE *out, const plan *p)
 {
+    if (!p->totals) {
+        fputs("totals per run: depend on the draws and outcomes (a mix, a draw, a counted "
+              "refusal or a for_each); verify holds each run to what succeeded\n",
+              out);
+        return;
+    }
     for (size_t k = 0; k < p->work.nprefill; k++) {
         const plan_totals *t = &p->totals[k];
         fprintf(out, "totals per run (prefill %" PRId64 ")\n", t->prefill);
@@ -257,11 +292,17 @@ void plan_print_text(const plan *p, FILE *out)
     }
     const workload *w = &p->work;
     fputs("workload\n", out);
-    print_steps(out, "setup", w->setup, w->nsetup);
-    print_steps(out, "cycle", w->cycle, w->ncycle);
+    print_steps(out, p, "  ", "setup", NULL, w->setup, w->nsetup);
+    print_flows(out, p);
+    for (size_t i = 0; i < w->npools; i++)
+        fprintf(out, "%s%s (%s)", i ? ", " : "  pools: ", w->pools[i].name, w->pools[i].agg->name);
+    if (w->npools)
+        fputc('\n', out);
     fputs("  prefill", out);
     for (size_t i = 0; i < w->nprefill; i++)
         fprintf(out, "%s %" PRId64, i ? "," : "", w->prefill[i]);
+    if (w->prefill_flow >= 0)
+        fprintf(out, " (flow %s)", w->flows[w->prefill_flow].name);
     fprintf(out, ", warmup %" PRId64 ", iterations %" PRId64 ", runs %" PRId64 "\n", w->warmup,
             w->iterations, w->runs);
     print_totals(out, p);
@@ -428,7 +469,7 @@ static cJSON *command_json(const command *cmd)
     return o;
 }
 
-static cJSON *steps_json(const step *steps, size_t n)
+static cJSON *steps_json(const pool_def *pools, const step *steps, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
@@ -438,8 +479,27 @@ static cJSON *steps_json(const step *steps, size_t n)
         cJSON_AddStringToObject(o, "verb", st->cmd->verb);
         cJSON_AddItemToObject(o, "args", value_json(st, st->cmd->params, &st->args, path, 0));
         cJSON_AddBoolToObject(o, "expect_refused", st->expect_refused);
+        if (st->into >= 0)
+            cJSON_AddStringToObject(o, "into", pools[st->into].name);
         cJSON_AddNumberToObject(o, "templates", (double)st->ntmpls);
         cJSON_AddNumberToObject(o, "line", st->at->line);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *flows_json(const workload *w)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t f = 0; f < w->nflows; f++) {
+        const flow *fl = &w->flows[f];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "flow", fl->name);
+        cJSON_AddNumberToObject(o, "weight", (double)fl->weight);
+        cJSON *with = cJSON_AddObjectToObject(o, "with");
+        for (size_t b = 0; b < fl->nwith; b++)
+            cJSON_AddStringToObject(with, fl->with[b].name, fl->with[b].t.at->text);
+        cJSON_AddItemToObject(o, "steps", steps_json(w->pools, fl->steps, fl->nsteps));
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -448,7 +508,7 @@ static cJSON *steps_json(const step *steps, size_t n)
 static cJSON *totals_json(const plan *p)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t k = 0; k < p->work.nprefill; k++) {
+    for (size_t k = 0; p->totals && k < p->work.nprefill; k++) {
         const plan_totals *t = &p->totals[k];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "prefill", (double)t->prefill);
@@ -553,8 +613,18 @@ static cJSON *plan_json(const plan *p)
     }
     const workload *w = &p->work;
     cJSON *wo = cJSON_AddObjectToObject(root, "workload");
-    cJSON_AddItemToObject(wo, "setup", steps_json(w->setup, w->nsetup));
-    cJSON_AddItemToObject(wo, "cycle", steps_json(w->cycle, w->ncycle));
+    cJSON_AddItemToObject(wo, "setup", steps_json(w->pools, w->setup, w->nsetup));
+    if (!w->is_mix)
+        cJSON_AddItemToObject(wo, "cycle",
+                              steps_json(w->pools, w->flows[0].steps, w->flows[0].nsteps));
+    else
+        cJSON_AddItemToObject(wo, "mix", flows_json(w));
+    cJSON_AddNumberToObject(wo, "seed", (double)w->seed);
+    cJSON *pl = cJSON_AddObjectToObject(wo, "pools");
+    for (size_t i = 0; i < w->npools; i++)
+        cJSON_AddStringToObject(pl, w->pools[i].name, w->pools[i].agg->name);
+    if (w->prefill_flow >= 0)
+        cJSON_AddStringToObject(wo, "prefill_flow", w->flows[w->prefill_flow].name);
     cJSON *pf = cJSON_AddArrayToObject(wo, "prefill");
     for (size_t i = 0; i < w->nprefill; i++)
         cJSON_AddItemToArray(pf, cJSON_CreateNumber((double)w->prefill[i]));

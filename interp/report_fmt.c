@@ -170,3 +170,43 @@ double report_us_of_ns(double ns)
 {
     return round(ns) / 1000.0;
 }
+
+double report_goodput(const target_result *t)
+{
+    double good[64];
+    size_t n = 0;
+    for (size_t k = 0; k < t->nruns && n < 64; k++)
+        good[n++] = t->runs[k].goodput_per_s;
+    return stats_median(good, n);
+}
+
+const char *report_flow_shares(const target_result *t, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (t->nruns == 0 || t->runs[0].nflows < 2)
+        return buf;
+    size_t used = 0;
+    uint64_t all = 0;
+    for (size_t k = 0; k < t->nruns; k++)
+        for (size_t f = 0; f < t->runs[k].nflows; f++)
+            all += t->runs[k].flows[f].cycles;
+    for (size_t f = 0; f < t->runs[0].nflows && used < size; f++) {
+        uint64_t cycles = 0, skipped = 0;
+        for (size_t k = 0; k < t->nruns; k++)
+            if (f < t->runs[k].nflows) {
+                cycles += t->runs[k].flows[f].cycles;
+                skipped += t->runs[k].flows[f].skipped;
+            }
+        const flow_result *fr = &t->runs[0].flows[f];
+        int w = snprintf(buf + used, size - used, "%s%s %.1f%% asked, %.1f%% ran", f ? "; " : "",
+                         fr->flow, 100.0 * fr->requested_share,
+                         all ? 100.0 * (double)cycles / (double)all : 0.0);
+        used += w > 0 ? (size_t)w : 0;
+        if (skipped && used < size) {
+            w = snprintf(buf + used, size - used, " (%" PRIu64 " cycle%s it could not run)",
+                         skipped, skipped == 1 ? "" : "s");
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    return buf;
+}

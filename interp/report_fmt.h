@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "results.h"
+
 /* Each report_fmt_* writes a NUL-terminated string into buf[n] (truncated if
  * n is too small); the Markdown ones write "n/a" for NAN or infinity.
  *
@@ -45,5 +47,13 @@ void report_fmt_double(double v, char *buf, size_t n);
 /* The JSON's µs figure of a latency in ns as a double: round(ns) / 1000.0,
  * the number report_fmt_us3's text reads back as (NAN stays NAN). */
 double report_us_of_ns(double ns);
+
+/* A result's goodput (timed commands that succeeded per second), the
+ * median across its runs; NAN when unknown. */
+double report_goodput(const target_result *t);
+/* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran (3 cycles it
+ * could not run)": each flow's requested share and the share of the timed
+ * cycles it ran, over every run, into buf (returned); "" for one flow. */
+const char *report_flow_shares(const target_result *t, char *buf, size_t size);
 
 #endif

@@ -205,6 +205,7 @@ static void add_config(jb *b, cJSON *root, const run_config *c)
         add(b, targets, NULL, cJSON_CreateString(c->targets[i] ? c->targets[i] : ""));
     add(b, o, "samples", cJSON_CreateBool(c->samples));
     add(b, o, "cpu", str_or_null(c->cpu));
+    add(b, o, "seed", c->seed_given ? u64_value(b, c->seed) : cJSON_CreateNull());
 }
 
 /* The figures a run and a median share, in the schema's order. */
@@ -268,6 +269,18 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_us(b, vo, "p50_us", v->p50_ns);
         add_us(b, vo, "p99_us", v->p99_ns);
         add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);
+    }
+    cJSON *flows = new_object(b, o, "by_flow");
+    for (size_t i = 0; flows && i < run->nflows; i++) {
+        const flow_result *f = &run->flows[i];
+        cJSON *fo = new_object(b, flows, f->flow ? f->flow : "");
+        if (!fo)
+            break;
+        add(b, fo, "weight", i64_value(b, f->weight));
+        add_double(b, fo, "requested_share", f->requested_share);
+        add(b, fo, "cycles", u64_value(b, f->cycles));
+        add_double(b, fo, "achieved_share", f->achieved_share);
+        add(b, fo, "skipped", u64_value(b, f->skipped));
     }
     add_histogram(b, o, &run->all);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);

@@ -209,6 +209,26 @@ static void put_verify(FILE *out, const report *r)
     }
 }
 
+/* "Mix: target (domain): order 10.0% asked, 9.8% ran; ..." for each result
+ * of a workload of several flows. */
+static void put_mix(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        char shares[1024], target[512];
+        if (!report_flow_shares(t, shares, sizeof shares)[0])
+            continue;
+        results_target_cell(t, target, sizeof target);
+        fputs("Mix: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fputs("): ", out);
+        put_inline(out, shares, false);
+        fputs(".\n", out);
+    }
+}
+
 /* "Goodput: target (domain): G of T commands/s succeeded; refused and
  * counted: Verb N." for each result whose timed commands were refused
  * (expect: refused or on_refusal: count); goodput is the median across runs. */
@@ -216,18 +236,13 @@ static void put_goodput(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
         const target_result *t = &r->results[i];
-        double good[64];
-        size_t n = 0;
         uint64_t refusals = 0, counted = 0;
-        for (size_t k = 0; k < t->nruns; k++) {
+        for (size_t k = 0; k < t->nruns; k++)
             for (size_t v = 0; v < t->runs[k].nverbs; v++) {
                 refusals += t->runs[k].verbs[v].refused + t->runs[k].verbs[v].refused_counted;
                 counted += t->runs[k].verbs[v].refused_counted;
             }
-            if (n < 64)
-                good[n++] = t->runs[k].goodput_per_s;
-        }
-        double g = stats_median(good, n);
+        double g = report_goodput(t);
         if (t->failed || refusals == 0 || !isfinite(g))
             continue;
         char target[512], gs[64], ts[64];
@@ -361,6 +376,7 @@ int report_markdown(const report *r, FILE *out)
         fputc('\n', out);
         put_verify(out, r);
         put_goodput(out, r);
+        put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);
     }

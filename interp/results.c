@@ -306,6 +306,9 @@ static void config_from(arena *a, run_config *c, const cJSON *o)
         arena_strdup(a, cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "");
     c->samples = cJSON_IsTrue(get(o, "samples"));
     c->cpu = dup_or_null(a, o, "cpu");
+    const cJSON *seed = get(o, "seed");
+    c->seed_given = cJSON_IsNumber(seed);
+    c->seed = c->seed_given ? (uint64_t)seed->valuedouble : 0;
 }
 
 /* The figures a run and a median share (tenths are not among them). */
@@ -369,6 +372,19 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->p50_ns = ns_of(v, "p50_us");
         vr->p99_ns = ns_of(v, "p99_us");
         vr->round_trips_per_command = num(v, "round_trips_per_command");
+    }
+    const cJSON *flows = get(o, "by_flow"), *f;
+    run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
+    i = 0;
+    cJSON_ArrayForEach(f, flows)
+    {
+        flow_result *fr = &run->flows[i++];
+        fr->flow = arena_strdup(a, f->string ? f->string : "");
+        fr->weight = int_of(f, "weight");
+        fr->requested_share = num(f, "requested_share");
+        fr->cycles = (uint64_t)int_of(f, "cycles");
+        fr->achieved_share = num(f, "achieved_share");
+        fr->skipped = (uint64_t)int_of(f, "skipped");
     }
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");

@@ -23,11 +23,23 @@ typedef struct verb_result {
     double round_trips_per_command; /* NAN unless the target counts round trips */
 } verb_result;
 
+/* One flow of a mix in one run's timed pass. */
+typedef struct flow_result {
+    const char *flow;
+    int64_t weight;
+    double requested_share; /* its weight over the sum of the weights */
+    uint64_t cycles;        /* timed cycles that ran it */
+    double achieved_share;  /* cycles over the run's timed cycles */
+    uint64_t skipped;       /* timed cycles in which it could not run (an empty pool) */
+} flow_result;
+
 typedef struct run_result {
     int run;            /* 1-based */
     run_figures fig;    /* latencies in ns; NAN where absent */
-    verb_result *verbs; /* one per distinct verb of the cycle, cycle order */
+    verb_result *verbs; /* one per distinct verb of the flows, in order of first step */
     size_t nverbs;
+    flow_result *flows; /* one per flow, in the spec's order (a cycle is one flow) */
+    size_t nflows;
     double goodput_per_s;          /* timed commands that succeeded per second (NAN: unknown) */
     hist all;                      /* every timed latency of the run */
     double roundtrip_floor_p50_ns; /* NAN unless the target has a floor probe (after the pass) */
@@ -114,6 +126,8 @@ typedef struct run_config {
     size_t ntargets;
     bool samples;    /* --samples was on */
     const char *cpu; /* --cpu as given, or NULL */
+    bool seed_given; /* --seed was given: seed replaced each spec's workload.seed */
+    uint64_t seed;
 } run_config;
 
 typedef struct report {

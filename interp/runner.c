@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "env.h"
 #include "lint.h"
+#include "mix.h"
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
@@ -31,8 +32,9 @@ typedef struct run_state {
     target *t;
     int run;
     int64_t prefill, warmup, iterations;
+    uint64_t seed;
     arena mem;
-    step_inst *setup, *cycle;
+    mix *mx; /* the command stream: flows, bindings, draws, pools */
     hist all, tenths[STATS_TENTHS];
     hist *verbs; /* per distinct verb of the cycle */
     const char **verb_names;
@@ -40,9 +42,19 @@ typedef struct run_state {
     uint64_t *verb_counted; /* refusals of on_refusal: count steps */
     uint64_t *verb_trips;   /* round trips per verb in the timed pass */
     size_t nverbs;
-    uint64_t *samples;   /* --samples: one latency per timed command */
+    uint64_t timed_commands;
+    int64_t *seen;     /* what the commands seen to succeed added: records, then events */
+    bool seen_unknown; /* one of them ran a for_each policy: seen is not exact */
+    struct sample *samples, *next_sample; /* --samples: one per timed command */
+    size_t samples_cap;
     bench_error failure; /* why the run failed, set once where it failed */
 } run_state;
+
+/* One timed latency, for --samples. */
+typedef struct sample {
+    uint64_t ns, cycle;
+    const char *verb;
+} sample;
 
 /* The failure goes into the results model whole. */
 _Static_assert(sizeof(((target_result *)0)->reason) >= sizeof(((bench_error *)0)->msg),
@@ -110,17 +122,61 @@ static int check_outcome(run_state *rs, const step_inst *si, int rc, const char 
     return -1;
 }
 
+/* After a dispatch: its record joins its pool, and what it added to the
+ * store joins the tally verify holds the target to. */
+static void note_outcome(run_state *rs, const step_inst *si, int rc)
+{
+    bool ok = rc == TARGET_OK;
+    mix_done(rs->mx, si, ok);
+    if (!ok)
+        return;
+    const plan *p = rs->p;
+    size_t width = p->naggs + p->nevents;
+    const int64_t *d = p->cmd_delta + si->st->cmd->index * width;
+    for (size_t i = 0; i < width; i++)
+        rs->seen[i] += d[i];
+    rs->seen_unknown = rs->seen_unknown || si->st->cmd->counts_unknown;
+}
+
+/* Begins cycle n: its flow and bindings. Returns the flow's steps, or NULL
+ * with rs->failure set. */
+static step_inst *begin_cycle(run_state *rs, uint64_t n, const char *phase, bool prefill,
+                              size_t *nsteps)
+{
+    int f = mix_begin(rs->mx, n, prefill, &rs->failure);
+    if (f < 0) {
+        err_prefix(&rs->failure, "run %d, %s ", rs->run, phase);
+        return NULL;
+    }
+    return mix_flow_steps(rs->mx, (size_t)f, nsteps);
+}
+
+static int expand_step(run_state *rs, step_inst *si, const char *phase)
+{
+    if (mix_expand(rs->mx, si, &rs->failure) == 0)
+        return 0;
+    return err_prefix(&rs->failure, "run %d, %s %s (%s:%d): ", rs->run, phase, si->st->cmd->verb,
+                      si->st->at->file, si->st->at->line);
+}
+
 static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const char *phase)
 {
+    bool prefill = !strcmp(phase, "prefill");
     for (uint64_t n = from; n < from + count; n++) {
         if (runner_interrupted)
             return -1;
-        for (size_t s = 0; s < rs->p->work.ncycle; s++) {
-            step_inst *si = &rs->cycle[s];
-            step_inst_expand(si, n, rs->run);
+        size_t nsteps;
+        step_inst *steps = begin_cycle(rs, n, phase, prefill, &nsteps);
+        if (!steps)
+            return -1;
+        for (size_t s = 0; s < nsteps; s++) {
+            step_inst *si = &steps[s];
+            if (expand_step(rs, si, phase) < 0)
+                return -1;
             int rc = untimed_dispatch(rs->t, si);
             if (check_outcome(rs, si, rc, phase, (int64_t)n) < 0)
                 return -1;
+            note_outcome(rs, si, rc);
         }
     }
     return 0;
@@ -128,11 +184,14 @@ static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const ch
 
 static int run_setup(run_state *rs)
 {
-    for (size_t s = 0; s < rs->p->work.nsetup; s++) {
-        step_inst *si = &rs->setup[s];
+    size_t n;
+    step_inst *setup = mix_setup(rs->mx, &n);
+    for (size_t s = 0; s < n; s++) {
+        step_inst *si = &setup[s];
         int rc = untimed_dispatch(rs->t, si);
         if (check_outcome(rs, si, rc, "setup", -1) < 0)
             return -1;
+        note_outcome(rs, si, rc);
     }
     return 0;
 }
@@ -156,18 +215,17 @@ static void progress_line(run_state *rs, uint64_t done, bool live)
 /* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
 static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
 {
-    const workload *w = &rs->p->work;
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
     uint64_t cycles = (uint64_t)rs->iterations;
     unsigned tenth = 0;
     uint64_t next_tenth = stats_tenth_start(1, cycles);
-    uint64_t *sample = rs->samples;
     progress pg = {.on = o->progress_seconds > 0, .every_ns = o->progress_seconds * 1e9};
     if (!pg.on && o->live && !o->quiet)
         pg = (progress){.on = true, .live = true, .every_ns = LIVE_EVERY_MS * 1e6};
     int rc = 0;
     bool settles = target_settles(rs->t);
     uint64_t settle_ns = 0;
+    mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
     uint64_t start = now_ns();
     pg.next = start + (uint64_t)pg.every_ns;
     for (uint64_t k = 0; k < cycles && rc == 0; k++) {
@@ -178,9 +236,18 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
         if (k == next_tenth && tenth < STATS_TENTHS - 1)
             next_tenth = stats_tenth_start(++tenth + 1, cycles);
         uint64_t n = first + k;
-        for (size_t s = 0; s < w->ncycle && rc == 0; s++) {
-            step_inst *si = &rs->cycle[s];
-            step_inst_expand(si, n, rs->run);
+        size_t nsteps;
+        step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
+        if (!steps) {
+            rc = -1;
+            break;
+        }
+        for (size_t s = 0; s < nsteps && rc == 0; s++) {
+            step_inst *si = &steps[s];
+            if (expand_step(rs, si, "timed") < 0) {
+                rc = -1;
+                break;
+            }
             if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
                 rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
                 break;
@@ -194,8 +261,9 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             hist_record(&rs->all, ns);
             hist_record(&rs->tenths[tenth], ns);
             hist_record(&rs->verbs[si->verb], ns);
-            if (sample)
-                *sample++ = ns;
+            rs->timed_commands++;
+            if (rs->next_sample)
+                *rs->next_sample++ = (sample){.ns = ns, .cycle = n, .verb = si->st->cmd->verb};
             if (settles && drc != TARGET_ERROR) { /* untimed: out of the wall time too */
                 uint64_t s0 = now_ns();
                 if (target_settle(rs->t, si->st->cmd) != TARGET_OK)
@@ -207,8 +275,9 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
                 if (drc == TARGET_REFUSED) /* null accepts them: not refused */
                     (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
             }
+            note_outcome(rs, si, drc);
             if (pg.on && t1 >= pg.next) {
-                progress_line(rs, k * w->ncycle + s + 1, pg.live);
+                progress_line(rs, rs->timed_commands, pg.live);
                 pg.next = t1 + (uint64_t)pg.every_ns;
             }
         }
@@ -235,6 +304,7 @@ typedef struct shadow {
     store_ops ops;
     store *inner;
     runtime *rt;
+    mix *mx;   /* its own copy of the command stream */
     arena mem; /* the keys */
     shadow_key *keys;
     size_t nkeys, committed, cap; /* keys past committed: the open transaction's */
@@ -303,6 +373,7 @@ static int sh_count(store *s, uint64_t *aggs, uint64_t *events)
 
 static void shadow_free(shadow *sh)
 {
+    mix_free(sh->mx);
     runtime_free(sh->rt);
     store_close(sh->inner);
     free(sh->keys);
@@ -314,6 +385,8 @@ static int shadow_step(run_state *rs, shadow *sh, const step_inst *si, const cha
 {
     runtime_status st = runtime_dispatch(sh->rt, si->st->cmd, &si->args);
     bool refused = st == RUNTIME_REFUSED;
+    if (sh->mx)
+        mix_done(sh->mx, si, st == RUNTIME_OK);
     if (st != RUNTIME_ERROR && (refused == si->st->expect_refused || si->st->count_refusals))
         return 0;
     if (st == RUNTIME_ERROR)
@@ -331,8 +404,9 @@ static int shadow_step(run_state *rs, shadow *sh, const step_inst *si, const cha
 }
 
 /* Replays the run's whole command stream (setup, prefill, warmup, timed:
- * deterministic in the cycle and run numbers) into a fresh shadow, after
- * the pass. Returns 0, or -1 with rs->failure set. */
+ * deterministic in the seed, the run number and the outcomes, which the
+ * shadow's must match) into a fresh shadow, after the pass. Returns 0, or
+ * -1 with rs->failure set. */
 static int shadow_replay(run_state *rs, shadow *sh)
 {
     const plan *p = rs->p;
@@ -349,21 +423,28 @@ static int shadow_replay(run_state *rs, shadow *sh)
                           .count = sh_count,
                           .checks_creates = sh->inner->ops->checks_creates};
     sh->base.ops = &sh->ops;
-    if (runtime_new(p, &sh->base, &sh->rt) < 0)
+    if (runtime_new(p, &sh->base, &sh->rt) < 0 || !(sh->mx = mix_new(p, rs->run, rs->seed)))
         return err_set(e, "run %d, verify: the shadow: out of memory", rs->run);
-    for (size_t s = 0; s < p->work.nsetup; s++)
-        if (shadow_step(rs, sh, &rs->setup[s], "setup") < 0)
+    size_t nsetup;
+    step_inst *setup = mix_setup(sh->mx, &nsetup);
+    for (size_t s = 0; s < nsetup; s++)
+        if (shadow_step(rs, sh, &setup[s], "setup") < 0)
             return -1;
     uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup + rs->iterations);
     char where[48];
     for (uint64_t n = 0; n < cycles; n++) {
         if (runner_interrupted)
             return -1;
-        for (size_t s = 0; s < p->work.ncycle; s++) {
-            step_inst *si = &rs->cycle[s];
-            step_inst_expand(si, n, rs->run);
-            snprintf(where, sizeof where, "cycle %" PRIu64, n);
-            if (shadow_step(rs, sh, si, where) < 0)
+        int f = mix_begin(sh->mx, n, n < (uint64_t)rs->prefill, e);
+        if (f < 0)
+            return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+        size_t nsteps;
+        step_inst *steps = mix_flow_steps(sh->mx, (size_t)f, &nsteps);
+        snprintf(where, sizeof where, "cycle %" PRIu64, n);
+        for (size_t s = 0; s < nsteps; s++) {
+            if (mix_expand(sh->mx, &steps[s], e) < 0)
+                return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+            if (shadow_step(rs, sh, &steps[s], where) < 0)
                 return -1;
         }
     }
@@ -517,19 +598,11 @@ static int compare_counts(run_state *rs, shadow *sh, const uint64_t *aggs, const
     return out;
 }
 
-/* Whether a step counts its refusals: then the plan cannot say what the
- * store holds, and only the shadow can (verify). */
-static bool counts_refusals(const plan *p)
-{
-    for (size_t i = 0; i < p->work.ncycle; i++)
-        if (p->work.cycle[i].count_refusals)
-            return true;
-    return false;
-}
-
-/* The counts against the plan's. Returns 1 when they match (or are left
- * for the shadow's, counts_refusals), 0 when the target cannot count, -1
- * on a difference or an error. */
+/* The counts against what the runner saw succeed (creates minus deletes
+ * per type, events per name, policies included). Returns 1 when they
+ * match, 0 when the target cannot count, 2 when it counted but the tally is
+ * not exact (a for_each policy ran: the shadow's counts decide), -1 on a
+ * difference or an error. */
 static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target_result *tr)
 {
     const plan *p = rs->p;
@@ -540,27 +613,22 @@ static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target
         err_set(&rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
         return -1;
     }
-    if (counts_refusals(p))
-        return 1;
-    uint64_t *want = xcalloc(p->naggs + p->nevents + 1, sizeof *want);
-    plan_expected(p, (uint64_t)(rs->prefill + rs->warmup + rs->iterations), want, want + p->naggs);
-    int out = 1;
-    for (size_t i = 0; out == 1 && i < p->naggs; i++)
-        if (aggs[i] != want[i]) {
-            snprintf(tr->verify_detail, sizeof tr->verify_detail,
-                     "run %d: the store holds %" PRIu64 " %s, the plan says %" PRIu64, rs->run,
-                     aggs[i], p->aggs[i].name, want[i]);
-            out = -1;
-        }
-    for (size_t i = 0; out == 1 && i < p->nevents; i++)
-        if (events[i] != want[p->naggs + i]) {
-            snprintf(tr->verify_detail, sizeof tr->verify_detail,
-                     "run %d: the store holds %" PRIu64 " %s events, the plan says %" PRIu64,
-                     rs->run, events[i], p->events[i].name, want[p->naggs + i]);
-            out = -1;
-        }
-    free(want);
-    return out;
+    if (rs->seen_unknown)
+        return 2;
+    for (size_t i = 0; i < p->naggs + p->nevents; i++) {
+        bool agg = i < p->naggs;
+        uint64_t have = agg ? aggs[i] : events[i - p->naggs];
+        int64_t want = rs->seen[i] > 0 ? rs->seen[i] : 0;
+        if (have == (uint64_t)want)
+            continue;
+        snprintf(tr->verify_detail, sizeof tr->verify_detail,
+                 "run %d: the store holds %" PRIu64
+                 " %s%s, the commands that succeeded left %" PRId64,
+                 rs->run, have, agg ? p->aggs[i].name : p->events[i - p->naggs].name,
+                 agg ? "" : " events", want);
+        return -1;
+    }
+    return 1;
 }
 
 /* The levels reached, from least to most: what target_result names. */
@@ -594,12 +662,12 @@ static int verify(run_state *rs, const run_options *o, target_result *tr)
             out = -1;
         if (out == 0 && (read = compare_records(rs, &sh, every, tr)) < 0)
             out = -1;
-        if (out == 0 && read == 1 && (want == VERIFY_LEVEL_FULL || counts_refusals(p)) &&
-            counted == 1 && compare_counts(rs, &sh, aggs, events, tr) < 0)
+        if (out == 0 && read == 1 && (want == VERIFY_LEVEL_FULL || counted == 2) && counted >= 1 &&
+            compare_counts(rs, &sh, aggs, events, tr) < 0)
             out = -1;
     }
-    if (counts_refusals(p) && read != 1)
-        counted = 0; /* nothing held the counts to anything */
+    if (counted == 2) /* held to the shadow's counts, or to nothing */
+        counted = read == 1 ? 1 : 0;
     shadow_free(&sh);
     free(aggs);
     free(events);
@@ -661,20 +729,36 @@ static int floor_probe(run_state *rs, const char *when, double *p50)
     return out;
 }
 
-static int state_init(run_state *rs)
+/* The verb of every step of every flow gets its index in the per-verb
+ * figures, in order of first appearance. */
+static void number_verbs(run_state *rs)
 {
     const workload *w = &rs->p->work;
-    rs->setup = step_insts_new(&rs->mem, w->setup, w->nsetup);
-    rs->cycle = step_insts_new(&rs->mem, w->cycle, w->ncycle);
-    rs->verb_names = arena_alloc(&rs->mem, (w->ncycle + 1) * sizeof *rs->verb_names);
-    for (size_t i = 0; i < w->ncycle; i++) {
-        size_t v = 0;
-        while (v < rs->nverbs && strcmp(rs->verb_names[v], w->cycle[i].cmd->verb) != 0)
-            v++;
-        if (v == rs->nverbs)
-            rs->verb_names[rs->nverbs++] = w->cycle[i].cmd->verb;
-        rs->cycle[i].verb = (int)v;
+    size_t total = 0;
+    for (size_t f = 0; f < w->nflows; f++)
+        total += w->flows[f].nsteps;
+    rs->verb_names = arena_alloc(&rs->mem, (total + 1) * sizeof *rs->verb_names);
+    for (size_t f = 0; f < w->nflows; f++) {
+        size_t n;
+        step_inst *steps = mix_flow_steps(rs->mx, f, &n);
+        for (size_t i = 0; i < n; i++) {
+            size_t v = 0;
+            while (v < rs->nverbs && strcmp(rs->verb_names[v], steps[i].st->cmd->verb) != 0)
+                v++;
+            if (v == rs->nverbs)
+                rs->verb_names[rs->nverbs++] = steps[i].st->cmd->verb;
+            steps[i].verb = (int)v;
+        }
     }
+}
+
+static int state_init(run_state *rs)
+{
+    const plan *p = rs->p;
+    if (!(rs->mx = mix_new(p, rs->run, rs->seed)))
+        return -1;
+    number_verbs(rs);
+    rs->seen = arena_alloc(&rs->mem, (p->naggs + p->nevents + 1) * sizeof *rs->seen);
     rs->verbs = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verbs);
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
@@ -698,18 +782,35 @@ static void state_free(run_state *rs)
     for (size_t i = 0; rs->verbs && i < rs->nverbs; i++)
         hist_free(&rs->verbs[i]);
     free(rs->samples);
+    mix_free(rs->mx);
     arena_free(&rs->mem);
 }
 
 static void write_samples(run_state *rs, FILE *out)
 {
+    for (const sample *s = rs->samples; s < rs->next_sample; s++)
+        fprintf(out, "%s,%s,%d,%s,%" PRIu64 ",%" PRIu64 "\n", rs->p->domain, rs->ts->label, rs->run,
+                s->verb, s->cycle, s->ns);
+}
+
+/* The flows' requested and achieved shares in the timed pass. */
+static void collect_flows(run_state *rs, run_result *rr)
+{
     const workload *w = &rs->p->work;
-    uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
-    const uint64_t *s = rs->samples;
-    for (uint64_t k = 0; k < (uint64_t)rs->iterations; k++)
-        for (size_t i = 0; i < w->ncycle; i++)
-            fprintf(out, "%s,%s,%d,%s,%" PRIu64 ",%" PRIu64 "\n", rs->p->domain, rs->ts->label,
-                    rs->run, w->cycle[i].cmd->verb, first + k, *s++);
+    int64_t total = 0;
+    for (size_t f = 0; f < w->nflows; f++)
+        total += w->flows[f].weight;
+    rr->flows = xcalloc(w->nflows, sizeof *rr->flows);
+    rr->nflows = w->nflows;
+    for (size_t f = 0; f < w->nflows; f++) {
+        flow_result *fr = &rr->flows[f];
+        fr->flow = w->flows[f].name;
+        fr->weight = w->flows[f].weight;
+        fr->requested_share = total > 0 ? (double)fr->weight / (double)total : NAN;
+        fr->cycles = mix_drawn(rs->mx, f);
+        fr->skipped = mix_skipped(rs->mx, f);
+        fr->achieved_share = rs->iterations > 0 ? (double)fr->cycles / (double)rs->iterations : NAN;
+    }
 }
 
 /* Flags the run unstable (stats_stability) from its figures, the
@@ -732,7 +833,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     run_result *rr = &tr->runs[tr->nruns++];
     memset(rr, 0, sizeof *rr);
     rr->run = rs->run;
-    uint64_t commands = (uint64_t)rs->iterations * rs->p->work.ncycle;
+    uint64_t commands = rs->timed_commands;
     stats_figures_from(&rs->all, rs->tenths, commands, wall, &rr->fig);
     if (rs->iterations < STATS_TENTHS)
         rr->fig.drift = NAN;
@@ -752,6 +853,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
             round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
+    collect_flows(rs, rr);
     /* the run's histogram moves into the result; the state gets a fresh one */
     rr->all = rs->all;
     memset(&rs->all, 0, sizeof rs->all);
@@ -772,8 +874,12 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         return err_prefix(e, "run %d: ", rs->run);
     }
     if (o->samples) {
-        size_t n = (size_t)rs->iterations * rs->p->work.ncycle;
-        rs->samples = xmalloc((n ? n : 1) * sizeof *rs->samples);
+        size_t most = 1; /* steps in the longest flow */
+        for (size_t f = 0; f < rs->p->work.nflows; f++)
+            most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
+        rs->samples =
+            xmalloc((size_t)(rs->iterations ? rs->iterations : 1) * most * sizeof *rs->samples);
+        rs->next_sample = rs->samples;
     }
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
@@ -929,6 +1035,7 @@ static void place_run(const slot *sl, const report *r, env_pin *pin)
 static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, report *r)
 {
     run_state rs = {.p = sl->p, .ts = sl->ts, .drv = sl->drv, .run = run, .prefill = sl->prefill};
+    rs.seed = o->seed_given ? o->seed : sl->p->work.seed;
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
     env_pin pin = {0};
@@ -964,6 +1071,7 @@ static void harness_floor(const plan *p, const run_options *o, report *r)
         return;
     const target_spec ts = {.name = drv->name, .label = drv->name, .driver = drv};
     run_state rs = {.p = p,
+                    .seed = p->work.seed,
                     .ts = &ts,
                     .drv = drv,
                     .run = 1,
@@ -979,6 +1087,7 @@ static void harness_floor(const plan *p, const run_options *o, report *r)
             r->harness_cost_ns_per_command = rr.fig.wall_seconds * 1e9 / (double)rr.fig.commands;
         hist_free(&rr.all);
         free(rr.verbs);
+        free(rr.flows);
     }
     state_free(&rs);
 }
@@ -1169,6 +1278,7 @@ void report_free(report *r)
         for (size_t k = 0; k < tr->nruns; k++) {
             hist_free(&tr->runs[k].all);
             free(tr->runs[k].verbs);
+            free(tr->runs[k].flows);
         }
         free(tr->runs);
     }

@@ -26,6 +26,8 @@ typedef struct run_options {
     bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
     verify_level verify;     /* --verify; VERIFY_LEVEL_DEFAULT: as the spec says */
+    bool seed_given;         /* --seed: seed replaces each spec's workload.seed */
+    uint64_t seed;
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor always
      * uses the built-in null driver. */

@@ -1,7 +1,9 @@
-/* step_inst.h: a step ready to dispatch, shared by the runner's timing loop
- * and lint's dry run: its own copy of the argument values, with each
- * template's slot pointing at a buffer sized for its longest expansion, so
- * that filling in ${n} and ${run} never allocates. */
+/* step_inst.h: a step ready to dispatch, shared by the runner's timing loop,
+ * its shadow, lint's dry run and `bench plan --trace`: its own copy of the
+ * argument values, with each template's slot pointing at a buffer sized for
+ * its longest bounded expansion. Filling in ${n}, ${run} and ints never
+ * allocates; a string drawn from a pool grows its buffer the first time it
+ * is longer (mix.c fills them, before the first clock read). */
 #ifndef BENCH_STEP_INST_H
 #define BENCH_STEP_INST_H
 
@@ -14,15 +16,17 @@ typedef struct step_inst {
     const step *st;
     value args;    /* a deep copy of st->args; the templates' values are filled in */
     value **slots; /* one per template: the value inside args it fills */
-    char **bufs;   /* one per template: max_len + 1 bytes for its expansion */
-    int verb;      /* the runner's index into its per-verb histograms */
+    char **bufs;   /* one per template: its expansion, caps[i] bytes (malloc'd) */
+    size_t *caps;
+    int verb; /* the runner's index into its per-verb histograms */
 } step_inst;
 
-/* Prepares si for st (lent; it must outlive si), everything in arena a. */
+/* Prepares si for st (lent; it must outlive si), in arena a; the buffers
+ * are the caller's to release with step_inst_free. */
 void step_inst_init(arena *a, step_inst *si, const step *st);
+void step_inst_free(step_inst *si);
 /* n instances, one per step, in arena a. */
 step_inst *step_insts_new(arena *a, const step *steps, size_t n);
-/* Fills the templates for cycle n of run `run` (from 1); never allocates. */
-void step_inst_expand(step_inst *si, uint64_t n, int run);
+void step_insts_free(step_inst *si, size_t n);
 
 #endif

@@ -580,8 +580,25 @@ static const cli_case cases[] = {
     /* plan */
     {.args = ARGS("plan", "--help"),
      .status = 0,
-     .out = "usage: bench plan [--format text|json] SPEC"},
+     .out = "usage: bench plan [--format text|json] [--trace N [--seed N]] SPEC"},
     {.args = ARGS("plan", "specs/pizzas.yaml"), .status = 0, .out = "totals"},
+    {.args = ARGS("plan", "--trace", "2", "specs/pizzas.yaml"),
+     .status = 0,
+     .out = "trace: pizzas, run 1, seed 1, on the memory store\n"
+            "cycle 0 (warmup): cycle\n"
+            "  Order.CreatePizza {name: \"pizza-0\", pizza: {price_cents: 1200, size: large}}  "
+            "ok\n"},
+    {.args = ARGS("plan", "--trace", "1", "--format", "json", "specs/banking.yaml"),
+     .status = 0,
+     .out = "\"phase\":\t\"setup\""},
+    {.args = ARGS("plan", "--seed", "4", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench plan: --seed is for --trace",
+     .out_empty = true},
+    {.args = ARGS("plan", "--trace", "0", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench plan: --trace needs a whole number of at least 1, not '0'",
+     .out_empty = true},
     {.args = ARGS("plan", "specs/banking.yaml"), .status = 0, .out = "Account.Debit"},
     {.args = ARGS("plan", "--format", "json", "specs/pizzas.yaml"),
      .status = 0,

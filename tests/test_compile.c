@@ -263,13 +263,13 @@ static void test_compile_pizzas_workload(void **state)
     assert_compiled(&c);
     const workload *w = &c.p->work;
     assert_int_equal(w->nsetup, 0);
-    assert_int_equal(w->ncycle, 4);
+    assert_int_equal(w->flows[0].nsteps, 4);
     static const char *const verbs[] = {"Order.CreatePizza", "Order.AddTopping", "Order.AddTopping",
                                         "Order.Purchase"};
     for (size_t i = 0; i < 4; i++) {
-        assert_string_equal(w->cycle[i].cmd->verb, verbs[i]);
-        assert_false(w->cycle[i].expect_refused);
-        assert_int_equal(w->cycle[i].ntmpls, 1);
+        assert_string_equal(w->flows[0].steps[i].cmd->verb, verbs[i]);
+        assert_false(w->flows[0].steps[i].expect_refused);
+        assert_int_equal(w->flows[0].steps[i].ntmpls, 1);
     }
     assert_int_equal(w->warmup, 200);
     assert_int_equal(w->iterations, 1000);
@@ -290,14 +290,14 @@ static void test_compile_pizzas_workload(void **state)
     assert_string_equal(target_opt_str(&w->targets[3], "fence"), "rls");
     assert_null(target_opt_str(&w->targets[2], "fence"));
     /* AddTopping takes the topping and its amount as two arguments, as the framework does */
-    const value *add = &w->cycle[1].args;
+    const value *add = &w->flows[0].steps[1].args;
     assert_int_equal(add->len, 3);
     assert_int_equal(add->u.items[1].kind, VAL_STRING);
     assert_memory_equal(add->u.items[1].u.s, "Basil", 5);
     assert_int_equal(add->u.items[2].kind, VAL_INT);
     assert_true(add->u.items[2].u.i == 3);
     /* an enum argument is its index */
-    const value *pizza = &w->cycle[0].args.u.items[1];
+    const value *pizza = &w->flows[0].steps[0].args.u.items[1];
     assert_int_equal(pizza->u.items[1].kind, VAL_ENUM);
     assert_int_equal(pizza->u.items[1].u.e, 1); /* large */
     release(&c);
@@ -494,9 +494,9 @@ static void test_compile_totals_skip_expected_refusals(void **state)
     assert_int_equal(t.commands_timed, 8 * p->work.iterations);
     assert_int_equal(t.events[event_index(p, "TicketClosed")], cycles);
     assert_int_equal(t.events[event_index(p, "NoteAdded")], cycles);
-    assert_true(p->work.cycle[6].expect_refused);
-    assert_true(p->work.cycle[7].expect_refused);
-    assert_false(p->work.cycle[5].expect_refused);
+    assert_true(p->work.flows[0].steps[6].expect_refused);
+    assert_true(p->work.flows[0].steps[7].expect_refused);
+    assert_false(p->work.flows[0].steps[5].expect_refused);
     release(&c);
 }
 
@@ -551,7 +551,7 @@ static void test_compile_template_parts_and_path(void **state)
 {
     compiled c = compile_file("specs/pizzas.yaml");
     assert_compiled(&c);
-    const step *create = &c.p->work.cycle[0];
+    const step *create = &c.p->work.flows[0].steps[0];
     const tmpl *t = &create->tmpls[0];
     assert_int_equal(t->depth, 1);
     assert_int_equal(t->path[0], 0); /* the name parameter */
@@ -580,7 +580,7 @@ static void test_compile_templates_at_depth_and_as_int(void **state)
                                           "        owner: {given: \"g${run}\", family: Doe}\n"
                                           "        tags: [fixed, \"t-${n}\"]\n");
     assert_compiled(&c);
-    const step *st = &c.p->work.cycle[0];
+    const step *st = &c.p->work.flows[0].steps[0];
     assert_int_equal(st->ntmpls, 4);
 
     const tmpl *id = &st->tmpls[0];
@@ -655,7 +655,7 @@ static void test_compile_arguments_left_out_take_defaults(void **state)
                                           "    - Cart.Open: {id: \"c-${n}\", seq: 1, owner: "
                                           "{given: Ada, family: Lovelace}}\n");
     assert_compiled(&c);
-    const value *args = &c.p->work.cycle[0].args;
+    const value *args = &c.p->work.flows[0].steps[0].args;
     assert_int_equal(args->kind, VAL_STRUCT);
     assert_int_equal(args->len, 6);
     assert_int_equal(args->u.items[3].kind, VAL_LIST); /* tags: an unset list is [] */

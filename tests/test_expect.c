@@ -116,8 +116,8 @@ static void test_a_text_a_policy_refuses_with_passes_lint_and_the_dry_run(void *
     assert_int_equal(rc, 0);
     assert_int_equal(lint_dry_run(l.p, &l.d), 0);
     assert_int_equal(l.d.errors, 0);
-    assert_string_equal(l.p->work.cycle[0].expect_text, "not enough stock");
-    assert_true(l.p->work.cycle[0].expect_refused);
+    assert_string_equal(l.p->work.flows[0].steps[0].expect_text, "not enough stock");
+    assert_true(l.p->work.flows[0].steps[0].expect_refused);
     release(&l);
 }
 
@@ -133,7 +133,7 @@ static void test_a_built_in_refusal_passes_by_its_shape_with_templates_filled_in
     assert_int_equal(lint_dry_run(l.p, &l.d), 0);
     assert_int_equal(l.d.errors, 0);
     char buf[64];
-    assert_string_equal(lint_expected_text(&l.p->work.cycle[1], 12, 3, buf, sizeof buf),
+    assert_string_equal(lint_expected_text(&l.p->work.flows[0].steps[1], 12, 3, buf, sizeof buf),
                         "Order 'p-12' already exists");
     release(&l);
 }
@@ -147,7 +147,7 @@ static void test_a_text_nothing_refuses_with_is_an_error_at_the_text(void **stat
                      &rc);
     assert_int_equal(rc, -1);
     assert_int_equal(l.d.errors, 1);
-    assert_int_equal(l.d.items[0].line, l.p->work.cycle[0].expect_text_at->line);
+    assert_int_equal(l.d.items[0].line, l.p->work.flows[0].steps[0].expect_text_at->line);
     assert_string_equal(l.d.items[0].message,
                         "Order.Purchase cannot refuse with 'Stock 'x' is gone'; it can refuse "
                         "with: 'a pizza needs a name', 'not enough stock', 'Order <id> already "
@@ -164,9 +164,9 @@ static void test_plain_expect_refused_accepts_any_refusal(void **state)
                      "      expect: refused\n",
                      &rc);
     assert_int_equal(rc, 0);
-    assert_null(l.p->work.cycle[0].expect_text);
+    assert_null(l.p->work.flows[0].steps[0].expect_text);
     assert_int_equal(lint_dry_run(l.p, &l.d), 0);
-    assert_true(lint_refusal_matches(&l.p->work.cycle[0], "anything at all", 0, 1));
+    assert_true(lint_refusal_matches(&l.p->work.flows[0].steps[0], "anything at all", 0, 1));
     release(&l);
 }
 
@@ -208,7 +208,7 @@ static void test_a_refusal_with_another_text_fails_the_run(void **state)
     snprintf(want, sizeof want,
              "run 1, warmup cycle 0, Order.Purchase (t.yaml:%d): refused with 'not enough "
              "stock', but the step expects 'a pizza needs a name'",
-             l.p->work.cycle[0].at->line);
+             l.p->work.flows[0].steps[0].at->line);
     assert_string_equal(r.results[0].reason, want);
     report_free(&r);
     release(&l);
@@ -243,7 +243,7 @@ static void test_counted_refusals_do_not_abort_and_goodput_leaves_them_out(void 
                      "      on_refusal: count\n",
                      &rc);
     assert_int_equal(rc, 0);
-    assert_true(l.p->work.cycle[0].count_refusals);
+    assert_true(l.p->work.flows[0].steps[0].count_refusals);
     assert_int_equal(lint_dry_run(l.p, &l.d), 0);
     run_options o = options();
     o.warmup = 0;

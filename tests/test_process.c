@@ -415,7 +415,7 @@ static void test_driver_round_trips_probe_count_and_close(void **state)
     assert_int_equal(target_open(drv, p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
     pid_t pid = process_target_pid(t);
     assert_true(pid > 0);
-    const step *create = &p->work.cycle[0]; /* its template placeholder names pizza-0 */
+    const step *create = &p->work.flows[0].steps[0]; /* its template placeholder names pizza-0 */
     assert_int_equal(target_prepare(t, create->cmd, &create->args), TARGET_OK);
     assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_OK);
     assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_REFUSED);

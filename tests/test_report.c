@@ -729,7 +729,8 @@ static void test_report_csv_header_and_rows(void **state)
         "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,"
         "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,"
         "status,"
-        "failed_run,status_reason,placement,harness_floor_p50_us,harness_cost_ns_per_command\n";
+        "failed_run,status_reason,placement,harness_floor_p50_us,harness_cost_ns_per_command,"
+        "goodput_per_s,flow_shares\n";
     assert_true(strncmp(csv, header, strlen(header)) == 0);
     char *line = csv + strlen(header);
     int row = 0;
@@ -775,8 +776,8 @@ static void test_report_csv_header_and_rows(void **state)
         assert_string_equal(f[17], cJSON_IsString(level) ? cJSON_GetStringValue(level) : "");
         const char *status = cJSON_GetStringValue(item(res, "status"));
         assert_true(strncmp(f[18], status, strlen(status)) == 0 && f[18][strlen(status)] == ',');
-        size_t len = strlen(f[18]);
-        assert_true(len > 12 && !strcmp(f[18] + len - 12, ",0.104,85.26"));
+        /* the harness floor and cost, then goodput and the flows' shares */
+        assert_non_null(strstr(f[18], ",0.104,85.26,"));
         row++;
         line = end + 1;
     }
@@ -831,7 +832,7 @@ static void test_report_result_without_runs_has_no_figures(void **state)
     char *csv = render(report_csv, &copy);
     assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail,,failed,2,\"run "
                                 "2, cycle 17, step 4 (Account.Debit): refused: the balance does "
-                                "not cover it\",,0.104,85.26\n"));
+                                "not cover it\",,0.104,85.26,,\n"));
     free(csv);
 }
 
@@ -875,8 +876,8 @@ static void test_report_failed_in_run_2_and_unstable_show_in_every_format(void *
     assert_non_null(strstr(csv, ",fail,,failed,2,\"run 2, cycle 17, step 4 (Account.Debit): "));
     assert_non_null(strstr(csv, ",pass,,unstable,,run 2: tenths' p50 spread 6.000 to 57.20 us "
                                 "(9.5x),bench and its child on CPU 1 (the process target's "
-                                "default; --cpu overrides),0.104,85.26\n"));
-    assert_non_null(strstr(csv, ",pass,,ok,,,,0.104,85.26\n"));
+                                "default; --cpu overrides),0.104,85.26,"));
+    assert_non_null(strstr(csv, ",pass,,ok,,,,0.104,85.26,"));
     free(csv);
 }
 

@@ -725,8 +725,8 @@ static void test_verify_fails_when_the_store_holds_fewer_aggregates(void **state
     assert_int_equal(a->verify, VERIFY_FAIL);
     assert_int_equal(a->nruns, 0); /* a failed run is not reported as finished */
     /* setup 1 + warmup 2 + iterations 5 creations, one dropped */
-    assert_string_equal(a->verify_detail, "run 1: the store holds 7 Item, the plan says 8");
-    assert_string_equal(a->reason, "verify failed: run 1: the store holds 7 Item, the plan says 8");
+    assert_string_equal(a->verify_detail, "run 1: the store holds 7 Item, the commands that succeeded left 8");
+    assert_string_equal(a->reason, "verify failed: run 1: the store holds 7 Item, the commands that succeeded left 8");
     assert_int_equal(r.nfailed, 2);
     assert_string_equal(r.failed[0].label, "a");
     assert_string_equal(r.failed[0].reason, a->reason);
@@ -749,7 +749,7 @@ static void test_verify_fails_when_the_store_holds_fewer_events(void **state)
     assert_int_equal(a->verify, VERIFY_FAIL);
     /* two Bumped per cycle, seven cycles, one dropped */
     assert_string_equal(a->verify_detail,
-                        "run 1: the store holds 13 Bumped events, the plan says 14");
+                        "run 1: the store holds 13 Bumped events, the commands that succeeded left 14");
     report_free(&r);
     scratch_close();
 }
@@ -1190,8 +1190,8 @@ static void run_memory_on(const char *path, int *policy_events)
     assert_false(m->failed);
     assert_int_equal(m->verify, VERIFY_PASS);
     assert_int_equal(m->nruns, 1);
-    assert_int_equal(m->runs[0].fig.commands, 20 * p->work.ncycle);
-    /* what verify counted is what the plan says, policies included */
+    assert_int_equal(m->runs[0].fig.commands, 20 * p->work.flows[0].nsteps);
+    /* what verify counted is what the commands that succeeded left, policies included */
     assert_int_equal(spy.ncounts, 1);
     uint64_t want_aggs[SPY_MAX], want_events[SPY_MAX];
     plan_expected(p, 3 + 5 + 20, want_aggs, want_events);
@@ -1301,7 +1301,7 @@ static void test_samples_hold_one_row_per_timed_command(void **state)
     rewind(f);
     char line[256];
     size_t rows = 0;
-    const size_t steps = p->work.ncycle;
+    const size_t steps = p->work.flows[0].nsteps;
     /* written after each run, in the order the runs ran */
     const char *labels[] = {"memory", "null", "memory", "null"};
     while (fgets(line, sizeof line, f)) {
@@ -1317,7 +1317,7 @@ static void test_samples_hold_one_row_per_timed_command(void **state)
         assert_string_equal(domain, "pizzas");
         assert_string_equal(label, labels[block]);
         assert_int_equal(run, (int)block / 2 + 1);
-        assert_string_equal(verb, p->work.cycle[in_run % steps].cmd->verb);
+        assert_string_equal(verb, p->work.flows[0].steps[in_run % steps].cmd->verb);
         assert_int_equal(cycle, 3 + 2 + in_run / steps); /* prefill + warmup first */
         rows++;
     }

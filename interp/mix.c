@@ -1,0 +1,325 @@
+/* mix.c: the command stream of one run (mix.h). */
+#include "mix.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "draw.h"
+#include "pool.h"
+
+typedef struct bound {
+    value v;
+    char *buf;
+    size_t cap;
+} bound;
+
+struct mix {
+    const plan *p;
+    int run;
+    uint64_t n; /* the cycle begun */
+    int flow;   /* its flow */
+    rng r;
+    arena mem;
+    pool *pools;
+    dist_state *dists; /* per draw */
+    step_inst *setup;
+    step_inst **steps; /* per flow */
+    bound **binds;     /* per flow: one per binding */
+    uint64_t *drawn, *skipped;
+};
+
+mix *mix_new(const plan *p, int run, uint64_t seed)
+{
+    const workload *w = &p->work;
+    mix *m = xcalloc(1, sizeof *m);
+    m->p = p;
+    m->run = run;
+    m->flow = -1;
+    rng_seed(&m->r, seed, (uint64_t)run);
+    m->pools = arena_alloc(&m->mem, (w->npools + 1) * sizeof *m->pools);
+    for (size_t i = 0; i < w->npools; i++)
+        pool_init(&m->pools[i]);
+    m->dists = arena_alloc(&m->mem, (w->ndraws + 1) * sizeof *m->dists);
+    m->setup = step_insts_new(&m->mem, w->setup, w->nsetup);
+    m->steps = arena_alloc(&m->mem, w->nflows * sizeof *m->steps);
+    m->binds = arena_alloc(&m->mem, w->nflows * sizeof *m->binds);
+    m->drawn = arena_alloc(&m->mem, w->nflows * sizeof *m->drawn);
+    m->skipped = arena_alloc(&m->mem, w->nflows * sizeof *m->skipped);
+    for (size_t f = 0; f < w->nflows; f++) {
+        const flow *fl = &w->flows[f];
+        m->steps[f] = step_insts_new(&m->mem, fl->steps, fl->nsteps);
+        m->binds[f] = arena_alloc(&m->mem, (fl->nwith + 1) * sizeof *m->binds[f]);
+        for (size_t b = 0; b < fl->nwith; b++) {
+            m->binds[f][b].cap = fl->with[b].t.max_len + 1;
+            m->binds[f][b].buf = xmalloc(m->binds[f][b].cap);
+        }
+    }
+    /* every draw's state, found through the templates that hold them */
+    for (size_t f = 0; f < w->nflows; f++) {
+        const flow *fl = &w->flows[f];
+        for (size_t b = 0; b < fl->nwith; b++)
+            for (size_t k = 0; k < fl->with[b].t.nparts; k++)
+                if (fl->with[b].t.parts[k].var == TMPL_DRAW)
+                    dist_init(&m->dists[fl->with[b].t.parts[k].draw->index],
+                              &fl->with[b].t.parts[k].draw->dist);
+        for (size_t s = 0; s < fl->nsteps; s++)
+            for (size_t t = 0; t < fl->steps[s].ntmpls; t++)
+                for (size_t k = 0; k < fl->steps[s].tmpls[t].nparts; k++) {
+                    const tmpl_part *pt = &fl->steps[s].tmpls[t].parts[k];
+                    if (pt->var == TMPL_DRAW)
+                        dist_init(&m->dists[pt->draw->index], &pt->draw->dist);
+                }
+    }
+    return m;
+}
+
+void mix_free(mix *m)
+{
+    if (!m)
+        return;
+    const workload *w = &m->p->work;
+    for (size_t i = 0; i < w->npools; i++)
+        pool_free(&m->pools[i]);
+    step_insts_free(m->setup, w->nsetup);
+    for (size_t f = 0; f < w->nflows; f++) {
+        step_insts_free(m->steps[f], w->flows[f].nsteps);
+        for (size_t b = 0; b < w->flows[f].nwith; b++)
+            free(m->binds[f][b].buf);
+    }
+    arena_free(&m->mem);
+    free(m);
+}
+
+step_inst *mix_setup(mix *m, size_t *n)
+{
+    *n = m->p->work.nsetup;
+    return m->setup;
+}
+
+step_inst *mix_flow_steps(mix *m, size_t f, size_t *n)
+{
+    *n = m->p->work.flows[f].nsteps;
+    return m->steps[f];
+}
+
+/* ---- expanding templates ---- */
+
+/* The text being built, in a buffer that grows (outside the timed region). */
+typedef struct text {
+    char **buf;
+    size_t *cap;
+    size_t len;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > *t->cap) {
+        while (t->len + n + 1 > *t->cap)
+            *t->cap *= 2;
+        *t->buf = xrealloc(*t->buf, *t->cap);
+    }
+    memcpy(*t->buf + t->len, s, n);
+    t->len += n;
+}
+
+static void put_int(text *t, int64_t v)
+{
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRId64, v);
+    put(t, b, (size_t)n);
+}
+
+static void put_value(text *t, const value *v)
+{
+    if (v->kind == VAL_STRING)
+        put(t, v->u.s, v->len);
+    else
+        put_int(t, v->u.i);
+}
+
+/* One draw. Returns 0, or -1 with why set when its pool is empty. */
+static int draw(mix *m, const draw_def *d, value *out, bench_error *why)
+{
+    if (d->kind == DRAW_UNIFORM) {
+        *out = (value){.kind = VAL_INT, .u.i = rng_range(&m->r, d->lo, d->hi)};
+        return 0;
+    }
+    pool *pl = &m->pools[d->pool];
+    size_t live = pool_live(pl);
+    if (live == 0)
+        return err_set(why, "cycle %" PRIu64 ", flow %s: pool '%s' is empty", m->n,
+                       m->p->work.flows[m->flow].name, m->p->work.pools[d->pool].name);
+    size_t k = (size_t)dist_draw(&m->dists[d->index], &m->r, live);
+    *out = d->kind == DRAW_TAKE ? pool_take(pl, k) : pool_at(pl, k);
+    return 0;
+}
+
+/* The value of one part that is not text. */
+static int part_value(mix *m, const tmpl_part *pt, value *out, bench_error *why)
+{
+    switch (pt->var) {
+    case TMPL_N: *out = (value){.kind = VAL_INT, .u.i = (int64_t)m->n}; return 0;
+    case TMPL_RUN: *out = (value){.kind = VAL_INT, .u.i = m->run}; return 0;
+    case TMPL_BIND: *out = m->binds[m->flow][pt->bind].v; return 0;
+    case TMPL_DRAW: return draw(m, pt->draw, out, why);
+    default: return 0;
+    }
+}
+
+/* Fills *slot from t: an int, or a string in *buf (cap bytes, grown). */
+static int expand(mix *m, const tmpl *t, value *slot, char **buf, size_t *cap, bench_error *why)
+{
+    if (t->as_int) {
+        value v = {0};
+        if (part_value(m, &t->parts[0], &v, why) < 0)
+            return -1;
+        slot->kind = VAL_INT;
+        slot->u.i = v.u.i;
+        return 0;
+    }
+    text out = {.buf = buf, .cap = cap};
+    for (size_t i = 0; i < t->nparts; i++) {
+        const tmpl_part *pt = &t->parts[i];
+        value v = {0};
+        if (pt->var == TMPL_TEXT)
+            put(&out, pt->text, pt->len);
+        else if (part_value(m, pt, &v, why) < 0)
+            return -1;
+        else
+            put_value(&out, &v);
+    }
+    (*buf)[out.len] = '\0';
+    slot->kind = VAL_STRING;
+    slot->u.s = *buf;
+    slot->len = (uint32_t)out.len;
+    return 0;
+}
+
+int mix_expand(mix *m, step_inst *si, bench_error *why)
+{
+    const step *st = si->st;
+    for (size_t i = 0; i < st->ntmpls; i++)
+        if (expand(m, &st->tmpls[i], si->slots[i], &si->bufs[i], &si->caps[i], why) < 0)
+            return -1;
+    return 0;
+}
+
+/* ---- flows ---- */
+
+static bool can_run(const mix *m, const flow *fl)
+{
+    for (size_t i = 0; i < m->p->work.npools; i++)
+        if (fl->need[i] > pool_live(&m->pools[i]))
+            return false;
+    return true;
+}
+
+/* "pool 'open' is empty (flows top, buy draw from it)": why no flow of the
+ * candidates can run. */
+static int none_can_run(const mix *m, uint64_t n, int only, bench_error *why)
+{
+    const workload *w = &m->p->work;
+    char pools[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < w->npools; i++) {
+        bool short_of = false;
+        for (size_t f = 0; f < w->nflows && !short_of; f++)
+            short_of = (only < 0 ? w->flows[f].weight > 0 : (int)f == only) &&
+                       w->flows[f].need[i] > pool_live(&m->pools[i]);
+        if (short_of && used < sizeof pools)
+            used += (size_t)snprintf(pools + used, sizeof pools - used, "%s'%s' (%zu held)",
+                                     used ? ", " : "", w->pools[i].name, pool_live(&m->pools[i]));
+    }
+    if (only >= 0)
+        return err_set(why, "cycle %" PRIu64 ": flow %s cannot run: too few records in pool %s", n,
+                       w->flows[only].name, pools);
+    return err_set(why, "cycle %" PRIu64 ": no flow can run: too few records in pool%s %s", n,
+                   strchr(pools, ',') ? "s" : "", pools);
+}
+
+static int bind(mix *m, size_t f, bench_error *why)
+{
+    const flow *fl = &m->p->work.flows[f];
+    for (size_t b = 0; b < fl->nwith; b++) {
+        bound *bd = &m->binds[f][b];
+        if (expand(m, &fl->with[b].t, &bd->v, &bd->buf, &bd->cap, why) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int mix_begin_flow(mix *m, uint64_t n, size_t f, bench_error *why)
+{
+    m->n = n;
+    if (!can_run(m, &m->p->work.flows[f]))
+        return none_can_run(m, n, (int)f, why);
+    m->flow = (int)f;
+    m->drawn[f]++;
+    return bind(m, f, why) < 0 ? -1 : (int)f;
+}
+
+int mix_begin(mix *m, uint64_t n, bool prefill, bench_error *why)
+{
+    const workload *w = &m->p->work;
+    m->n = n;
+    if (prefill && w->prefill_flow >= 0)
+        return mix_begin_flow(m, n, (size_t)w->prefill_flow, why);
+    if (w->nflows == 1)
+        return mix_begin_flow(m, n, 0, why);
+    uint64_t total = 0;
+    for (size_t f = 0; f < w->nflows; f++) {
+        if (w->flows[f].weight == 0)
+            continue;
+        if (can_run(m, &w->flows[f]))
+            total += (uint64_t)w->flows[f].weight;
+        else
+            m->skipped[f]++;
+    }
+    if (total == 0)
+        return none_can_run(m, n, -1, why);
+    uint64_t r = rng_below(&m->r, total);
+    size_t f = 0;
+    for (;; f++) {
+        if (w->flows[f].weight == 0 || !can_run(m, &w->flows[f]))
+            continue;
+        if (r < (uint64_t)w->flows[f].weight)
+            break;
+        r -= (uint64_t)w->flows[f].weight;
+    }
+    m->flow = (int)f;
+    m->drawn[f]++;
+    return bind(m, f, why) < 0 ? -1 : (int)f;
+}
+
+void mix_done(mix *m, const step_inst *si, bool ok)
+{
+    const step *st = si->st;
+    if (!ok || st->into < 0)
+        return;
+    pool_add(&m->pools[st->into], &si->args.u.items[st->cmd->identity_param]);
+}
+
+uint64_t mix_drawn(const mix *m, size_t f)
+{
+    return m->drawn[f];
+}
+
+uint64_t mix_skipped(const mix *m, size_t f)
+{
+    return m->skipped[f];
+}
+
+void mix_reset_counts(mix *m)
+{
+    size_t n = m->p->work.nflows;
+    memset(m->drawn, 0, n * sizeof *m->drawn);
+    memset(m->skipped, 0, n * sizeof *m->skipped);
+}
+
+size_t mix_pool_size(const mix *m, size_t i)
+{
+    return pool_live(&m->pools[i]);
+}
