@@ -628,6 +628,30 @@ static void put_notes(page *pg)
         esc(o, t->unstable_reason);
         fputs("</li>\n", o);
     }
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        double g = report_goodput(t);
+        char shares[1024], gs[64], ts[64];
+        report_flow_shares(t, shares, sizeof shares);
+        bool refused = isfinite(g) && g < t->median.throughput_per_s;
+        if (!drawn(t) || (!refused && !shares[0]))
+            continue;
+        note(pg, &any);
+        esc(o, t->domain);
+        fputs(" · ", o);
+        esc(o, t->label);
+        fputs(": ", o);
+        if (refused) {
+            report_fmt_throughput(g, gs, sizeof gs);
+            report_fmt_throughput(t->median.throughput_per_s, ts, sizeof ts);
+            fprintf(o, "goodput %s of %s commands/s%s", gs, ts, shares[0] ? "; " : "");
+        }
+        if (shares[0]) {
+            fputs("mix ", o);
+            esc(o, shares);
+        }
+        fputs("</li>\n", o);
+    }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
     note_list(pg, &any, "failed", r->failed, r->nfailed);
     if (r->interrupted) {
