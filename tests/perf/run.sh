@@ -19,6 +19,9 @@ echo "== lint of generated 50 KB, 1 MB and 2 MB specs (goals: 50 KB well under 2
 echo "== histogram record cost"
 "$build/perf_hist_record" | tail -3
 
+echo "== random draw cost per distribution, pool of 1,000,000 (reported; no goal yet)"
+"$build/perf_draw_cost"
+
 echo "== memory and null targets: 100,000 timed cycles, 3 runs (goals: pizzas >= 1,000,000 commands/s"
 echo "   with p50 <= 1 us; banking >= 500,000 commands/s; null >= 5,000,000 commands/s)"
 # shellcheck disable=SC2086
