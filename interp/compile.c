@@ -974,6 +974,11 @@ static void count_steps(plan *p, arena *scratch, event_adds *memo, tally *t, con
 
 void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events)
 {
+    if (!p->cycle_aggs) { /* not fixed: nothing follows from the plan alone */
+        memset(aggs, 0, p->naggs * sizeof *aggs);
+        memset(events, 0, p->nevents * sizeof *events);
+        return;
+    }
     for (size_t i = 0; i < p->naggs; i++) {
         /* in whole numbers first: a cycle may remove what setup made */
         int64_t per = p->cycle_aggs[i], setup = p->setup_aggs[i];

@@ -304,7 +304,8 @@ void plan_free(plan *p);
  * iterations as in force: flags may override the spec): setup plus cycles
  * times what one cycle adds, into the caller's aggs (p->naggs entries) and
  * events (p->nevents entries). A record count that deletes would take below
- * zero is 0 (such a run has refusals that verify reports first). Reads the
+ * zero is 0 (such a run has refusals that verify reports first). All zeros for
+ * a plan that is not fixed (plan_is_fixed). Reads the
  * plan only; never allocates. */
 void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *events);
 

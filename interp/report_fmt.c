@@ -191,11 +191,12 @@ const char *report_flow_shares(const target_result *t, char *buf, size_t size)
         for (size_t f = 0; f < t->runs[k].nflows; f++)
             all += t->runs[k].flows[f].cycles;
     for (size_t f = 0; f < t->runs[0].nflows && used < size; f++) {
-        uint64_t cycles = 0, skipped = 0;
+        uint64_t cycles = 0, skipped = 0, counted = 0;
         for (size_t k = 0; k < t->nruns; k++)
             if (f < t->runs[k].nflows) {
                 cycles += t->runs[k].flows[f].cycles;
                 skipped += t->runs[k].flows[f].skipped;
+                counted += t->runs[k].flows[f].refused_counted;
             }
         const flow_result *fr = &t->runs[0].flows[f];
         int w = snprintf(buf + used, size - used, "%s%s %.1f%% asked, %.1f%% ran", f ? "; " : "",
@@ -203,8 +204,13 @@ const char *report_flow_shares(const target_result *t, char *buf, size_t size)
                          all ? 100.0 * (double)cycles / (double)all : 0.0);
         used += w > 0 ? (size_t)w : 0;
         if (skipped && used < size) {
-            w = snprintf(buf + used, size - used, " (%" PRIu64 " cycle%s it could not run)",
-                         skipped, skipped == 1 ? "" : "s");
+            w = snprintf(buf + used, size - used, ", %" PRIu64 " cycle%s it could not run", skipped,
+                         skipped == 1 ? "" : "s");
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (counted && used < size) {
+            w = snprintf(buf + used, size - used, ", %" PRIu64 " refusal%s counted", counted,
+                         counted == 1 ? "" : "s");
             used += w > 0 ? (size_t)w : 0;
         }
     }

@@ -51,8 +51,8 @@ double report_us_of_ns(double ns);
 /* A result's goodput (timed commands that succeeded per second), the
  * median across its runs; NAN when unknown. */
 double report_goodput(const target_result *t);
-/* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran (3 cycles it
- * could not run)": each flow's requested share and the share of the timed
+/* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran, 3 cycles it
+ * could not run, 2 refusals counted": each flow's requested share and the share of the timed
  * cycles it ran, over every run, into buf (returned); "" for one flow. */
 const char *report_flow_shares(const target_result *t, char *buf, size_t size);
 

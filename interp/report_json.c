@@ -281,6 +281,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add(b, fo, "cycles", u64_value(b, f->cycles));
         add_double(b, fo, "achieved_share", f->achieved_share);
         add(b, fo, "skipped", u64_value(b, f->skipped));
+        add(b, fo, "refused_counted", u64_value(b, f->refused_counted));
     }
     add_histogram(b, o, &run->all);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);

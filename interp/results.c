@@ -385,6 +385,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         fr->cycles = (uint64_t)int_of(f, "cycles");
         fr->achieved_share = num(f, "achieved_share");
         fr->skipped = (uint64_t)int_of(f, "skipped");
+        fr->refused_counted = (uint64_t)int_of(f, "refused_counted");
     }
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");

@@ -27,10 +27,11 @@ typedef struct verb_result {
 typedef struct flow_result {
     const char *flow;
     int64_t weight;
-    double requested_share; /* its weight over the sum of the weights */
-    uint64_t cycles;        /* timed cycles that ran it */
-    double achieved_share;  /* cycles over the run's timed cycles */
-    uint64_t skipped;       /* timed cycles in which it could not run (an empty pool) */
+    double requested_share;   /* its weight over the sum of the weights */
+    uint64_t cycles;          /* timed cycles that ran it */
+    double achieved_share;    /* cycles over the run's timed cycles */
+    uint64_t skipped;         /* timed cycles in which it could not run (an empty pool) */
+    uint64_t refused_counted; /* refusals of its on_refusal: count steps */
 } flow_result;
 
 typedef struct run_result {

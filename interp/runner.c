@@ -41,6 +41,8 @@ typedef struct run_state {
     uint64_t *verb_refused;
     uint64_t *verb_counted; /* refusals of on_refusal: count steps */
     uint64_t *verb_trips;   /* round trips per verb in the timed pass */
+    uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
+    int flow;               /* the flow of the cycle begun */
     size_t nverbs;
     uint64_t timed_commands;
     int64_t *seen;     /* what the commands seen to succeed added: records, then events */
@@ -148,6 +150,7 @@ static step_inst *begin_cycle(run_state *rs, uint64_t n, const char *phase, bool
         err_prefix(&rs->failure, "run %d, %s ", rs->run, phase);
         return NULL;
     }
+    rs->flow = f;
     return mix_flow_steps(rs->mx, (size_t)f, nsteps);
 }
 
@@ -274,6 +277,8 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
                 rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
                 if (drc == TARGET_REFUSED) /* null accepts them: not refused */
                     (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
+                if (drc == TARGET_REFUSED && si->st->count_refusals)
+                    rs->flow_counted[rs->flow]++;
             }
             note_outcome(rs, si, drc);
             if (pg.on && t1 >= pg.next) {
@@ -763,6 +768,7 @@ static int state_init(run_state *rs)
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
+    rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
     if (hist_init(&rs->all) < 0)
         return -1;
     for (int i = 0; i < STATS_TENTHS; i++)
@@ -809,6 +815,7 @@ static void collect_flows(run_state *rs, run_result *rr)
         fr->requested_share = total > 0 ? (double)fr->weight / (double)total : NAN;
         fr->cycles = mix_drawn(rs->mx, f);
         fr->skipped = mix_skipped(rs->mx, f);
+        fr->refused_counted = rs->flow_counted[f];
         fr->achieved_share = rs->iterations > 0 ? (double)fr->cycles / (double)rs->iterations : NAN;
     }
 }

@@ -114,7 +114,8 @@ static void test_lint_dry_run_reports_the_first_unexpected_outcome(void **state)
         assert_int_equal(lint_dry_run(l.p, &l.d), -1);
         assert_int_equal(l.d.count, 1);
         assert_int_equal(l.d.errors, 1);
-        const step *st = c->in_setup ? &l.p->work.setup[c->step] : &l.p->work.flows[0].steps[c->step];
+        const step *st =
+            c->in_setup ? &l.p->work.setup[c->step] : &l.p->work.flows[0].steps[c->step];
         assert_string_equal(l.d.items[0].file, "t.yaml");
         assert_int_equal(l.d.items[0].line, st->at->line);
         char want[512];

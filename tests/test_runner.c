@@ -725,8 +725,11 @@ static void test_verify_fails_when_the_store_holds_fewer_aggregates(void **state
     assert_int_equal(a->verify, VERIFY_FAIL);
     assert_int_equal(a->nruns, 0); /* a failed run is not reported as finished */
     /* setup 1 + warmup 2 + iterations 5 creations, one dropped */
-    assert_string_equal(a->verify_detail, "run 1: the store holds 7 Item, the commands that succeeded left 8");
-    assert_string_equal(a->reason, "verify failed: run 1: the store holds 7 Item, the commands that succeeded left 8");
+    assert_string_equal(a->verify_detail,
+                        "run 1: the store holds 7 Item, the commands that succeeded left 8");
+    assert_string_equal(
+        a->reason,
+        "verify failed: run 1: the store holds 7 Item, the commands that succeeded left 8");
     assert_int_equal(r.nfailed, 2);
     assert_string_equal(r.failed[0].label, "a");
     assert_string_equal(r.failed[0].reason, a->reason);
@@ -748,8 +751,9 @@ static void test_verify_fails_when_the_store_holds_fewer_events(void **state)
     assert_true(a->failed);
     assert_int_equal(a->verify, VERIFY_FAIL);
     /* two Bumped per cycle, seven cycles, one dropped */
-    assert_string_equal(a->verify_detail,
-                        "run 1: the store holds 13 Bumped events, the commands that succeeded left 14");
+    assert_string_equal(
+        a->verify_detail,
+        "run 1: the store holds 13 Bumped events, the commands that succeeded left 14");
     report_free(&r);
     scratch_close();
 }
@@ -1190,6 +1194,11 @@ static void run_memory_on(const char *path, int *policy_events)
     assert_false(m->failed);
     assert_int_equal(m->verify, VERIFY_PASS);
     assert_int_equal(m->nruns, 1);
+    if (!plan_is_fixed(p)) { /* a mix: test_examples holds it to the shadow on every target */
+        report_free(&r);
+        spec_close(&s);
+        return;
+    }
     assert_int_equal(m->runs[0].fig.commands, 20 * p->work.flows[0].nsteps);
     /* what verify counted is what the commands that succeeded left, policies included */
     assert_int_equal(spy.ncounts, 1);
