@@ -1,0 +1,49 @@
+/* arrival.c: the open loop's schedule (arrival.h). */
+#include "arrival.h"
+
+#include <math.h>
+#include <time.h>
+
+/* Sleeping ends this far before the intended start; the rest is spun, as
+ * the kernel's wake-up is late by tens of µs. */
+enum { SPIN_NS = 80000 };
+
+void arrival_init(arrival *a, const arrival_spec *spec, uint64_t seed, int run)
+{
+    a->process = spec->process;
+    a->gap_ns = spec->rate > 0 ? 1e9 / spec->rate : 0;
+    a->next = 0;
+    /* a stream of its own: the schedule never moves the command stream */
+    rng_seed(&a->r, seed ^ UINT64_C(0x9e3779b97f4a7c15), (uint64_t)run);
+}
+
+uint64_t arrival_next(arrival *a)
+{
+    uint64_t at = (uint64_t)a->next;
+    double gap = a->gap_ns;
+    if (a->process == ARRIVAL_POISSON) /* exponential: -ln(1 - u) times the mean */
+        gap = -log1p(-rng_double(&a->r)) * a->gap_ns;
+    a->next += gap;
+    return at;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void arrival_wait_until(uint64_t at)
+{
+    uint64_t now = mono_ns();
+    if (now + SPIN_NS < at) {
+        uint64_t wake = at - SPIN_NS;
+        struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000u),
+                              .tv_nsec = (long)(wake % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+            ; /* a signal: sleep on (the runner checks its flag between cycles) */
+    }
+    while (mono_ns() < at)
+        ;
+}

@@ -1,0 +1,45 @@
+/* arrival.h: the open loop's schedule (DESIGN section 10): each cycle's
+ * intended start, computed from the beginning of the timed pass and never
+ * from the previous answer, as wrk2 and pgbench -R do, so that a stall is
+ * charged to every cycle it delays (no coordinated omission). Poisson
+ * arrivals (exponential gaps, pgbench -R's) or evenly spaced ones (wrk2's
+ * constant rate), from their own generator: the command stream does not
+ * change with the schedule. */
+#ifndef BENCH_ARRIVAL_H
+#define BENCH_ARRIVAL_H
+
+#include <stdint.h>
+
+#include "draw.h"
+
+typedef enum arrival_process {
+    ARRIVAL_NONE = 0, /* closed loop: a cycle starts when the previous one ends */
+    ARRIVAL_POISSON,
+    ARRIVAL_UNIFORM,
+} arrival_process;
+
+/* arrival: {rate: R, process: P, max_lag: D} as compiled. */
+typedef struct arrival_spec {
+    arrival_process process;
+    double rate;         /* cycles per second, all clients together */
+    uint64_t max_lag_ns; /* a cycle that would start later than this behind its intended
+                            start is dropped (pgbench -L); 0: never */
+} arrival_spec;
+
+typedef struct arrival {
+    arrival_process process;
+    double gap_ns; /* the mean gap */
+    double next;   /* the next intended start, ns from the pass's start */
+    rng r;
+} arrival;
+
+/* A schedule for run `run` (from 1) with seed. */
+void arrival_init(arrival *a, const arrival_spec *spec, uint64_t seed, int run);
+/* The next cycle's intended start, in ns from the start of the pass; each
+ * call moves one cycle on. */
+uint64_t arrival_next(arrival *a);
+/* Waits until the monotonic clock reads at least `at` ns: sleeps while it
+ * is far, then spins, so a cycle starts within a few µs of its time. */
+void arrival_wait_until(uint64_t at);
+
+#endif

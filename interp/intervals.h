@@ -1,0 +1,70 @@
+/* intervals.h: latency over time (DESIGN section 10): every run keeps a
+ * histogram per interval of its timed pass (1 s by default), overall and
+ * per verb, for the JSON's intervals[], the HTML report's charts over time,
+ * --progress lines and --hlog. The live histograms are fixed memory; a
+ * finished interval is kept as its non-empty buckets only, so memory grows
+ * with the number of intervals and the buckets they touch, not with the
+ * commands. Recording is hist_record's cost; closing an interval happens
+ * between commands, outside the timed region. */
+#ifndef BENCH_INTERVALS_H
+#define BENCH_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+/* A histogram as its non-empty buckets: each bucket's value (the one that
+ * stands for it) and count, in increasing order of value. */
+typedef struct hist_buckets {
+    uint64_t *mid, *count;
+    size_t n;
+    uint64_t total, min, max;
+} hist_buckets;
+
+typedef struct interval {
+    uint64_t start_ns, length_ns; /* from the start of the timed pass */
+    uint64_t commands;
+    double p50_ns, p90_ns, p99_ns, max_ns; /* NAN when the interval is empty */
+    hist_buckets all;
+    hist_buckets *verbs; /* one per verb; NULL when the interval came from a result file */
+    size_t nverbs;
+} interval;
+
+typedef struct intervals {
+    uint64_t every_ns;
+    uint64_t start, next_end; /* monotonic ns */
+    hist cur;
+    hist *cur_verbs;
+    size_t nverbs;
+    interval *items;
+    size_t n, cap;
+} intervals;
+
+/* Intervals of every_ns over a pass that starts at `start` (monotonic ns),
+ * with nverbs verbs. Returns 0, or -1 when out of memory (iv is then safe
+ * to intervals_free). */
+int intervals_init(intervals *iv, uint64_t every_ns, uint64_t start, size_t nverbs);
+void intervals_free(intervals *iv);
+
+static inline void intervals_record(intervals *iv, size_t verb, uint64_t ns)
+{
+    hist_record(&iv->cur, ns);
+    hist_record(&iv->cur_verbs[verb], ns);
+}
+
+/* Closes the intervals that ended by `now`; true when one closed (the
+ * last is iv->items[iv->n - 1]). Empty intervals are kept: a stall shows. */
+bool intervals_tick(intervals *iv, uint64_t now);
+/* Closes the last, partial interval at `end`. */
+void intervals_finish(intervals *iv, uint64_t end);
+
+/* Moves the finished intervals out (the caller's, to intervals_items_free)
+ * and their number into *n. */
+interval *intervals_take(intervals *iv, size_t *n);
+void intervals_items_free(interval *items, size_t n);
+
+/* The histogram of b, rebuilt into h (initialised by the caller). */
+void hist_buckets_into(const hist_buckets *b, hist *h);
+
+#endif
