@@ -781,10 +781,29 @@ static const command *find_verb_or_report(cc *c, const node *n)
     return NULL;
 }
 
+/* for_each: an expression over the event whose type is a list; its element
+ * type is what `item` is in the policy's args. */
+static int policy_for_each(cc *c, policy *po, const node *n)
+{
+    expr_env env = {.event = po->on->payload};
+    if (expr_compile(c->a, n, &env, NULL, &po->for_each, c->d) < 0)
+        return -1;
+    const ty *t = expr_type(po->for_each);
+    if (t->kind != TY_LIST) { /* at the expression, past any spaces before it */
+        char buf[128], text[256];
+        diag_error_in(c->d, n, strspn(n->text, " \t\r\n"), "for_each needs a list; '%s' is %s",
+                      expr_render(po->for_each, text, sizeof text),
+                      ty_describe(t, buf, sizeof buf));
+        return -1;
+    }
+    po->item = t->elem;
+    return 0;
+}
+
 static int policy_args(cc *c, policy *po, const node *args)
 {
     const ty *params = po->run->params;
-    expr_env env = {.event = po->on->payload};
+    expr_env env = {.event = po->on->payload, .item = po->item};
     po->args = arena_alloc(c->a, (params->nfields ? params->nfields : 1) * sizeof *po->args);
     int rc = 0;
     for (size_t i = 0; args && i < args->count; i++) {
@@ -845,7 +864,9 @@ static int compile_policies(cc *c, const node *list)
         po->on = ev;
         po->run = cmd;
         po->at = item;
-        if (policy_args(c, po, node_get(item, "args")) < 0)
+        const node *fe = node_get(item, "for_each"); /* args only once item has its type */
+        if ((fe && policy_for_each(c, po, fe) < 0) ||
+            policy_args(c, po, node_get(item, "args")) < 0)
             rc = -1;
     }
     /* each event's policies in declaration order: count them, then fill */
@@ -880,7 +901,8 @@ typedef struct add {
 typedef struct event_adds {
     add *adds;
     size_t nadds;
-    int state; /* 0 not yet, 1 being counted, 2 done */
+    int state;    /* 0 not yet, 1 being counted, 2 done */
+    bool unknown; /* a for_each policy runs: counted here once, not once per item */
 } event_adds;
 
 /* Dense scratch for building one event's list: counts, and the indexes
@@ -928,6 +950,7 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
         const event_adds *next = run->event ? &memo[run->event->index] : NULL;
         for (size_t k = 0; next && next->state == 2 && k < next->nadds; k++)
             tally_add(t, next->adds[k].is_event, next->adds[k].index, next->adds[k].n);
+        e->unknown |= ev->policies[i]->for_each || (next && next->state == 2 && next->unknown);
     } /* a policy cycle (state 1) adds nothing here: lint refuses it */
     e->adds = arena_alloc(a, (t->ntouched ? t->ntouched : 1) * sizeof *e->adds);
     for (size_t k = 0; k < t->ntouched; k++) {
@@ -1000,6 +1023,14 @@ static void compile_totals(plan *p)
                .touched = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.touched)};
     count_steps(p, &scratch, memo, &t, w->setup, w->nsetup, &p->setup_aggs, &p->setup_events);
     count_steps(p, &scratch, memo, &t, w->cycle, w->ncycle, &p->cycle_aggs, &p->cycle_events);
+    for (size_t a = 0; a < p->naggs; a++) /* every command, not only the workload's */
+        for (size_t j = 0; j < p->aggs[a].ncommands; j++) {
+            command *cmd = &p->aggs[a].commands[j];
+            const event_def *ev = cmd->event;
+            if (ev && memo[ev->index].state == 0)
+                count_event(p, &scratch, memo, &t, ev);
+            cmd->counts_unknown = ev && memo[ev->index].unknown;
+        }
     arena_free(&scratch);
     plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
     for (size_t k = 0; k < w->nprefill; k++) {

@@ -175,8 +175,23 @@ static void print_steps(FILE *out, const char *title, const step *steps, size_t 
     }
 }
 
+/* The first step of setup or the cycle that counts and whose dispatch runs
+ * a for_each policy (command.counts_unknown): the totals cannot know how
+ * many items its lists hold. NULL when there is none. */
+static const command *for_each_step(const plan *p)
+{
+    const workload *w = &p->work;
+    for (size_t i = 0; i < w->nsetup + w->ncycle; i++) {
+        const step *st = i < w->nsetup ? &w->setup[i] : &w->cycle[i - w->nsetup];
+        if (!st->expect_refused && st->cmd->counts_unknown)
+            return st->cmd;
+    }
+    return NULL;
+}
+
 static void print_totals(FILE *out, const plan *p)
 {
+    const command *per_item = for_each_step(p);
     for (size_t k = 0; k < p->work.nprefill; k++) {
         const plan_totals *t = &p->totals[k];
         fprintf(out, "totals per run (prefill %" PRId64 ")\n", t->prefill);
@@ -189,6 +204,11 @@ static void print_totals(FILE *out, const plan *p)
         for (size_t i = 0; i < p->nevents; i++)
             fprintf(out, "%s %s %" PRIu64, i ? "," : "", p->events[i].name, t->events[i]);
         fputs(p->nevents ? "\n" : " none\n", out);
+        if (per_item)
+            fprintf(out,
+                    "  unknown: for_each (%s runs a policy once per list item; the counts above "
+                    "take it once)\n",
+                    per_item->verb);
     }
 }
 
@@ -244,7 +264,10 @@ void plan_print_text(const plan *p, FILE *out)
         fputs("policies\n", out);
     for (size_t i = 0; i < p->npolicies; i++) {
         const policy *po = &p->policies[i];
-        fprintf(out, "  on %s run %s {", po->on->name, po->run->verb);
+        fprintf(out, "  on %s", po->on->name);
+        if (po->for_each)
+            fprintf(out, " for_each %s", expr_render(po->for_each, buf, sizeof buf));
+        fprintf(out, " run %s {", po->run->verb);
         bool first = true;
         for (size_t j = 0; j < po->run->params->nfields; j++) {
             if (!po->args[j])
@@ -448,6 +471,7 @@ static cJSON *steps_json(const step *steps, size_t n)
 static cJSON *totals_json(const plan *p)
 {
     cJSON *a = cJSON_CreateArray();
+    bool per_item = for_each_step(p) != NULL;
     for (size_t k = 0; k < p->work.nprefill; k++) {
         const plan_totals *t = &p->totals[k];
         cJSON *o = cJSON_CreateObject();
@@ -460,6 +484,8 @@ static cJSON *totals_json(const plan *p)
         cJSON *ev = cJSON_AddObjectToObject(o, "events");
         for (size_t i = 0; i < p->nevents; i++)
             cJSON_AddNumberToObject(ev, p->events[i].name, (double)t->events[i]);
+        if (per_item) /* a for_each policy's command is counted once, not once per item */
+            cJSON_AddStringToObject(o, "unknown", "for_each");
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -544,6 +570,10 @@ static cJSON *plan_json(const plan *p)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "on", po->on->name);
         cJSON_AddStringToObject(o, "run", po->run->verb);
+        if (po->for_each)
+            cJSON_AddItemToObject(o, "for_each", expr_json(po->for_each));
+        else
+            cJSON_AddNullToObject(o, "for_each");
         cJSON *args = cJSON_AddObjectToObject(o, "args");
         for (size_t j = 0; j < po->run->params->nfields; j++)
             if (po->args[j])
