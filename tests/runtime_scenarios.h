@@ -1656,13 +1656,10 @@ static inline void scenario_refusals_roll_back_policies_included(const target_sp
  * driver's name. */
 static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
 {
-    static const char *const paths[] = {"specs/pizzas.yaml",
-                                        "specs/banking.yaml",
-                                        "examples/inventory.yaml",
-                                        "examples/library.yaml",
-                                        "examples/tickets.yaml",
-                                        "examples/documents.yaml",
-                                        NULL};
+    static const char *const paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
+                                        "examples/inventory.yaml", "examples/library.yaml",
+                                        "examples/tickets.yaml",   "examples/documents.yaml",
+                                        "examples/cart.yaml",      NULL};
     const char *const only[] = {ts->label, NULL};
     fx_run fr;
     fx_run_specs(&fr, paths, only, 20);

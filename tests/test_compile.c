@@ -418,6 +418,38 @@ static void test_compile_inventory_reads_and_payload(void **state)
 
 /* ---- policies over lists ---- */
 
+static void test_compile_for_each_policy_takes_the_lists_element_as_item(void **state)
+{
+    compiled c = compile_file("examples/cart.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    assert_int_equal(p->npolicies, 1);
+    const policy *po = &p->policies[0];
+    assert_string_equal(po->on->name, "CheckedOut");
+    assert_ptr_equal(po->run, verb(p, "Product.Reserve"));
+    assert_non_null(po->for_each);
+    assert_string_equal(expr_text(po->for_each), "event.lines");
+    assert_int_equal(expr_type(po->for_each)->kind, TY_LIST);
+    assert_ptr_equal(po->item, expr_type(po->for_each)->elem);
+    assert_string_equal(po->item->name, "Line");
+    assert_string_equal(expr_text(po->args[0]), "item.sku");
+    assert_string_equal(expr_text(po->args[1]), "item.qty");
+    assert_true(verb(p, "Cart.Checkout")->counts_unknown);
+    assert_false(verb(p, "Cart.Add")->counts_unknown);
+    assert_false(verb(p, "Product.Reserve")->counts_unknown);
+    release(&c);
+
+    c = compile_file("examples/library.yaml"); /* plain policies */
+    assert_compiled(&c);
+    for (size_t i = 0; i < c.p->npolicies; i++) {
+        assert_null(c.p->policies[i].for_each);
+        assert_null(c.p->policies[i].item);
+    }
+    for (size_t i = 0; i < c.p->ncommands; i++)
+        assert_false(c.p->commands[i]->counts_unknown);
+    release(&c);
+}
+
 /* Go -> Went -> (policy) Step -> Stepped -> (for_each) Do; Other's policy is plain. */
 static const char relay_yaml[] =
     "spec: 1\n"
@@ -933,7 +965,8 @@ static void assert_json_totals_are_the_plans(const plan *p)
 static void test_compile_totals_are_what_plan_json_prints(void **state)
 {
     static const char *const paths[] = {"specs/pizzas.yaml", "specs/banking.yaml",
-                                        "examples/library.yaml", "examples/tickets.yaml"};
+                                        "examples/library.yaml", "examples/tickets.yaml",
+                                        "examples/cart.yaml"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         compiled c = compile_file(paths[i]);
         assert_compiled(&c);
@@ -1008,6 +1041,7 @@ int main(void)
         cmocka_unit_test(test_compile_banking_domain),
         cmocka_unit_test(test_compile_library_policies_are_wired),
         cmocka_unit_test(test_compile_inventory_reads_and_payload),
+        cmocka_unit_test(test_compile_for_each_policy_takes_the_lists_element_as_item),
         cmocka_unit_test(test_compile_counts_unknown_follows_policy_chains),
         cmocka_unit_test(test_compile_for_each_errors_are_at_the_expression),
         cmocka_unit_test(test_compile_totals_pizzas),

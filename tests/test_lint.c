@@ -137,8 +137,9 @@ static void test_lint_dry_run_expected_refusals_pass(void **state)
 
 static void test_lint_dry_run_of_the_bundled_specs_reports_nothing(void **state)
 {
-    const char *paths[] = {"specs/pizzas.yaml", "specs/banking.yaml", "examples/tickets.yaml",
-                           "examples/library.yaml", "examples/inventory.yaml"};
+    const char *paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
+                           "examples/tickets.yaml",   "examples/library.yaml",
+                           "examples/inventory.yaml", "examples/cart.yaml"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         diag_list d = {0};
         spec s;

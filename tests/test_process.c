@@ -190,7 +190,7 @@ static void passes_with_floor(const char *base, const char *targets)
     assert_int_equal(tr->verify, VERIFY_PASS);
     assert_int_equal(tr->nruns, 2);
     for (size_t i = 0; i < tr->nruns; i++) {
-        assert_int_equal(tr->runs[i].fig.commands, 200 * 4);
+        assert_int_equal(tr->runs[i].fig.commands, 200 * p->work.ncycle);
         double floor = tr->runs[i].roundtrip_floor_p50_ns;
         assert_true(isfinite(floor) && floor > 0);
     }
@@ -206,6 +206,12 @@ static void test_bench_serve_runs_pizzas_and_verifies(void **state)
 static void test_bench_serve_runs_banking_and_verifies(void **state)
 {
     passes_with_floor("specs/banking.yaml", "    - process\n");
+}
+
+/* A for_each policy over the cart's lines, through bench serve. */
+static void test_bench_serve_runs_cart_and_verifies(void **state)
+{
+    passes_with_floor("examples/cart.yaml", "    - process\n");
 }
 
 static void test_python_runtime_runs_pizzas_and_verifies(void **state)
@@ -637,6 +643,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_bench_serve_runs_pizzas_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_bench_serve_runs_banking_and_verifies, scratch_teardown),
+        cmocka_unit_test_teardown(test_bench_serve_runs_cart_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_runs_pizzas_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_with_qualified_verb_names, scratch_teardown),
         cmocka_unit_test_teardown(test_verb_renames_reach_the_runtime, scratch_teardown),
