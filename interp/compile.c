@@ -781,10 +781,29 @@ static const command *find_verb_or_report(cc *c, const node *n)
     return NULL;
 }
 
+/* for_each: an expression over the event whose type is a list; its element
+ * type is what `item` is in the policy's args. */
+static int policy_for_each(cc *c, policy *po, const node *n)
+{
+    expr_env env = {.event = po->on->payload};
+    if (expr_compile(c->a, n, &env, NULL, &po->for_each, c->d) < 0)
+        return -1;
+    const ty *t = expr_type(po->for_each);
+    if (t->kind != TY_LIST) { /* at the expression, past any spaces before it */
+        char buf[128], text[256];
+        diag_error_in(c->d, n, strspn(n->text, " \t\r\n"), "for_each needs a list; '%s' is %s",
+                      expr_render(po->for_each, text, sizeof text),
+                      ty_describe(t, buf, sizeof buf));
+        return -1;
+    }
+    po->item = t->elem;
+    return 0;
+}
+
 static int policy_args(cc *c, policy *po, const node *args)
 {
     const ty *params = po->run->params;
-    expr_env env = {.event = po->on->payload};
+    expr_env env = {.event = po->on->payload, .item = po->item};
     po->args = arena_alloc(c->a, (params->nfields ? params->nfields : 1) * sizeof *po->args);
     int rc = 0;
     for (size_t i = 0; args && i < args->count; i++) {
@@ -845,7 +864,9 @@ static int compile_policies(cc *c, const node *list)
         po->on = ev;
         po->run = cmd;
         po->at = item;
-        if (policy_args(c, po, node_get(item, "args")) < 0)
+        const node *fe = node_get(item, "for_each"); /* args only once item has its type */
+        if ((fe && policy_for_each(c, po, fe) < 0) ||
+            policy_args(c, po, node_get(item, "args")) < 0)
             rc = -1;
     }
     /* each event's policies in declaration order: count them, then fill */
@@ -880,7 +901,9 @@ typedef struct add {
 typedef struct event_adds {
     add *adds;
     size_t nadds;
-    int state; /* 0 not yet, 1 being counted, 2 done */
+    int state;    /* 0 not yet, 1 being counted, 2 done */
+    bool unknown; /* a for_each policy that adds records or events runs: what it adds
+                     depends on a list's length */
 } event_adds;
 
 /* Dense scratch for building one event's list: counts, and the indexes
@@ -928,6 +951,10 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
         const event_adds *next = run->event ? &memo[run->event->index] : NULL;
         for (size_t k = 0; next && next->state == 2 && k < next->nadds; k++)
             tally_add(t, next->adds[k].is_event, next->adds[k].index, next->adds[k].n);
+        /* a for_each policy whose command adds nothing (no record, no event)
+           adds nothing per item either: the count stays exact */
+        bool per_item = ev->policies[i]->for_each && (record_delta(run) || run->event);
+        e->unknown |= per_item || (next && next->state == 2 && next->unknown);
     } /* a policy cycle (state 1) adds nothing here: lint refuses it */
     e->adds = arena_alloc(a, (t->ntouched ? t->ntouched : 1) * sizeof *e->adds);
     for (size_t k = 0; k < t->ntouched; k++) {
@@ -996,6 +1023,9 @@ bool plan_is_fixed(const plan *p)
     const workload *w = &p->work;
     if (w->nflows != 1 || w->ndraws > 0)
         return false;
+    for (size_t i = 0; i < w->nsetup; i++)
+        if (w->setup[i].cmd->counts_unknown)
+            return false;
     for (size_t i = 0; i < w->flows[0].nsteps; i++)
         if (w->flows[0].steps[i].count_refusals || w->flows[0].steps[i].cmd->counts_unknown)
             return false;
@@ -1027,6 +1057,14 @@ static void compile_totals(plan *p)
                .marked = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.marked),
                .naggs = p->naggs,
                .touched = arena_alloc(&scratch, (p->naggs + p->nevents + 1) * sizeof *t.touched)};
+    for (size_t a = 0; a < p->naggs; a++) /* every command, not only the workload's */
+        for (size_t j = 0; j < p->aggs[a].ncommands; j++) {
+            command *cmd = &p->aggs[a].commands[j];
+            const event_def *ev = cmd->event;
+            if (ev && memo[ev->index].state == 0)
+                count_event(p, &scratch, memo, &t, ev);
+            cmd->counts_unknown = ev && memo[ev->index].unknown;
+        }
     compile_deltas(p, &scratch, memo, &t);
     bool fixed = plan_is_fixed(p);
     if (fixed) {

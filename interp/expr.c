@@ -663,9 +663,11 @@ static xnode *parse_all(cx *c)
 
 /* ---- names ---- */
 
-static bool is_reserved(const char *w)
+/* `item` is a scope only in a for_each policy; elsewhere it may name a field. */
+static bool is_reserved(const cx *c, const char *w)
 {
-    return strcmp(w, "arg") == 0 || strcmp(w, "old") == 0 || strcmp(w, "event") == 0;
+    return strcmp(w, "arg") == 0 || strcmp(w, "old") == 0 || strcmp(w, "event") == 0 ||
+           (c->env->item && strcmp(w, "item") == 0);
 }
 
 static int alias_index(const expr_env *env, const char *w)
@@ -694,7 +696,7 @@ static bool enum_candidate(const cx *c, const xnode *n)
     if (n->op != XOP_NAME || n->name->nseg != 1)
         return false;
     const char *w = n->name->seg[0];
-    return !is_reserved(w) && !is_self_field(c, w) && alias_of(c, n->name) < 0;
+    return !is_reserved(c, w) && !is_self_field(c, w) && alias_of(c, n->name) < 0;
 }
 
 static bool type_has_value(const ty *t, const char *w, int depth)
@@ -716,7 +718,7 @@ static bool is_known_enum_value(const cx *c, const char *w)
 {
     const expr_env *env = c->env;
     if (type_has_value(env->self, w, 0) || type_has_value(env->args, w, 0) ||
-        type_has_value(env->event, w, 0))
+        type_has_value(env->event, w, 0) || type_has_value(env->item, w, 0))
         return true;
     for (size_t i = 0; i < env->nalias; i++)
         if (type_has_value(env->alias_types[i], w, 0))
@@ -739,7 +741,7 @@ static void *unknown_name(cx *c, const xnode *n, const ty *expected)
     const expr_env *env = c->env;
     size_t nenum = expected && expected->kind == TY_ENUM ? expected->nvalues : 0;
     size_t k;
-    const char **cands = field_names(c->a, env->self, env->nalias + 3 + nenum, &k);
+    const char **cands = field_names(c->a, env->self, env->nalias + 4 + nenum, &k);
     for (size_t i = 0; i < env->nalias; i++)
         cands[k++] = env->alias_names[i];
     if (env->args)
@@ -748,6 +750,8 @@ static void *unknown_name(cx *c, const xnode *n, const ty *expected)
         cands[k++] = "old";
     if (env->event)
         cands[k++] = "event";
+    if (env->item)
+        cands[k++] = "item";
     for (size_t i = 0; i < nenum; i++)
         cands[k++] = expected->values[i];
     char hint[128];
@@ -776,6 +780,8 @@ static const ty *bare_word(cx *c, xnode *n, const ty *expected)
         n->lit = (value){.kind = VAL_ENUM, .u.e = i};
         return expected;
     }
+    if (strcmp(w, "item") == 0 && (n->name->nseg > 1 || !is_known_enum_value(c, w)))
+        return fail(c, n->start, "%s is only allowed in a for_each policy's args", n->name->path);
     if (n->name->nseg > 1 || !is_known_enum_value(c, w))
         return unknown_name(c, n, expected);
     if (want_enum)
@@ -805,6 +811,10 @@ static const ty *prefix_scope(cx *c, const xnode *n)
         return env->event ? env->event
                           : fail(c, n->start, "%s is only allowed in policies", nm->path);
     }
+    if (env->item && strcmp(w, "item") == 0) { /* else `item` may be a read alias */
+        nm->scope = SCOPE_ITEM;
+        return env->item;
+    }
     nm->scope = SCOPE_ALIAS;
     nm->alias = alias_of(c, nm);
     return env->alias_types[nm->alias];
@@ -815,7 +825,7 @@ static const ty *walk_fields(cx *c, xname *nm, const ty *t, int first)
 {
     nm->nidx = nm->nseg - first;
     nm->idx = arena_alloc(c->a, sizeof *nm->idx * (size_t)nm->nidx);
-    nm->fields = first ? nm->path + strlen(nm->seg[0]) + 1 : nm->path;
+    nm->fields = !first ? nm->path : nm->nseg > first ? nm->path + strlen(nm->seg[0]) + 1 : "";
     for (int i = first; i < nm->nseg; i++) {
         int fi = ty_field_index(t, nm->seg[i]);
         if (fi < 0)
@@ -831,7 +841,7 @@ static const ty *check_name(cx *c, xnode *n, const ty *expected)
 {
     xname *nm = n->name;
     const char *w = nm->seg[0];
-    if (!is_reserved(w) && alias_of(c, nm) < 0) {
+    if (!is_reserved(c, w) && alias_of(c, nm) < 0) {
         if (!is_self_field(c, w))
             return bare_word(c, n, expected);
         nm->scope = SCOPE_SELF;
@@ -840,7 +850,7 @@ static const ty *check_name(cx *c, xnode *n, const ty *expected)
     const ty *t = prefix_scope(c, n);
     if (!t)
         return NULL;
-    if (nm->nseg == 1)
+    if (nm->nseg == 1 && nm->scope != SCOPE_ITEM) /* the whole item is a value; a scope is not */
         return fail(c, n->start, "'%s' needs a field, as in %s.x", w, w);
     return walk_fields(c, nm, t, 1);
 }
@@ -1113,6 +1123,7 @@ static const value *scope_value(const xname *nm, const expr_ctx *x)
     case SCOPE_OLD: v = x->old; break;
     case SCOPE_ALIAS: v = x->aliases ? x->aliases[nm->alias] : NULL; break;
     case SCOPE_EVENT: v = x->event; break;
+    case SCOPE_ITEM: v = x->item; break;
     }
     assert(v && "expr_eval: the context lacks a scope the expression reads");
     return v;

@@ -20,6 +20,7 @@ typedef enum expr_scope {
     SCOPE_OLD,   /* old.x: the aggregate before the command (ensure only) */
     SCOPE_ALIAS, /* alias.x: an aggregate loaded by `reads` */
     SCOPE_EVENT, /* event.x: the triggering event's payload (policies only) */
+    SCOPE_ITEM,  /* item, item.x: the current element of a for_each policy's list */
 } expr_scope;
 
 /* What names mean where an expression is compiled. Any pointer may be NULL:
@@ -32,6 +33,7 @@ typedef struct expr_env {
     const ty *const *alias_types;   /* their aggregates' struct types */
     size_t nalias;
     const ty *event; /* struct type of the event payload */
+    const ty *item;  /* the element type of a for_each policy's list (any type) */
 } expr_env;
 
 typedef struct expr expr; /* opaque compiled form, lives in the arena */
@@ -59,7 +61,8 @@ const char *expr_text(const expr *e);
  * when size > 0. Returns buf. */
 const char *expr_render(const expr *e, char *buf, size_t size);
 /* Calls fn for every name the expression reads: (scope, alias index for
- * SCOPE_ALIAS else 0, field path as "a.b"). For lint and plan. */
+ * SCOPE_ALIAS else 0, field path as "a.b"; "" for the whole `item`). For
+ * lint and plan. */
 void expr_visit_names(const expr *e,
                       void (*fn)(void *ctx, expr_scope scope, int alias, const char *path),
                       void *ctx);
@@ -76,6 +79,7 @@ typedef struct expr_ctx {
     const value *old;
     const value *const *aliases;
     const value *event;
+    const value *item; /* the current element of a for_each policy's list */
     /* where '+' on strings puts its result: the runtime's per-dispatch
      * scratch arena, so evaluation never calls malloc once it has grown */
     arena *scratch;

@@ -68,20 +68,39 @@ static size_t verb_len(const char *s)
     return dots == 1 && s[n - 1] != '.' ? n : 0;
 }
 
-/* s past "Verb refused: " when it starts so, else NULL. */
-static const char *past_refused(const char *s)
+/* s past " (item K of N)", the item of a for_each policy, when it starts
+ * so, else s. */
+static const char *past_item(const char *s)
+{
+    static const char head[] = " (item ", of[] = " of ";
+    const char *t = s + sizeof head - 1;
+    if (strncmp(s, head, sizeof head - 1) != 0 || !isdigit((unsigned char)*t))
+        return s;
+    while (isdigit((unsigned char)*t))
+        t++;
+    if (strncmp(t, of, sizeof of - 1) != 0 || !isdigit((unsigned char)t[sizeof of - 1]))
+        return s;
+    for (t += sizeof of - 1; isdigit((unsigned char)*t);)
+        t++;
+    return *t == ')' ? t + 1 : s;
+}
+
+/* s past "Verb refused: " (with item: "Verb (item K of N) refused: ") when
+ * it starts so, else NULL. */
+static const char *past_refused(const char *s, bool item)
 {
     size_t n = verb_len(s);
     static const char tail[] = " refused: ";
-    return n && !strncmp(s + n, tail, sizeof tail - 1) ? s + n + sizeof tail - 1 : NULL;
+    const char *t = n && item ? past_item(s + n) : s + n;
+    return n && !strncmp(t, tail, sizeof tail - 1) ? t + sizeof tail - 1 : NULL;
 }
 
 const char *lint_refusal_text(const char *message)
 {
-    const char *s = past_refused(message), *in;
+    const char *s = past_refused(message, false), *in;
     if (!s)
         return message;
-    while (!strncmp(s, "policy ", 7) && (in = past_refused(s + 7)))
+    while (!strncmp(s, "policy ", 7) && (in = past_refused(s + 7, true)))
         s = in;
     return s;
 }

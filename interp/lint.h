@@ -20,8 +20,9 @@ int lint_policies(const plan *p, diag_list *d);
  * shape, such as "Order <id> does not exist"); an error at TEXT otherwise. */
 
 /* The text of a refusal message: without the "Verb refused: " and
- * "policy Verb refused: " prefixes the runtime puts before it (a message
- * without them, such as a process target's, is its own text). */
+ * "policy Verb refused: " (for_each: "policy Verb (item K of N) refused: ")
+ * prefixes the runtime puts before it (a message without them, such as a
+ * process target's, is its own text). */
 const char *lint_refusal_text(const char *message);
 /* The step's expected refusal text for cycle n of run `run`: ${n} and
  * ${run} filled in as in the arguments, in buf. */

@@ -79,8 +79,10 @@ struct command {
     size_t nensures;
     const event_def *event; /* NULL when the command emits nothing */
     const expr **payload;   /* one per payload field, or NULL: the payload is the args */
-    bool counts_unknown;    /* its dispatch runs a for_each policy (transitively): what it adds
-                               to the store depends on a list's length */
+    /* its dispatch runs a for_each policy (through its policies, transitively)
+       whose command adds records or events: what it adds depends on a list's
+       length, so no total follows from the plan (plan_is_fixed) */
+    bool counts_unknown;
     const node *at;
 };
 
@@ -97,7 +99,11 @@ struct aggregate {
 struct policy {
     const event_def *on;
     const command *run;
-    const expr **args; /* one per parameter of run, compiled with env.event */
+    /* for_each: a list over env.event; run runs once per item, in order, in
+       the same dispatch (all or nothing). NULL for a plain policy. */
+    const expr *for_each;
+    const ty *item;    /* the type of `item` in args: for_each's element type, or NULL */
+    const expr **args; /* one per parameter of run, compiled with env.event (and env.item) */
     const node *at;
 };
 

@@ -279,7 +279,10 @@ void plan_print_text(const plan *p, FILE *out)
         fputs("policies\n", out);
     for (size_t i = 0; i < p->npolicies; i++) {
         const policy *po = &p->policies[i];
-        fprintf(out, "  on %s run %s {", po->on->name, po->run->verb);
+        fprintf(out, "  on %s", po->on->name);
+        if (po->for_each)
+            fprintf(out, " for_each %s", expr_render(po->for_each, buf, sizeof buf));
+        fprintf(out, " run %s {", po->run->verb);
         bool first = true;
         for (size_t j = 0; j < po->run->params->nfields; j++) {
             if (!po->args[j])
@@ -604,6 +607,10 @@ static cJSON *plan_json(const plan *p)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "on", po->on->name);
         cJSON_AddStringToObject(o, "run", po->run->verb);
+        if (po->for_each)
+            cJSON_AddItemToObject(o, "for_each", expr_json(po->for_each));
+        else
+            cJSON_AddNullToObject(o, "for_each");
         cJSON *args = cJSON_AddObjectToObject(o, "args");
         for (size_t j = 0; j < po->run->params->nfields; j++)
             if (po->args[j])

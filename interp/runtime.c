@@ -109,6 +109,10 @@ static int find_policy_keys(runtime *rt, bool via_ok)
         rt->policy_keys[cmd->index] = keys;
         for (size_t i = 0; i < ev->npolicies; i++) {
             const command *run = ev->policies[i]->run;
+            /* a for_each policy loads one record per item, each when its
+               command runs: not prefetched, and correct on every store */
+            if (ev->policies[i]->for_each)
+                continue;
             expr_scope scope;
             int alias, f;
             const char *path;
@@ -221,13 +225,17 @@ static const char *key_text(const value *key, char *buf, size_t size)
     return buf;
 }
 
+/* cmd refused because e did not evaluate (status s). */
+static runtime_status eval_failed(runtime *rt, const command *cmd, const expr *e, expr_status s)
+{
+    return refuse(rt, cmd, "%s in \"%s\"", expr_status_text(s), expr_text(e));
+}
+
 static runtime_status eval(runtime *rt, const command *cmd, const expr *e, const expr_ctx *ctx,
                            value *out)
 {
     expr_status s = expr_eval(e, ctx, out);
-    if (s == EXPR_OK)
-        return RUNTIME_OK;
-    return refuse(rt, cmd, "%s in \"%s\"", expr_status_text(s), expr_text(e));
+    return s == EXPR_OK ? RUNTIME_OK : eval_failed(rt, cmd, e, s);
 }
 
 /* Runs checks in order; the first false one refuses with its own text. */
@@ -382,22 +390,73 @@ static runtime_status prefetch(runtime *rt, const command *cmd, const value *arg
     return RUNTIME_OK;
 }
 
+/* The refusal of policy po's command (rt->message, "Verb refused: why") as
+ * cmd's: "cmd refused: policy Verb refused: why"; for item k (from 1) of n
+ * of a for_each (k 0: none), "policy Verb (item 2 of 3) refused: why". */
+static runtime_status policy_refused(runtime *rt, const command *cmd, const policy *po, uint32_t k,
+                                     uint32_t n)
+{
+    char inner[RUNTIME_MESSAGE_MAX];
+    memcpy(inner, rt->message, sizeof inner);
+    size_t vl = strlen(po->run->verb);
+    if (k == 0 || strncmp(inner, po->run->verb, vl) != 0)
+        return refuse(rt, cmd, "policy %s", inner);
+    return refuse(rt, cmd, "policy %s (item %" PRIu32 " of %" PRIu32 ")%s", po->run->verb, k, n,
+                  inner + vl);
+}
+
+/* po's command with its arguments computed from the payload (and item). */
+static runtime_status run_policy(runtime *rt, const policy *po, const value *payload,
+                                 const value *item, int depth)
+{
+    expr_ctx ctx = {.event = payload, .item = item, .scratch = &rt->scratch};
+    value args;
+    runtime_status st = build_struct(rt, po->run, po->run->params, po->args, &ctx, &args);
+    return st == RUNTIME_OK ? execute(rt, po->run, &args, depth + 1) : st;
+}
+
+/* A for_each policy: its command once per item of the list, in order, each
+ * at the same depth; an unset optional list is [], as for append. */
+static runtime_status run_for_each(runtime *rt, const command *cmd, const policy *po,
+                                   const value *payload, int depth)
+{
+    expr_ctx ctx = {.event = payload, .scratch = &rt->scratch};
+    value list;
+    expr_status s = expr_eval(po->for_each, &ctx, &list);
+    expr_scope scope;
+    int alias;
+    const char *path;
+    if (s == EXPR_UNSET && expr_name_path(po->for_each, &scope, &alias, &path))
+        list = (value){.kind = VAL_LIST};
+    else if (s != EXPR_OK) { /* the message names the policy's command, as for its args */
+        (void)eval_failed(rt, po->run, po->for_each, s);
+        return policy_refused(rt, cmd, po, 0, 0);
+    }
+    for (uint32_t k = 0; k < list.len; k++) {
+        runtime_status st = run_policy(rt, po, payload, &list.u.items[k], depth);
+        if (st == RUNTIME_REFUSED)
+            return policy_refused(rt, cmd, po, k + 1, list.len);
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    return RUNTIME_OK;
+}
+
 /* Runs the policies of the event just appended, each in this dispatch. */
 static runtime_status run_policies(runtime *rt, const command *cmd, const value *payload, int depth)
 {
     const event_def *ev = cmd->event;
     for (size_t i = 0; i < ev->npolicies; i++) {
         const policy *po = ev->policies[i];
-        expr_ctx ctx = {.event = payload, .scratch = &rt->scratch};
-        value args;
-        runtime_status st = build_struct(rt, po->run, po->run->params, po->args, &ctx, &args);
-        if (st == RUNTIME_OK)
-            st = execute(rt, po->run, &args, depth + 1);
-        if (st == RUNTIME_REFUSED) {
-            char inner[RUNTIME_MESSAGE_MAX];
-            memcpy(inner, rt->message, sizeof inner);
-            return refuse(rt, cmd, "policy %s", inner);
+        if (po->for_each) {
+            runtime_status st = run_for_each(rt, cmd, po, payload, depth);
+            if (st != RUNTIME_OK)
+                return st;
+            continue;
         }
+        runtime_status st = run_policy(rt, po, payload, NULL, depth);
+        if (st == RUNTIME_REFUSED)
+            return policy_refused(rt, cmd, po, 0, 0);
         if (st != RUNTIME_OK)
             return st;
     }

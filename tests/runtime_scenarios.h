@@ -883,6 +883,244 @@ static inline void scenario_rolled_back_create_can_be_created_again(const target
     fx_close(f);
 }
 
+/* ---- policies over lists ---- */
+
+/* clang-format off */
+/* Checkout emits the cart's lines; a for_each policy reserves each line's
+ * product. Submit checks out through a plain policy first, and every
+ * reservation is tallied by a policy of its own: a for_each in the middle
+ * of a chain. Tag claims each of a list of strings: a scalar item. */
+static const char shop_spec[] =
+    "spec: 1\n"
+    "domain: shop\n"
+    "types:\n"
+    "  Line: {fields: {sku: string, qty: int}}\n"
+    "aggregates:\n"
+    "  Product:\n"
+    "    identity: sku\n"
+    "    fields:\n"
+    "      sku: string\n"
+    "      stock: {type: int, min: 0}\n"
+    "      reserved: {type: int, default: 0}\n"
+    "    commands:\n"
+    "      Create: {creates: true, params: {sku: string, stock: int}, set: {stock: arg.stock}}\n"
+    "      Reserve:\n"
+    "        params: {sku: string, qty: int}\n"
+    "        guards:\n"
+    "          - {check: stock >= arg.qty, refuse: not enough stock}\n"
+    "        set: {stock: stock - arg.qty, reserved: reserved + arg.qty}\n"
+    "        emits: Reserved\n"
+    "  Cart:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      lines: {list: Line}\n"
+    "      status: {enum: [open, done], default: open}\n"
+    "    commands:\n"
+    "      Open: {creates: true, params: {id: string}}\n"
+    "      Add:\n"
+    "        params: {id: string, sku: string, qty: int}\n"
+    "        append: {lines: {sku: arg.sku, qty: arg.qty}}\n"
+    "      Checkout:\n"
+    "        params: {id: string}\n"
+    "        set: {status: done}\n"
+    "        emits: {event: CheckedOut, payload: {id: arg.id, lines: lines}}\n"
+    "      Submit: {params: {id: string}, emits: Submitted}\n"
+    "      Tag: {params: {id: string, tags: {list: string, optional: true}}, emits: Tagged}\n"
+    "  Tally:\n"
+    "    identity: name\n"
+    "    fields: {name: string, n: {type: int, default: 0}, units: {type: int, default: 0}}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {name: string}}\n"
+    "      Bump:\n"
+    "        params: {name: string, units: int}\n"
+    "        set: {n: n + 1, units: units + arg.units}\n"
+    "  Label:\n"
+    "    identity: name\n"
+    "    fields: {name: string, cart: string}\n"
+    "    commands:\n"
+    "      Claim: {creates: true, params: {name: string, cart: string}, set: {cart: arg.cart},\n"
+    "              emits: Claimed}\n"
+    "policies:\n"
+    "  - {on: Submitted, run: Cart.Checkout, args: {id: event.id}}\n"
+    "  - on: CheckedOut\n"
+    "    for_each: event.lines\n"
+    "    run: Product.Reserve\n"
+    "    args: {sku: item.sku, qty: item.qty}\n"
+    "  - {on: Reserved, run: Tally.Bump, args: {name: \"'reserved'\", units: event.qty}}\n"
+    "  - {on: Tagged, for_each: event.tags, run: Label.Claim, args: {name: item, cart: event.id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Cart.Open: {id: c}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+/* Products a (stock 10), b (5) and c (1), the tally, and cart-1 with the
+ * given lines, each "sku:qty". */
+static inline fx *shop_with_cart(const target_spec *ts, const char *const *lines)
+{
+    fx *f = fx_open(shop_spec, ts);
+    fx_ok(f, "Product.Create", "{sku: a, stock: 10}");
+    fx_ok(f, "Product.Create", "{sku: b, stock: 5}");
+    fx_ok(f, "Product.Create", "{sku: c, stock: 1}");
+    fx_ok(f, "Tally.Make", "{name: reserved}");
+    fx_ok(f, "Cart.Open", "{id: cart-1}");
+    for (size_t i = 0; lines[i]; i++) {
+        char args[96];
+        snprintf(args, sizeof args, "{id: cart-1, sku: %.*s, qty: %s}",
+                 (int)(strchr(lines[i], ':') - lines[i]), lines[i], strchr(lines[i], ':') + 1);
+        fx_ok(f, "Cart.Add", args);
+    }
+    return f;
+}
+
+static inline void product_is(fx *f, const char *sku, int64_t stock, int64_t reserved)
+{
+    value rec;
+    assert_true(fx_load(f, "Product", sku, &rec));
+    assert_int_equal(fx_int(f, "Product", &rec, "stock"), stock);
+    assert_int_equal(fx_int(f, "Product", &rec, "reserved"), reserved);
+}
+
+static inline void tally_is(fx *f, int64_t n, int64_t units)
+{
+    value rec;
+    assert_true(fx_load(f, "Tally", "reserved", &rec));
+    assert_int_equal(fx_int(f, "Tally", &rec, "n"), n);
+    assert_int_equal(fx_int(f, "Tally", &rec, "units"), units);
+}
+
+static inline void cart_status_is(fx *f, const char *status)
+{
+    value rec;
+    assert_true(fx_load(f, "Cart", "cart-1", &rec));
+    assert_string_equal(fx_enum(f, "Cart", &rec, "status"), status);
+}
+
+/* A refused checkout of cart-1 kept nothing: no reservation, no tally. */
+static inline void nothing_was_reserved(fx *f)
+{
+    cart_status_is(f, "open");
+    product_is(f, "a", 10, 0);
+    product_is(f, "b", 5, 0);
+    product_is(f, "c", 1, 0);
+    tally_is(f, 0, 0);
+    assert_int_equal(fx_count(f, "CheckedOut"), 0);
+    assert_int_equal(fx_count(f, "Reserved"), 0);
+}
+
+static inline void scenario_for_each_runs_the_command_once_per_item(const target_spec *ts)
+{
+    static const char *const lines[] = {"a:3", "b:2", "a:4", NULL};
+    fx *f = shop_with_cart(ts, lines);
+    fx_ok(f, "Cart.Checkout", "{id: cart-1}");
+    cart_status_is(f, "done");
+    product_is(f, "a", 3, 7); /* two items of a: the second saw the first's write */
+    product_is(f, "b", 3, 2);
+    product_is(f, "c", 1, 0);
+    tally_is(f, 3, 9); /* each item's event ran its own policy */
+    assert_int_equal(fx_count(f, "CheckedOut"), 1);
+    assert_int_equal(fx_count(f, "Reserved"), 3);
+    assert_int_equal(fx_count(f, "Product"), 3);
+    assert_int_equal(fx_count(f, "Cart"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_for_each_refusal_of_one_item_keeps_nothing(const target_spec *ts)
+{
+    static const char *const lines[] = {"a:3", "c:2", "b:1", NULL};
+    fx *f = shop_with_cart(ts, lines);
+    fx_refused(f, "Cart.Checkout", "{id: cart-1}",
+               "Cart.Checkout refused: policy Product.Reserve (item 2 of 3) refused: not enough "
+               "stock");
+    nothing_was_reserved(f); /* the first item's reservation went with the rest */
+    fx_close(f);
+
+    /* the same record twice: the second item refuses on the first one's write */
+    static const char *const twice[] = {"b:3", "b:3", NULL};
+    f = shop_with_cart(ts, twice);
+    fx_refused(f, "Cart.Checkout", "{id: cart-1}",
+               "Cart.Checkout refused: policy Product.Reserve (item 2 of 2) refused: not enough "
+               "stock");
+    nothing_was_reserved(f);
+    /* and the store goes on: one line of b checks out */
+    fx_ok(f, "Cart.Open", "{id: cart-2}");
+    fx_ok(f, "Cart.Add", "{id: cart-2, sku: b, qty: 5}");
+    fx_ok(f, "Cart.Checkout", "{id: cart-2}");
+    product_is(f, "b", 0, 5);
+    assert_int_equal(fx_count(f, "Reserved"), 1);
+    fx_close(f);
+}
+
+static inline void scenario_for_each_over_an_empty_list_runs_nothing(const target_spec *ts)
+{
+    static const char *const none[] = {NULL};
+    fx *f = shop_with_cart(ts, none);
+    fx_ok(f, "Cart.Checkout", "{id: cart-1}");
+    cart_status_is(f, "done");
+    product_is(f, "a", 10, 0);
+    tally_is(f, 0, 0);
+    assert_int_equal(fx_count(f, "CheckedOut"), 1);
+    assert_int_equal(fx_count(f, "Reserved"), 0);
+    fx_ok(f, "Cart.Tag", "{id: cart-1, tags: []}");
+    fx_ok(f, "Cart.Tag", "{id: cart-1}"); /* an unset optional list is [] */
+    assert_int_equal(fx_count(f, "Tagged"), 2);
+    assert_int_equal(fx_count(f, "Label"), 0);
+    fx_close(f);
+}
+
+/* Submit -> (policy) Checkout -> (for_each) Reserve per item -> (policy)
+ * Tally.Bump per item: depth 1, 2 and 3, each item at the same depth. */
+static inline void scenario_for_each_inside_a_policy_chain(const target_spec *ts)
+{
+    static const char *const lines[] = {"a:1", "b:2", NULL};
+    fx *f = shop_with_cart(ts, lines);
+    fx_ok(f, "Cart.Submit", "{id: cart-1}");
+    cart_status_is(f, "done");
+    product_is(f, "a", 9, 1);
+    product_is(f, "b", 3, 2);
+    tally_is(f, 2, 3);
+    assert_int_equal(fx_count(f, "Submitted"), 1);
+    assert_int_equal(fx_count(f, "CheckedOut"), 1);
+    assert_int_equal(fx_count(f, "Reserved"), 2);
+    fx_close(f);
+
+    static const char *const short_of_c[] = {"a:1", "c:5", NULL};
+    f = shop_with_cart(ts, short_of_c);
+    fx_refused(f, "Cart.Submit", "{id: cart-1}",
+               "Cart.Submit refused: policy Cart.Checkout refused: policy Product.Reserve (item 2 "
+               "of 2) refused: not enough stock");
+    nothing_was_reserved(f);
+    assert_int_equal(fx_count(f, "Submitted"), 0);
+    fx_close(f);
+}
+
+/* item is the element itself when the list holds strings: a create per
+ * item, the second of the same name refused, takes the first along. */
+static inline void scenario_for_each_item_may_be_a_scalar(const target_spec *ts)
+{
+    static const char *const none[] = {NULL};
+    fx *f = shop_with_cart(ts, none);
+    fx_ok(f, "Cart.Tag", "{id: cart-1, tags: [red, blue]}");
+    value rec;
+    assert_true(fx_load(f, "Label", "blue", &rec));
+    fx_assert_cstr(fx_get(f, "Label", &rec, "cart"), "cart-1");
+    assert_int_equal(fx_count(f, "Label"), 2);
+    assert_int_equal(fx_count(f, "Claimed"), 2);
+    fx_refused(f, "Cart.Tag", "{id: cart-1, tags: [green, green, pink]}",
+               "Cart.Tag refused: policy Label.Claim (item 2 of 3) refused: Label 'green' already "
+               "exists");
+    assert_false(fx_load(f, "Label", "green", &rec));
+    assert_int_equal(fx_count(f, "Label"), 2);
+    assert_int_equal(fx_count(f, "Claimed"), 2);
+    assert_int_equal(fx_count(f, "Tagged"), 1);
+    fx_ok(f, "Cart.Tag", "{id: cart-1, tags: [green]}");
+    assert_int_equal(fx_count(f, "Label"), 3);
+    fx_close(f);
+}
+
 /* ---- scale ---- */
 
 enum { SCENARIO_MAX_OPTS = 8 };
@@ -1418,13 +1656,10 @@ static inline void scenario_refusals_roll_back_policies_included(const target_sp
  * driver's name. */
 static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
 {
-    static const char *const paths[] = {"specs/pizzas.yaml",
-                                        "specs/banking.yaml",
-                                        "examples/inventory.yaml",
-                                        "examples/library.yaml",
-                                        "examples/tickets.yaml",
-                                        "examples/documents.yaml",
-                                        NULL};
+    static const char *const paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
+                                        "examples/inventory.yaml", "examples/library.yaml",
+                                        "examples/tickets.yaml",   "examples/documents.yaml",
+                                        "examples/cart.yaml",      NULL};
     const char *const only[] = {ts->label, NULL};
     fx_run fr;
     fx_run_specs(&fr, paths, only, 20);
@@ -1548,6 +1783,11 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(policy_chain_of_depth_eight_runs),
     RUNTIME_SCENARIO(policy_chain_deeper_than_eight_refuses),
     RUNTIME_SCENARIO(rolled_back_create_can_be_created_again),
+    RUNTIME_SCENARIO(for_each_runs_the_command_once_per_item),
+    RUNTIME_SCENARIO(for_each_refusal_of_one_item_keeps_nothing),
+    RUNTIME_SCENARIO(for_each_over_an_empty_list_runs_nothing),
+    RUNTIME_SCENARIO(for_each_inside_a_policy_chain),
+    RUNTIME_SCENARIO(for_each_item_may_be_a_scalar),
     RUNTIME_SCENARIO(delete_removes_the_record_after_its_guards),
     RUNTIME_SCENARIO(refused_delete_guard_keeps_the_record),
     RUNTIME_SCENARIO(deleted_identity_can_be_created_again),

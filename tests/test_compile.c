@@ -416,6 +416,97 @@ static void test_compile_inventory_reads_and_payload(void **state)
     release(&c);
 }
 
+/* ---- policies over lists ---- */
+
+static void test_compile_for_each_policy_takes_the_lists_element_as_item(void **state)
+{
+    compiled c = compile_file("examples/cart.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    assert_int_equal(p->npolicies, 1);
+    const policy *po = &p->policies[0];
+    assert_string_equal(po->on->name, "CheckedOut");
+    assert_ptr_equal(po->run, verb(p, "Product.Reserve"));
+    assert_non_null(po->for_each);
+    assert_string_equal(expr_text(po->for_each), "event.lines");
+    assert_int_equal(expr_type(po->for_each)->kind, TY_LIST);
+    assert_ptr_equal(po->item, expr_type(po->for_each)->elem);
+    assert_string_equal(po->item->name, "Line");
+    assert_string_equal(expr_text(po->args[0]), "item.sku");
+    assert_string_equal(expr_text(po->args[1]), "item.qty");
+    /* Product.Reserve adds no record and emits nothing: once per item adds
+       nothing, so the counts stay exact */
+    assert_false(verb(p, "Cart.Checkout")->counts_unknown);
+    assert_false(verb(p, "Cart.Add")->counts_unknown);
+    assert_false(verb(p, "Product.Reserve")->counts_unknown);
+    release(&c);
+
+    c = compile_file("examples/library.yaml"); /* plain policies */
+    assert_compiled(&c);
+    for (size_t i = 0; i < c.p->npolicies; i++) {
+        assert_null(c.p->policies[i].for_each);
+        assert_null(c.p->policies[i].item);
+    }
+    for (size_t i = 0; i < c.p->ncommands; i++)
+        assert_false(c.p->commands[i]->counts_unknown);
+    release(&c);
+}
+
+/* Go -> Went -> (policy) Step -> Stepped -> (for_each) Do; Other's policy is plain. */
+static const char relay_yaml[] =
+    "spec: 1\n"
+    "domain: relay\n"
+    "aggregates:\n"
+    "  R:\n"
+    "    identity: id\n"
+    "    fields: {id: string, ids: {list: string}}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: string}}\n"
+    "      Go: {params: {id: string}, emits: Went}\n"
+    "      Step:\n"
+    "        params: {id: string}\n"
+    "        emits: {event: Stepped, payload: {ids: ids}}\n"
+    "      Do: {params: {id: string}, emits: Done}\n"
+    "      Other: {params: {id: string}, emits: Othered}\n"
+    "policies:\n"
+    "  - {on: Went, run: R.Step, args: {id: event.id}}\n"
+    "  - {on: Stepped, for_each: event.ids, run: R.Do, args: {id: item}}\n"
+    "  - {on: Othered, run: R.Do, args: {id: event.id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - R.Make: {id: \"r-${n}\"}\n"
+    "    - R.Go: {id: \"r-${n}\"}\n";
+
+static void test_compile_counts_unknown_follows_policy_chains(void **state)
+{
+    compiled c = compile_text(relay_yaml);
+    assert_compiled(&c);
+    assert_true(verb(c.p, "R.Go")->counts_unknown); /* two policies away */
+    assert_true(verb(c.p, "R.Step")->counts_unknown);
+    assert_false(verb(c.p, "R.Do")->counts_unknown);
+    assert_false(verb(c.p, "R.Other")->counts_unknown);
+    assert_false(verb(c.p, "R.Make")->counts_unknown);
+    assert_ptr_equal(c.p->policies[1].item, &ty_string); /* the scalar itself */
+    release(&c);
+}
+
+static void test_compile_for_each_errors_are_at_the_expression(void **state)
+{
+    /* quoted with spaces before it: the column is the expression's */
+    const char *from = "for_each: event.ids", *at = strstr(relay_yaml, from);
+    assert_non_null(at);
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, "%.*sfor_each: \"  len(event.ids)\"%s", (int)(at - relay_yaml),
+             relay_yaml, at + strlen(from));
+    compiled c = compile_text(yaml);
+    assert_int_equal(c.rc, -1);
+    assert_int_equal(c.d.errors, 1);
+    assert_string_equal(c.d.items[0].message, "for_each needs a list; 'len(event.ids)' is int");
+    assert_int_equal(c.d.items[0].line, 17);
+    assert_int_equal(c.d.items[0].col, 32); /* the quote at 29 */
+    release(&c);
+}
+
 /* ---- totals ---- */
 
 static void test_compile_totals_pizzas(void **state)
@@ -876,7 +967,8 @@ static void assert_json_totals_are_the_plans(const plan *p)
 static void test_compile_totals_are_what_plan_json_prints(void **state)
 {
     static const char *const paths[] = {"specs/pizzas.yaml", "specs/banking.yaml",
-                                        "examples/library.yaml", "examples/tickets.yaml"};
+                                        "examples/library.yaml", "examples/tickets.yaml",
+                                        "examples/cart.yaml"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         compiled c = compile_file(paths[i]);
         assert_compiled(&c);
@@ -889,6 +981,58 @@ static void test_compile_totals_are_what_plan_json_prints(void **state)
     release(&c);
 }
 
+static char *plan_as_text(const plan *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    plan_print_text(p, f);
+    fclose(f);
+    return buf;
+}
+
+static void assert_has(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("no '%s' in:\n%s", part, text);
+}
+
+/* bench plan shows for_each on the policy, and that no totals follow from
+ * the plan when a for_each policy's command emits (once per item). */
+static void test_compile_plan_shows_for_each(void **state)
+{
+    compiled c = compile_text(relay_yaml);
+    assert_compiled(&c);
+    char *text = plan_as_text(c.p);
+    assert_has(text, "\npolicies\n  on Went run R.Step {id: event.id}\n"
+                     "  on Stepped for_each event.ids run R.Do {id: item}\n");
+    assert_has(text, "\ntotals per run: depend on the draws and outcomes (a mix, a draw, a "
+                     "counted refusal or a for_each); verify holds each run to what succeeded\n");
+    free(text);
+    cJSON *root = plan_as_json(c.p);
+    const cJSON *pols = cJSON_GetObjectItemCaseSensitive(root, "policies");
+    assert_true(
+        cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pols, 0), "for_each")));
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pols, 1), "for_each")->valuestring,
+        "event.ids");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "totals")), 0);
+    cJSON_Delete(root);
+    release(&c);
+
+    c = compile_file("examples/library.yaml"); /* plain policies only */
+    assert_compiled(&c);
+    text = plan_as_text(c.p);
+    assert_has(text, "\n  on CopyLent run Member.CountLoan {card: event.card}\n");
+    assert_null(strstr(text, "unknown"));
+    free(text);
+    root = plan_as_json(c.p);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "totals")), 1);
+    cJSON_Delete(root);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -897,6 +1041,9 @@ int main(void)
         cmocka_unit_test(test_compile_banking_domain),
         cmocka_unit_test(test_compile_library_policies_are_wired),
         cmocka_unit_test(test_compile_inventory_reads_and_payload),
+        cmocka_unit_test(test_compile_for_each_policy_takes_the_lists_element_as_item),
+        cmocka_unit_test(test_compile_counts_unknown_follows_policy_chains),
+        cmocka_unit_test(test_compile_for_each_errors_are_at_the_expression),
         cmocka_unit_test(test_compile_totals_pizzas),
         cmocka_unit_test(test_compile_totals_banking),
         cmocka_unit_test(test_compile_totals_count_policy_commands),
@@ -914,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_compile_plan_json_parses_and_has_totals),
         cmocka_unit_test(test_compile_plan_json_totals_per_prefill),
         cmocka_unit_test(test_compile_totals_are_what_plan_json_prints),
+        cmocka_unit_test(test_compile_plan_shows_for_each),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

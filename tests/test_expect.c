@@ -104,6 +104,66 @@ static linted pizza(const char *stock, const char *cycle, int *rc)
     return compile_text(yaml, rc);
 }
 
+/* Checkout's for_each policy takes one of a stock per line, refusing with
+ * Stock.Take's guard. One %s: the cycle's steps after a cart with two lines
+ * of margherita, whose stock is 1. */
+static const char cart_yaml[] = "spec: 1\n"
+                                "domain: carts\n"
+                                "aggregates:\n"
+                                "  Stock:\n"
+                                "    identity: sku\n"
+                                "    fields: {sku: string, count: {type: int, min: 0}}\n"
+                                "    commands:\n"
+                                "      Fill: {creates: true, params: {sku: string, count: int},\n"
+                                "             set: {count: arg.count}}\n"
+                                "      Take:\n"
+                                "        params: {sku: string}\n"
+                                "        guards:\n"
+                                "          - {check: count > 0, refuse: not enough stock}\n"
+                                "        set: {count: count - 1}\n"
+                                "  Cart:\n"
+                                "    identity: id\n"
+                                "    fields: {id: string, skus: {list: string}}\n"
+                                "    commands:\n"
+                                "      Open: {creates: true, params: {id: string}}\n"
+                                "      Add: {params: {id: string, sku: string}, append: {skus: "
+                                "arg.sku}}\n"
+                                "      Checkout:\n"
+                                "        params: {id: string}\n"
+                                "        guards:\n"
+                                "          - {check: len(skus) > 0, refuse: the cart is empty}\n"
+                                "        emits: {event: CheckedOut, payload: {skus: skus}}\n"
+                                "policies:\n"
+                                "  - {on: CheckedOut, for_each: event.skus, run: Stock.Take,\n"
+                                "     args: {sku: item}}\n"
+                                "workload:\n"
+                                "  setup:\n"
+                                "    - Stock.Fill: {sku: margherita, count: 1}\n"
+                                "  cycle:\n"
+                                "    - Cart.Open: {id: \"c-${n}\"}\n"
+                                "    - Cart.Add: {id: \"c-${n}\", sku: margherita}\n"
+                                "    - Cart.Add: {id: \"c-${n}\", sku: margherita}\n"
+                                "%s"
+                                "  warmup: 2\n"
+                                "  runs: 1\n"
+                                "  targets: [memory]\n";
+
+static linted cart(const char *steps, int *rc)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, cart_yaml, steps);
+    return compile_text(yaml, rc);
+}
+
+/* Lint refused step `at`'s expected text with exactly message, at the text. */
+static void assert_cannot_refuse(const linted *l, int rc, size_t at, const char *message)
+{
+    assert_int_equal(rc, -1);
+    assert_int_equal(l->d.errors, 1);
+    assert_int_equal(l->d.items[0].line, l->p->work.flows[0].steps[at].expect_text_at->line);
+    assert_string_equal(l->d.items[0].message, message);
+}
+
 /* ---- 1. what lint accepts ---- */
 
 static void test_a_text_a_policy_refuses_with_passes_lint_and_the_dry_run(void **state)
@@ -118,6 +178,39 @@ static void test_a_text_a_policy_refuses_with_passes_lint_and_the_dry_run(void *
     assert_int_equal(l.d.errors, 0);
     assert_string_equal(l.p->work.flows[0].steps[0].expect_text, "not enough stock");
     assert_true(l.p->work.flows[0].steps[0].expect_refused);
+    release(&l);
+}
+
+/* The second item's Take refuses and takes the first one's along, so every
+ * cycle finds the stock at 1 again. */
+static void test_a_text_a_for_each_policy_refuses_with_passes_lint_and_the_run(void **state)
+{
+    int rc;
+    linted l = cart("    - Cart.Checkout: {id: \"c-${n}\"}\n"
+                    "      expect: {refused: not enough stock}\n",
+                    &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(lint_dry_run(l.p, &l.d), 0);
+    assert_int_equal(l.d.errors, 0);
+    run_options o = {.iterations = 5, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {l.p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_false(r.results[0].failed);
+    const verb_result *checkout = &r.results[0].runs[0].verbs[2]; /* Open, Add, Checkout */
+    assert_string_equal(checkout->verb, "Cart.Checkout");
+    assert_int_equal(checkout->refused, 5);
+    report_free(&r);
+    release(&l);
+
+    l = cart("    - Cart.Checkout: {id: \"c-${n}\"}\n"
+             "      expect: {refused: out of stock}\n",
+             &rc);
+    assert_cannot_refuse(
+        &l, rc, 3,
+        "Cart.Checkout cannot refuse with 'out of stock'; it can refuse with: 'the "
+        "cart is empty', 'not enough stock', 'Cart <id> does not exist', 'Stock "
+        "<id> does not exist', or a field constraint's or an expression's message");
     release(&l);
 }
 
@@ -145,14 +238,11 @@ static void test_a_text_nothing_refuses_with_is_an_error_at_the_text(void **stat
                      "    - Order.Purchase: {name: \"p-${n}\", sku: margherita}\n"
                      "      expect: {refused: \"Stock 'x' is gone\"}\n",
                      &rc);
-    assert_int_equal(rc, -1);
-    assert_int_equal(l.d.errors, 1);
-    assert_int_equal(l.d.items[0].line, l.p->work.flows[0].steps[0].expect_text_at->line);
-    assert_string_equal(l.d.items[0].message,
-                        "Order.Purchase cannot refuse with 'Stock 'x' is gone'; it can refuse "
-                        "with: 'a pizza needs a name', 'not enough stock', 'Order <id> already "
-                        "exists', 'Stock <id> does not exist', or a field constraint's or an "
-                        "expression's message");
+    assert_cannot_refuse(&l, rc, 0,
+                         "Order.Purchase cannot refuse with 'Stock 'x' is gone'; it can refuse "
+                         "with: 'a pizza needs a name', 'not enough stock', 'Order <id> already "
+                         "exists', 'Stock <id> does not exist', or a field constraint's or an "
+                         "expression's message");
     release(&l);
 }
 
@@ -181,6 +271,19 @@ static void test_the_refusal_text_drops_the_runtime_prefixes(void **state)
     assert_string_equal(lint_refusal_text("not enough stock"), "not enough stock");
     assert_string_equal(lint_refusal_text("Order.Purchase refused: policy violated"),
                         "policy violated");
+    /* a for_each policy's item, at any depth of the chain */
+    assert_string_equal(lint_refusal_text("Cart.Checkout refused: policy Stock.Take (item 2 of 3) "
+                                          "refused: not enough stock"),
+                        "not enough stock");
+    assert_string_equal(lint_refusal_text("Cart.Submit refused: policy Cart.Checkout refused: "
+                                          "policy Stock.Take (item 12 of 40) refused: no"),
+                        "no");
+    /* only a whole item counts: these are texts of Cart.Checkout's */
+    assert_string_equal(lint_refusal_text("Cart.Checkout refused: policy Stock.Take (item 2 of) "
+                                          "refused: no"),
+                        "policy Stock.Take (item 2 of) refused: no");
+    assert_string_equal(lint_refusal_text("Cart.Checkout (item 1 of 2) refused: no"),
+                        "Cart.Checkout (item 1 of 2) refused: no");
 }
 
 /* ---- 2. what a run holds a refusal to ---- */
@@ -287,6 +390,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_text_a_policy_refuses_with_passes_lint_and_the_dry_run),
+        cmocka_unit_test(test_a_text_a_for_each_policy_refuses_with_passes_lint_and_the_run),
         cmocka_unit_test(test_a_built_in_refusal_passes_by_its_shape_with_templates_filled_in),
         cmocka_unit_test(test_a_text_nothing_refuses_with_is_an_error_at_the_text),
         cmocka_unit_test(test_plain_expect_refused_accepts_any_refusal),

@@ -83,6 +83,10 @@ static const expr_env env_ensure = {.self = &t_order,
 /* A policy on ToppingAdded (payload: AddTopping's arguments). */
 static const expr_env env_policy = {.event = &t_add_topping};
 static const expr_env env_create = {.self = &t_order, .args = &t_create};
+/* A for_each policy over an order's toppings (payload: the order), and one
+ * over a list of ints. */
+static const expr_env env_item = {.event = &t_order, .item = &t_topping};
+static const expr_env env_int_item = {.event = &t_order, .item = &ty_int};
 
 /* ---- values ---- */
 
@@ -461,6 +465,47 @@ static void test_expr_event_payload_in_policy(void **state)
     compile_in(&env_policy, &ty_string, "event.name");
 }
 
+static void test_expr_item_is_the_for_each_element(void **state)
+{
+    value topping[] = {STR("Basil"), INT(3)};
+    value it = STRUCT(topping);
+    expr_ctx c = {.event = &order_v, .item = &it};
+    value v;
+    assert_int_equal(eval_in(&env_item, &c, "item.amount * 2 + len(event.toppings)", &v), EXPR_OK);
+    assert_int_equal(v.u.i, 8);
+    assert_int_equal(eval_in(&env_item, &c, "item.name", &v), EXPR_OK);
+    assert_ptr_equal(v.u.s, topping[0].u.s);
+    assert_int_equal(eval_in(&env_item, &c, "item", &v), EXPR_OK); /* the whole element */
+    assert_int_equal(v.kind, VAL_STRUCT);
+    assert_ptr_equal(v.u.items, topping);
+    compile_in(&env_item, &t_topping, "item");
+    value seven = INT(7);
+    c.item = &seven;
+    assert_int_equal(eval_in(&env_int_item, &c, "item + 1", &v), EXPR_OK);
+    assert_int_equal(v.u.i, 8);
+    compile_in(&env_int_item, &ty_bool, "item > 0 and event.name == 'pizza-1'");
+}
+
+/* Outside a for_each policy `item` is no scope: an enum value or a field may
+ * still be called so. */
+static void test_expr_item_elsewhere_keeps_its_other_meanings(void **state)
+{
+    static const char *kind_values[] = {"item", "bundle"};
+    static const ty t_kind = {.kind = TY_ENUM, .name = "Kind", .values = kind_values, .nvalues = 2};
+    value v;
+    assert_int_equal(expr_eval(compile_in(&env_guard, &t_kind, "item"), &ctx, &v), EXPR_OK);
+    assert_int_equal(v.kind, VAL_ENUM);
+    assert_int_equal(v.u.e, 0);
+    static field f[] = {{.name = "item", .type = &ty_int}};
+    static const ty t_self = {.kind = TY_STRUCT, .name = "Box", .fields = f, .nfields = 1};
+    static const expr_env env_box = {.self = &t_self};
+    value items[] = {INT(41)};
+    value box = STRUCT(items);
+    expr_ctx c = {.self = &box};
+    assert_int_equal(eval_in(&env_box, &c, "item + 1", &v), EXPR_OK);
+    assert_int_equal(v.u.i, 42);
+}
+
 static void test_expr_if_evaluates_only_the_chosen_branch(void **state)
 {
     assert_int_equal(eval_int("if(true, 1, 2)"), 1);
@@ -541,7 +586,7 @@ struct seen {
 
 static void record_name(void *p, expr_scope scope, int alias, const char *path)
 {
-    static const char *const scopes[] = {"self", "arg", "old", "alias", "event"};
+    static const char *const scopes[] = {"self", "arg", "old", "alias", "event", "item"};
     struct seen *s = p;
     assert_true(s->n < 8);
     snprintf(s->names[s->n++], sizeof s->names[0], "%s%d:%s", scopes[scope], alias, path);
@@ -584,15 +629,23 @@ static void test_expr_name_path_is_true_only_for_one_whole_name(void **state)
         expr_name_path(compile_in(&env_guard, NULL, "arg.amount + 0"), &scope, &alias, &path));
     assert_false(expr_name_path(compile_in(&env_guard, NULL, "len(name)"), &scope, &alias, &path));
     assert_false(expr_name_path(compile_in(&env_guard, NULL, "'x'"), &scope, &alias, &path));
+    assert_true(expr_name_path(compile_in(&env_item, NULL, "item.name"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_ITEM);
+    assert_string_equal(path, "name");
+    assert_true(expr_name_path(compile_in(&env_int_item, NULL, "item"), &scope, &alias, &path));
+    assert_int_equal(scope, SCOPE_ITEM);
+    assert_string_equal(path, "");
 }
 
 /* ---- errors ---- */
 
-enum { IN_GUARD, IN_ENSURE, IN_POLICY };
+enum { IN_GUARD, IN_ENSURE, IN_POLICY, IN_FOR_EACH, IN_FOR_EACH_INT };
 
 static const expr_env *env_of(int which)
 {
-    return which == IN_ENSURE ? &env_ensure : which == IN_POLICY ? &env_policy : &env_guard;
+    static const expr_env *const envs[] = {&env_guard, &env_ensure, &env_policy, &env_item,
+                                           &env_int_item};
+    return envs[which];
 }
 
 static const struct bad {
@@ -640,6 +693,13 @@ static const struct bad {
     {"event.topping.amount > 0", IN_GUARD, NULL, "event.topping.amount is only allowed in policies",
      1},
     {"arg.amount > 0", IN_POLICY, NULL, "arg.amount is not available here", 1},
+    {"item.name", IN_POLICY, NULL, "item.name is only allowed in a for_each policy's args", 1},
+    {"len(item) > 0", IN_GUARD, NULL, "item is only allowed in a for_each policy's args", 5},
+    {"item.nam", IN_FOR_EACH, NULL, "'Topping' has no field 'nam' (did you mean 'name'?)", 6},
+    {"item.x", IN_FOR_EACH_INT, NULL, "'int' has no field 'x'", 6},
+    {"item", IN_FOR_EACH, &ty_int, "expected int, got Topping", 1},
+    {"has(item)", IN_FOR_EACH, NULL, "has() needs an optional field; 'item' is not optional", 5},
+    {"itme.name", IN_FOR_EACH, NULL, "unknown name 'itme' (did you mean 'item'?)", 1},
     {"arg == 1", IN_GUARD, NULL, "'arg' needs a field, as in arg.x", 1},
     {"owner", IN_GUARD, NULL, "'owner' needs a field, as in owner.x", 1},
     {"sold", IN_GUARD, NULL, "'sold' is an enum value, but no enum is expected here", 1},
@@ -841,6 +901,8 @@ int main(void)
         T(test_expr_equality_is_deep),
         T(test_expr_strings_point_into_context),
         T(test_expr_event_payload_in_policy),
+        T(test_expr_item_is_the_for_each_element),
+        T(test_expr_item_elsewhere_keeps_its_other_meanings),
         T(test_expr_if_evaluates_only_the_chosen_branch),
         T(test_expr_min_max_abs),
         T(test_expr_string_plus_concatenates_in_scratch),

@@ -138,8 +138,9 @@ static void test_lint_dry_run_expected_refusals_pass(void **state)
 
 static void test_lint_dry_run_of_the_bundled_specs_reports_nothing(void **state)
 {
-    const char *paths[] = {"specs/pizzas.yaml", "specs/banking.yaml", "examples/tickets.yaml",
-                           "examples/library.yaml", "examples/inventory.yaml"};
+    const char *paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
+                           "examples/tickets.yaml",   "examples/library.yaml",
+                           "examples/inventory.yaml", "examples/cart.yaml"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         diag_list d = {0};
         spec s;
@@ -205,6 +206,60 @@ static void test_compile_counts_a_cycle_with_fan_out_in_linear_time(void **state
     release(&l);
 }
 
+/* A for_each policy is a policy like any other for cycles and depth: S0
+ * emits E0 with a list of ids, a for_each policy on each E<i> runs S<i+1>
+ * once per id; `last` is the last S, `cycle` makes it emit E0 again. */
+static linted chain_of_for_each(int last, bool cycle)
+{
+    char yaml[8192];
+    size_t n = (size_t)snprintf(yaml, sizeof yaml,
+                                "spec: 1\n"
+                                "domain: fan\n"
+                                "aggregates:\n"
+                                "  F:\n"
+                                "    identity: id\n"
+                                "    fields: {id: string, ids: {list: string}}\n"
+                                "    commands:\n"
+                                "      Make: {creates: true, params: {id: string}}\n");
+    for (int i = 0; i <= last; i++)
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                              "      S%d: {params: {id: string}, emits: {event: E%d, payload: "
+                              "{ids: ids}}}\n",
+                              i, i < last || !cycle ? i : 0);
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n, "policies:\n");
+    for (int i = 0; i < last; i++)
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                              "  - {on: E%d, for_each: event.ids, run: F.S%d, args: {id: item}}\n",
+                              i, i + 1);
+    snprintf(yaml + n, sizeof yaml - n,
+             "workload:\n"
+             "  cycle:\n"
+             "    - F.Make: {id: \"f-${n}\"}\n");
+    return compile_text(yaml);
+}
+
+static void test_lint_policies_follow_for_each_policies(void **state)
+{
+    linted l = chain_of_for_each(8, false); /* S0 -> S1 ... -> S8: 8 policies */
+    assert_int_equal(lint_policies(l.p, &l.d), 0);
+    assert_int_equal(l.d.count, 0);
+    release(&l);
+
+    l = chain_of_for_each(9, false);
+    assert_int_equal(lint_policies(l.p, &l.d), -1);
+    assert_int_equal(l.d.errors, 1);
+    assert_string_equal(l.d.items[0].message,
+                        "policies chain deeper than 8 starting from event 'E0'");
+    release(&l);
+
+    l = chain_of_for_each(2, true); /* S2 emits E0 again */
+    assert_int_equal(lint_policies(l.p, &l.d), -1);
+    assert_int_equal(l.d.errors, 1);
+    assert_int_equal(l.d.items[0].line, l.p->policies[0].at->line);
+    assert_string_equal(l.d.items[0].message, "policies form a cycle: E0 -> E1 -> E0");
+    release(&l);
+}
+
 /* ---- warnings ---- */
 
 static void test_lint_warns_on_no_warmup_and_one_run(void **state)
@@ -258,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_lint_dry_run_of_the_bundled_specs_reports_nothing),
         cmocka_unit_test(test_lint_policies_refuses_a_cycle),
         cmocka_unit_test(test_lint_policies_passes_a_chain),
+        cmocka_unit_test(test_lint_policies_follow_for_each_policies),
         cmocka_unit_test(test_compile_counts_a_cycle_with_fan_out_in_linear_time),
         cmocka_unit_test(test_lint_warns_on_no_warmup_and_one_run),
         cmocka_unit_test(test_lint_warnings_come_with_compile_errors),

@@ -141,6 +141,19 @@ static void test_postgres_round_trips_per_command(void **state)
     }
 }
 
+/* A for_each policy's records are not hinted (docs/targets.md): each item
+ * whose record the transaction does not hold yet loads it on its own. */
+static void test_postgres_for_each_loads_each_items_record_once(void **state)
+{
+    static const char *const lines[] = {"a:1", "b:1", "a:1", NULL};
+    fx *f = shop_with_cart(&pg_plain, lines);
+    /* the cart; a, b (a again from the cache); the tally once, for its three
+       bumps; the commit */
+    assert_int_equal(fx_trips(f, "Cart.Checkout", "{id: cart-1}"), 5);
+    product_is(f, "a", 8, 2);
+    fx_close(f);
+}
+
 static void test_postgres_bundled_commands_take_at_most_two_round_trips(void **state)
 {
     static const char *const paths[] = {"specs/pizzas.yaml", "specs/banking.yaml", NULL};
@@ -614,6 +627,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_postgres_scenarios_leave_no_schema),
         cmocka_unit_test(test_postgres_round_trips_per_command),
+        cmocka_unit_test(test_postgres_for_each_loads_each_items_record_once),
         cmocka_unit_test(test_postgres_bundled_commands_take_at_most_two_round_trips),
         cmocka_unit_test(test_postgres_library_takes_at_most_two_round_trips),
         cmocka_unit_test(test_postgres_policy_keys_from_the_record_come_with_round_trip_one),

@@ -190,7 +190,7 @@ static void passes_with_floor(const char *base, const char *targets)
     assert_int_equal(tr->verify, VERIFY_PASS);
     assert_int_equal(tr->nruns, 2);
     for (size_t i = 0; i < tr->nruns; i++) {
-        assert_int_equal(tr->runs[i].fig.commands, 200 * 4);
+        assert_int_equal(tr->runs[i].fig.commands, 200 * p->work.flows[0].nsteps);
         double floor = tr->runs[i].roundtrip_floor_p50_ns;
         assert_true(isfinite(floor) && floor > 0);
     }
@@ -206,6 +206,12 @@ static void test_bench_serve_runs_pizzas_and_verifies(void **state)
 static void test_bench_serve_runs_banking_and_verifies(void **state)
 {
     passes_with_floor("specs/banking.yaml", "    - process\n");
+}
+
+/* A for_each policy over the cart's lines, through bench serve. */
+static void test_bench_serve_runs_cart_and_verifies(void **state)
+{
+    passes_with_floor("examples/cart.yaml", "    - process\n");
 }
 
 static void test_python_runtime_runs_pizzas_and_verifies(void **state)
@@ -433,6 +439,69 @@ static void test_driver_round_trips_probe_count_and_close(void **state)
     assert_int_equal(children_left(), 0);
 }
 
+/* A for_each policy whose command emits: a success answers that event once
+ * per item, as many as the list holds, and the policies after it follow;
+ * the driver takes every such answer. */
+static void test_driver_takes_an_event_per_item_of_a_for_each(void **state)
+{
+    static const char yaml[] =
+        "spec: 1\n"
+        "domain: boxes\n"
+        "aggregates:\n"
+        "  Box:\n"
+        "    identity: id\n"
+        "    fields: {id: string, names: {list: string}}\n"
+        "    commands:\n"
+        "      Make: {creates: true, params: {id: string, names: {list: string}},\n"
+        "             set: {names: arg.names}}\n"
+        "      Pack:\n"
+        "        params: {id: string}\n"
+        "        emits: {event: Packed, payload: {id: arg.id, names: names}}\n"
+        "      Note: {params: {id: string}, emits: Noted}\n"
+        "  Label:\n"
+        "    identity: name\n"
+        "    fields: {name: string}\n"
+        "    commands:\n"
+        "      Claim: {creates: true, params: {name: string}, emits: Claimed}\n"
+        "policies:\n"
+        "  - {on: Packed, for_each: event.names, run: Label.Claim, args: {name: item}}\n"
+        "  - {on: Packed, run: Box.Note, args: {id: event.id}}\n"
+        "workload:\n"
+        "  cycle:\n"
+        "    - Box.Make: {id: b, names: [x, y, z]}\n"
+        "    - Box.Pack: {id: b}\n"
+        "    - Box.Make: {id: e, names: []}\n"
+        "    - Box.Pack: {id: e}\n"
+        "  targets:\n"
+        "    - memory\n";
+    char base[] = "/tmp/test_process_boxes.XXXXXX";
+    int fd = mkstemp(base);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, yaml, sizeof yaml - 1), (ssize_t)(sizeof yaml - 1));
+    close(fd);
+    const plan *p = scratch_spec(base, "    - process\n");
+    unlink(base);
+    const target_driver *drv = target_find("process");
+    char err[256] = "";
+    target *t;
+    assert_int_equal(target_open(drv, p, &p->work.targets[0], 1, &t, err, sizeof err), TARGET_OK);
+    for (size_t i = 0; i < p->work.flows[0].nsteps; i++) {
+        const step *st = &p->work.flows[0].steps[i];
+        assert_int_equal(target_prepare(t, st->cmd, &st->args), TARGET_OK);
+        assert_int_equal(target_dispatch(t, st->cmd, &st->args), TARGET_OK);
+        if (target_settle(t, st->cmd) != TARGET_OK)
+            fail_msg("step %zu: %s", i + 1, t->message);
+    }
+    uint64_t aggs[2], events[3]; /* Packed, Noted, Claimed */
+    assert_int_equal(target_count(t, aggs, events), TARGET_OK);
+    assert_int_equal(aggs[1], 3);
+    assert_int_equal(events[0], 2);
+    assert_int_equal(events[1], 2);
+    assert_int_equal(events[2], 3);
+    target_close(t);
+    assert_int_equal(children_left(), 0);
+}
+
 /* ---- bench run ---- */
 
 static void test_bench_run_prints_both_rows_and_the_floor(void **state)
@@ -574,6 +643,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_bench_serve_runs_pizzas_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_bench_serve_runs_banking_and_verifies, scratch_teardown),
+        cmocka_unit_test_teardown(test_bench_serve_runs_cart_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_runs_pizzas_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_with_qualified_verb_names, scratch_teardown),
         cmocka_unit_test_teardown(test_verb_renames_reach_the_runtime, scratch_teardown),
@@ -591,6 +661,8 @@ int main(void)
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_process_cmd_replaces_the_command, scratch_teardown),
         cmocka_unit_test_teardown(test_driver_round_trips_probe_count_and_close, scratch_teardown),
+        cmocka_unit_test_teardown(test_driver_takes_an_event_per_item_of_a_for_each,
+                                  scratch_teardown),
         cmocka_unit_test(test_bench_run_prints_both_rows_and_the_floor),
         cmocka_unit_test_teardown(test_an_interrupted_run_leaves_no_child, scratch_teardown),
         cmocka_unit_test_teardown(test_a_killed_bench_takes_its_child_along, scratch_teardown),

@@ -297,6 +297,51 @@ static void test_serve_answers_policy_events_in_order(void **state)
     assert_int_equal(serve_stop(s), 0);
 }
 
+static void assert_apple_stock(server *s, int stock)
+{
+    char want[128];
+    snprintf(want, sizeof want,
+             "{\"ok\":true,\"record\":{\"sku\":\"apple\",\"stock\":%d,\"price_cents\":120}}",
+             stock);
+    assert_string_equal(ask(s, "{\"record\":{\"aggregate\":\"Product\",\"id\":\"apple\"}}"), want);
+}
+
+/* A for_each policy over the pipe: one Product.Reserve per line of the
+ * checkout, all or nothing. */
+static void test_serve_runs_a_for_each_policy_all_or_nothing(void **state)
+{
+    server *s = serve_start("examples/cart.yaml");
+    static const char *const setup[] = {
+        "{\"verb\":\"Product.Create\",\"args\":{\"sku\":\"apple\",\"stock\":5,"
+        "\"price_cents\":120}}",
+        "{\"verb\":\"Product.Create\",\"args\":{\"sku\":\"pear\",\"stock\":1,"
+        "\"price_cents\":95}}",
+        "{\"verb\":\"Cart.Open\",\"args\":{\"id\":\"c1\"}}",
+        "{\"verb\":\"Cart.Add\",\"args\":{\"id\":\"c1\",\"sku\":\"apple\",\"qty\":2}}",
+        "{\"verb\":\"Cart.Add\",\"args\":{\"id\":\"c1\",\"sku\":\"pear\",\"qty\":1}}",
+        "{\"verb\":\"Cart.Open\",\"args\":{\"id\":\"c2\"}}",
+        "{\"verb\":\"Cart.Add\",\"args\":{\"id\":\"c2\",\"sku\":\"apple\",\"qty\":1}}",
+        "{\"verb\":\"Cart.Add\",\"args\":{\"id\":\"c2\",\"sku\":\"pear\",\"qty\":1}}",
+    };
+    for (size_t i = 0; i < sizeof setup / sizeof *setup; i++)
+        assert_non_null(strstr(ask(s, setup[i]), "\"ok\":true"));
+    assert_string_equal(
+        ask(s, "{\"verb\":\"Cart.Checkout\",\"args\":{\"id\":\"c1\"}}"),
+        "{\"ok\":true,\"events\":[{\"name\":\"CheckedOut\",\"payload\":{\"id\":\"c1\",\"lines\":["
+        "{\"sku\":\"apple\",\"qty\":2,\"price_cents\":120},{\"sku\":\"pear\",\"qty\":1,"
+        "\"price_cents\":95}],\"total_cents\":335}}]}");
+    assert_apple_stock(s, 3);
+    /* c2's apple is reserved, then its pear is not there: both are refused */
+    assert_string_equal(ask(s, "{\"verb\":\"Cart.Checkout\",\"args\":{\"id\":\"c2\"}}"),
+                        "{\"ok\":false,\"error\":\"Cart.Checkout refused: policy Product.Reserve "
+                        "(item 2 of 2) refused: not enough stock\"}");
+    assert_apple_stock(s, 3);
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Product\":2,\"Cart\":2},\"events\":{"
+                        "\"ProductCreated\":2,\"CartOpened\":2,\"LineAdded\":4,\"CheckedOut\":1}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
 /* Lines that are not requests each get one error answer; the server goes on. */
 static void test_serve_answers_every_bad_line_and_goes_on(void **state)
 {
@@ -509,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_serve_on_the_sqlite_store),
         cmocka_unit_test(test_serve_on_the_postgres_store),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
+        cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),

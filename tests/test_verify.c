@@ -170,9 +170,9 @@ static void test_a_runtime_without_the_record_request_reaches_counts(void **stat
 static void test_the_stores_pass_verify_on_the_bundled_specs(void **state)
 {
     (void)state;
-    static const char *const specs[] = {"specs/pizzas.yaml", "specs/banking.yaml",
+    static const char *const specs[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
                                         "examples/inventory.yaml", "examples/library.yaml",
-                                        "examples/tickets.yaml"};
+                                        "examples/tickets.yaml",   "examples/cart.yaml"};
     static const char *const stores[] = {"memory", "sqlite", "postgres"};
     bool pg = getenv("BENCH_PG_SCRATCH") != NULL;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
