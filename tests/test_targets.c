@@ -226,7 +226,8 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         {"postgres", "dsn durability fence keep",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
         {"process", "command verbs verb_prefix timeout_ms",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_ONE_CPU},
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
+             TARGET_ONE_CPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const target_driver *d = target_find(cases[i].target);
