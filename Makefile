@@ -23,7 +23,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 TIDY_JOBS ?= 2
 BENCH   := $(RELEASE)/bench
 SPECS   := specs/pizzas.yaml specs/banking.yaml
-EXAMPLES := $(wildcard examples/*.yaml)
+EXAMPLES := $(wildcard examples/*.yaml examples/*/*.yaml)
 # `make gate`: the settings of the baseline and of the run gated against it.
 # 5 runs: a change is called only when the run ranges are disjoint and
 # Mann-Whitney gives p < 0.05, which the baseline's 3 runs and 3 more cannot

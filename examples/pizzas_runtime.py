@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The pizzas domain (specs/pizzas.yaml) as a runtime that speaks bench's
 process protocol (schema/protocol.md): one JSON request per line on stdin,
-one JSON answer per line on stdout, until end of input.
+one JSON answer per line on stdout, until end of input. It also answers the
+query Order.Status of examples/pizza_status.yaml ({"query": ...}).
 
 It needs nothing beyond Python 3's standard library, and bench did not
 write it: it is here to show that bench measures runtimes in any language.
@@ -110,6 +111,10 @@ PARAMS = {
     "Order.Purchase": {"name": check_string, "customer_name": check_string, "amount": cents},
 }
 
+QUERIES = {
+    "Order.Status": {"name": check_string},
+}
+
 
 # ---- the domain ----
 
@@ -159,6 +164,14 @@ class Pizzas:
         order["status"] = "sold"
         return self.emit("PizzaPurchased", args)
 
+    def query(self, verb, args):
+        """Order.Status: returns {status, toppings: len(toppings)}; writes nothing."""
+        args = check_struct(args, "", QUERIES[verb])
+        order = self.orders.get(args["name"])
+        if order is None:
+            raise Refused(f"Order '{args['name']}' does not exist")
+        return {"status": order["status"], "toppings": len(order["toppings"])}
+
     def emit(self, event, payload):
         self.events[event] += 1
         return [{"name": event, "payload": payload}]
@@ -196,17 +209,25 @@ def answer(domain, line, prefix, counts, records=True):
         if not records:
             return {"ok": False, "error": "this runtime does not read records back"}
         return domain.record(request["record"])
-    verb = request.get("verb")
+    if "query" in request:  # {"query": ..., "args": ...}: answered with its returns
+        return carry_out(request, "query", prefix, QUERIES, domain.query, "returns")
+    return carry_out(request, "verb", prefix, PARAMS, domain.dispatch, "events")
+
+
+def carry_out(request, kind, prefix, known, run, result):
+    """A command (kind "verb") or a query: run(plain name, args) gives the
+    answer's result member, or refuses."""
+    verb = request.get(kind)
     if not isinstance(verb, str) or not verb.startswith(prefix):
-        return {"ok": False, "error": f"unknown verb {verb!r}"}
+        return {"ok": False, "error": f"unknown {kind} {verb!r}"}
     plain = verb[len(prefix):]
-    if plain not in PARAMS:
-        return {"ok": False, "error": f"unknown verb '{verb}'"}
+    if plain not in known:
+        return {"ok": False, "error": f"unknown {kind} '{verb}'"}
     try:
-        events = domain.dispatch(plain, request.get("args", {}))
+        out = run(plain, request.get("args", {}))
     except Refused as e:
         return {"ok": False, "error": f"{verb} refused: {e}"}
-    return {"ok": True, "events": events}
+    return {"ok": True, result: out}
 
 
 def main(argv):

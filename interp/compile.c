@@ -616,6 +616,8 @@ static int check_deletes(cc *c, const command *cmd, const node *def)
 
 static int compile_command(cc *c, type_ctx *tc, command *cmd, const node *def)
 {
+    if (cmd->query && cc_query_writes(c, cmd, def) < 0)
+        return -1;
     const node *cr = node_get(def, "creates"), *del = node_get(def, "deletes");
     cmd->creates = cr && cr->kind == NODE_BOOL && cr->v.b;
     cmd->deletes = del && del->kind == NODE_BOOL && del->v.b;
@@ -658,24 +660,40 @@ static int compile_command(cc *c, type_ctx *tc, command *cmd, const node *def)
         rc = -1;
     if (rc == 0 && cmd->creates && check_creates_complete(c, cmd) < 0)
         rc = -1;
+    if (rc == 0 && cmd->query && cc_query_returns(c, cmd, node_get(def, "returns"), &env) < 0)
+        rc = -1;
     return rc;
 }
 
-static int compile_commands(cc *c, type_ctx *tc, aggregate *ag, const node *cmds)
+/* The commands of ag, or (query) its queries: the same, but read-only. */
+static int compile_commands(cc *c, type_ctx *tc, aggregate *ag, const node *cmds, bool query)
 {
     size_t n = cmds && cmds->kind == NODE_MAP ? cmds->count : 0;
-    ag->commands = arena_alloc(c->a, (n ? n : 1) * sizeof *ag->commands);
+    command *list = arena_alloc(c->a, (n ? n : 1) * sizeof *list);
+    size_t *count = query ? &ag->nqueries : &ag->ncommands;
+    if (query)
+        ag->queries = list;
+    else
+        ag->commands = list;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         const node *k = cmds->pairs[i].key;
-        if (!cc_ident(c, k, "command name")) {
+        if (!cc_ident(c, k, query ? "query name" : "command name")) {
             rc = -1;
             continue;
         }
-        command *cmd = &ag->commands[ag->ncommands++];
+        const char *verb = arena_printf(c->a, "%s.%s", ag->name, k->text);
+        if (query && plan_find_verb(c->p, verb)) {
+            diag_error_at(c->d, k, "%s is a command already; a query needs a name of its own",
+                          verb);
+            rc = -1;
+            continue;
+        }
+        command *cmd = &list[(*count)++];
         cmd->name = k->text;
-        cmd->verb = arena_printf(c->a, "%s.%s", ag->name, k->text);
+        cmd->verb = verb;
         cmd->agg = ag;
+        cmd->query = query;
         cmd->at = k;
         cmd->index = c->p->ncommands;
         c->p->commands[c->p->ncommands++] = cmd;
@@ -715,7 +733,9 @@ static size_t count_commands(const node *aggs)
     size_t n = 0;
     for (size_t i = 0; aggs && i < aggs->count; i++) {
         const node *cm = node_get(aggs->pairs[i].value, "commands");
+        const node *qs = node_get(aggs->pairs[i].value, "queries");
         n += cm && cm->kind == NODE_MAP ? cm->count : 0;
+        n += qs && qs->kind == NODE_MAP ? qs->count : 0;
     }
     return n;
 }
@@ -751,12 +771,17 @@ static int compile_aggregates(cc *c, type_ctx *tc, const node *aggs)
     for (size_t i = 0; i < p->naggs; i++) {
         aggregate *ag = &p->aggs[i];
         const node *def = aggs->pairs[i].value; /* every name was declared: p->aggs[i] is pair i */
-        if (compile_commands(c, tc, ag, node_get(def, "commands")) < 0)
+        if (compile_commands(c, tc, ag, node_get(def, "commands"), false) < 0)
+            rc = -1;
+        if (compile_commands(c, tc, ag, node_get(def, "queries"), true) < 0)
             rc = -1;
         if (check_enum_shadow(c, ag, ag->state, 0) < 0)
             rc = -1;
         for (size_t j = 0; j < ag->ncommands; j++)
             if (check_enum_shadow(c, ag, ag->commands[j].params, 0) < 0)
+                rc = -1;
+        for (size_t j = 0; j < ag->nqueries; j++)
+            if (check_enum_shadow(c, ag, ag->queries[j].params, 0) < 0)
                 rc = -1;
     }
     return rc;

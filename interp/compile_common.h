@@ -42,4 +42,16 @@ int cc_targets(cc *c, const node *list);
 /* Looks up an aggregate by name. */
 aggregate *cc_find_agg(cc *c, const char *name);
 
+/* Queries (compile_query.c). A query's definition def with a key that
+ * writes (creates, deletes, set, append, ensure, emits): one error at each
+ * such key; returns 0 or -1. */
+int cc_query_writes(cc *c, const command *q, const node *def);
+/* Compiles a query's returns (name: expression, in env, where its reads
+ * are known) into q->returns and q->returns_exprs. Returns 0 or -1. */
+int cc_query_returns(cc *c, command *q, const node *returns, const expr_env *env);
+/* Reads a step's expect when it is {returns: {...}} into st (whose cmd is
+ * set): 1 when it was, 0 when exp is anything else (or NULL), -1 after an
+ * error at the name or value that is wrong. */
+int cc_expect_returns(cc *c, step *st, const node *exp);
+
 #endif

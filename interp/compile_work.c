@@ -554,6 +554,11 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup, const 
     }
     st->cmd = cmd;
     const node *exp = node_get(item, "expect");
+    int returns = cc_expect_returns(c, st, exp); /* compile_query.c */
+    if (returns < 0)
+        return -1;
+    if (returns)
+        exp = NULL; /* the answer is checked, not a refusal */
     const node *text = exp && exp->kind == NODE_MAP ? node_get(exp, "refused") : NULL;
     st->expect_refused = exp && (node_is_str(exp, "refused") ||
                                  (text && text->kind == NODE_STRING && exp->count == 1));

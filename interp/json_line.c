@@ -722,26 +722,29 @@ int json_decode_stored(const char *s, size_t n, const ty *t, const char *what, a
 /* ---- requests ---- */
 
 static const jpath at_root = {.name = ""}, at_verb = {.name = "verb", .len = 4},
-                   at_args = {.name = "args", .len = 4}, at_count = {.name = "count", .len = 5},
-                   at_ok = {.name = "ok", .len = 2}, at_error = {.name = "error", .len = 5};
+                   at_query = {.name = "query", .len = 5}, at_args = {.name = "args", .len = 4},
+                   at_count = {.name = "count", .len = 5}, at_ok = {.name = "ok", .len = 2},
+                   at_error = {.name = "error", .len = 5};
 
 typedef struct request_ctx {
     json_request *req;
-    bool verb, args, count;
+    bool verb, query, args, count;
 } request_ctx;
 
 static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
 {
     request_ctx *c = ctx;
-    if (key_is(key, len, "verb")) {
+    bool query = key_is(key, len, "query");
+    if (query || key_is(key, len, "verb")) {
+        const jpath *at = query ? &at_query : &at_verb;
         const char *s;
         uint32_t n;
         if (d->p >= d->end || *d->p != '"')
-            return fail(d, &at_verb, "expected a string, got %s", found(d));
-        if (string(d, &at_verb, &s, &n) < 0)
+            return fail(d, at, "expected a string, got %s", found(d));
+        if (string(d, at, &s, &n) < 0)
             return -1;
         c->req->verb = arena_strndup(d->a, s, n);
-        c->verb = true;
+        *(query ? &c->query : &c->verb) = true;
         return 0;
     }
     if (key_is(key, len, "args")) {
@@ -762,7 +765,8 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
         return 0;
     }
     return fail(d, &at_root,
-                "'%.*s' is not a member of a request; a request has verb and args, or count",
+                "'%.*s' is not a member of a request; a request has verb and args, query and "
+                "args, or count",
                 (int)(len > 100 ? 100 : len), key);
 }
 
@@ -779,14 +783,18 @@ int json_request_parse(const char *s, size_t n, arena *a, json_request *out, cha
     ws(&d);
     if (d.p != d.end)
         return fail(&d, &at_root, "unexpected text after the request");
-    if (c.count && (c.verb || c.args))
+    if (c.count && (c.verb || c.query || c.args))
         return fail(&d, &at_root, "a count request has nothing but count");
+    if (c.verb && c.query)
+        return fail(&d, &at_root, "a request names a verb or a query, not both");
     if (c.count)
         out->kind = JSON_REQUEST_COUNT;
     else if (c.verb)
         out->kind = JSON_REQUEST_COMMAND;
+    else if (c.query)
+        out->kind = JSON_REQUEST_QUERY;
     else if (c.args)
-        return fail(&d, &at_root, "a request with args needs a verb");
+        return fail(&d, &at_root, "a request with args needs a verb or a query");
     return 0;
 }
 

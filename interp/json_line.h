@@ -65,12 +65,13 @@ typedef enum json_request_kind {
     JSON_REQUEST_EMPTY,   /* {}: refused at once (the floor probe) */
     JSON_REQUEST_COMMAND, /* {"verb": ..., "args": {...}} */
     JSON_REQUEST_COUNT,   /* {"count": true} */
+    JSON_REQUEST_QUERY,   /* {"query": ..., "args": {...}} */
 } json_request_kind;
 
 typedef struct json_request {
     json_request_kind kind;
-    const char *verb; /* COMMAND: the verb, NUL-terminated (in the arena or the line) */
-    const char *args; /* COMMAND: the text of the args object, or NULL when absent */
+    const char *verb; /* COMMAND, QUERY: the verb, NUL-terminated (in the arena or the line) */
+    const char *args; /* COMMAND, QUERY: the text of the args object, or NULL when absent */
     size_t args_len;
 } json_request;
 

@@ -11,6 +11,7 @@
 #include "runtime.h"
 #include "step_inst.h"
 #include "store_driver.h"
+#include "value.h"
 
 /* ---- policies ---- */
 
@@ -47,9 +48,27 @@ static int walk_policies(const event_def *ev, const event_def **path, int depth,
 
 static int lint_expects(const plan *p, diag_list *d);
 
+/* A policy runs a command: a query would change nothing. */
+static int lint_policy_runs(const plan *p, diag_list *d)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->npolicies; i++) {
+        const policy *po = &p->policies[i];
+        if (!po->run->query)
+            continue;
+        const node *run = node_get(po->at, "run");
+        diag_error_at(d, run ? run : po->at, "a policy runs a command; %s is a query",
+                      po->run->verb);
+        rc = -1;
+    }
+    return rc;
+}
+
 int lint_policies(const plan *p, diag_list *d)
 {
     const event_def *path[PLAN_POLICY_MAX_DEPTH + 2];
+    if (lint_policy_runs(p, d) < 0)
+        return -1;
     for (size_t e = 0; e < p->nevents; e++)
         if (walk_policies(&p->events[e], path, 0, d) < 0)
             return -1;
@@ -127,6 +146,26 @@ bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int r
     char want[1024];
     return !st->expect_text ||
            !strcmp(lint_refusal_text(message), lint_expected_text(st, n, run, want, sizeof want));
+}
+
+bool lint_answer_matches(const step *st, const value *answer, char *why, size_t size)
+{
+    const ty *t = st->cmd->returns;
+    for (size_t i = 0; i < st->nexpect_returns; i++) {
+        const expect_field *e = &st->expect_returns[i];
+        const field *f = &t->fields[e->field];
+        if (answer && value_equal(&answer->u.items[e->field], &e->want))
+            continue;
+        char got[256], want[256];
+        value_flow_text(f->type, &e->want, want, sizeof want);
+        if (!answer)
+            snprintf(why, size, "gave no answer, but the step expects %s %s", f->name, want);
+        else
+            snprintf(why, size, "returned %s %s, the step expects %s", f->name,
+                     value_flow_text(f->type, &answer->u.items[e->field], got, sizeof got), want);
+        return false;
+    }
+    return true;
 }
 
 /* Whether text matches shape, where each <...> in shape stands for any
@@ -294,6 +333,17 @@ static bool as_expected(const step *st, runtime_status rs, const char *message, 
                               : rs == RUNTIME_OK;
 }
 
+/* Whether a successful query step answered what it expects; why in e. */
+static bool answered_as_expected(runtime *rt, const step *st, runtime_status rs, const char *when,
+                                 bench_error *e)
+{
+    char why[sizeof e->msg - 64];
+    if (rs != RUNTIME_OK || lint_answer_matches(st, runtime_answer(rt), why, sizeof why))
+        return true;
+    err_set(e, "%s, %s %s", when, st->cmd->verb, why);
+    return false;
+}
+
 /* Runs one cycle's steps (begun) and checks each does what it expects.
  * Returns the first step that does not, with why in e; NULL when none. */
 static const step *dry_cycle(runtime *rt, mix *m, step_inst *steps, size_t nsteps, uint64_t n,
@@ -306,8 +356,12 @@ static const step *dry_cycle(runtime *rt, mix *m, step_inst *steps, size_t nstep
         runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
         const char *msg = runtime_message(rt);
         mix_done(m, si, rs == RUNTIME_OK);
-        if (as_expected(si->st, rs, msg, n))
+        char when[32];
+        snprintf(when, sizeof when, "in cycle %" PRIu64, n);
+        if (as_expected(si->st, rs, msg, n) && answered_as_expected(rt, si->st, rs, when, e))
             continue;
+        if (rs == RUNTIME_OK && !si->st->expect_refused)
+            return si->st; /* the answer differs: e says how */
         char want[1024];
         if (rs == RUNTIME_REFUSED && si->st->expect_refused)
             err_set(e, "in cycle %" PRIu64 ", refused with '%s', but the step expects '%s'", n,
@@ -338,6 +392,8 @@ static const step *first_unexpected(runtime *rt, mix *m, const workload *w, benc
             err_set(e, "in setup, %s", runtime_message(rt));
             return si->st;
         }
+        if (!answered_as_expected(rt, si->st, rs, "in setup", e))
+            return si->st;
     }
     uint64_t n = 0;
     for (; w->prefill_flow >= 0 && n < 2; n++) {

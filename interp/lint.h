@@ -10,9 +10,10 @@
 #include "node.h"
 #include "plan.h"
 
-/* Policies that form a cycle, or chain more than PLAN_POLICY_MAX_DEPTH
- * policies from one event: one error, at the first policy of the event
- * where it is found. Returns 0, or -1 when it appended an error. */
+/* A policy that runs a query (an error at its run), then policies that
+ * form a cycle, or chain more than PLAN_POLICY_MAX_DEPTH policies from one
+ * event: one error, at the first policy of the event where it is found.
+ * Returns 0, or -1 when it appended an error. */
 int lint_policies(const plan *p, diag_list *d);
 /* Also, after the policies: every `expect: {refused: TEXT}` step names a
  * refusal its command can produce (a guard's or ensure's refuse text, its
@@ -30,6 +31,11 @@ const char *lint_expected_text(const step *st, uint64_t n, int run, char *buf, s
 /* Whether a refusal with message satisfies the step's expectation in cycle
  * n of run `run`: any refusal when it names no text, else exactly that text. */
 bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int run);
+/* Whether a query step's answer (NULL: none came) has every field its
+ * expect: {returns: ...} names equal to the constant written; a step that
+ * checks no answer matches anything. When not, why says which field, in
+ * the order written: "returned status available, the step expects sold". */
+bool lint_answer_matches(const step *st, const value *answer, char *why, size_t size);
 /* Warnings about a legal but suspect workload (no warmup, one run), read
  * from the schema-checked document root, so that they come with the errors
  * of a spec that does not compile too. */

@@ -60,11 +60,16 @@ typedef struct event_def {
     size_t npolicies;
 } event_def;
 
+/* A query is a command with `query` set: it loads its record and reads,
+ * runs its guards (it may refuse) and answers `returns`, evaluated on the
+ * record; it has no effects, no ensure and no event, and writes nothing.
+ * Verbs, steps and statistics treat it as any command. */
 struct command {
     const char *name; /* "Purchase" */
     const char *verb; /* "Order.Purchase" */
     const aggregate *agg;
     size_t index; /* across the whole plan */
+    bool query;   /* a query: declared under queries, read-only */
     bool creates;
     bool deletes;       /* removes its record once the guards pass (no effects, no ensure) */
     const ty *params;   /* struct type; declaration order */
@@ -83,6 +88,9 @@ struct command {
        whose command adds records or events: what it adds depends on a list's
        length, so no total follows from the plan (plan_is_fixed) */
     bool counts_unknown;
+    const ty *returns;          /* a query's answer: a struct of the returns names, each of its
+                                   expression's type (NULL for a command) */
+    const expr **returns_exprs; /* one per field of returns, compiled like guards */
     const node *at;
 };
 
@@ -92,6 +100,8 @@ struct aggregate {
     int identity;    /* index of the identity field */
     command *commands;
     size_t ncommands;
+    command *queries; /* declared under queries; indexed after its commands in the plan */
+    size_t nqueries;
     size_t index;
     const node *at;
 };
@@ -164,6 +174,14 @@ typedef struct tmpl {
     const node *at;
 } tmpl;
 
+/* One field of a query step's expect: {returns: {...}}: the answer's field
+ * `field` (an index in cmd->returns) must equal want. */
+typedef struct expect_field {
+    int field;
+    value want; /* a constant of the field's type */
+    const node *at;
+} expect_field;
+
 typedef struct step {
     const command *cmd;
     bool expect_refused;
@@ -171,8 +189,11 @@ typedef struct step {
     const node *expect_text_at; /* where TEXT is written */
     bool count_refusals;        /* on_refusal: count: a refusal is counted, not an abort */
     int into;                   /* into: POOL: its index, or -1 */
-    value args;                 /* a VAL_STRUCT of constants laid out as cmd->params */
-    tmpl *tmpls;                /* values to fill in per cycle */
+    const expect_field *expect_returns; /* expect: {returns: ...} of a query step, in the order
+                                           written; NULL when the step checks no answer */
+    size_t nexpect_returns;
+    value args;  /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls; /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;
@@ -277,9 +298,9 @@ typedef struct plan {
     size_t ntypes;
     aggregate *aggs;
     size_t naggs;
-    const command **commands; /* every command, by index */
+    const command **commands; /* every command and query, by index */
     size_t ncommands;
-    name_index verbs; /* "Aggregate.Command" -> its command */
+    name_index verbs; /* "Aggregate.Command" -> its command (or query) */
     event_def *events;
     size_t nevents;
     policy *policies;
@@ -319,8 +340,11 @@ void plan_expected(const plan *p, uint64_t cycles, uint64_t *aggs, uint64_t *eve
  * holds after a run then follows from the plan alone (plan_expected). */
 bool plan_is_fixed(const plan *p);
 
-/* Looks a command up by its verb "Aggregate.Command"; NULL when unknown. */
+/* Looks a command or query up by its verb "Aggregate.Command"; NULL when
+ * unknown. */
 const command *plan_find_verb(const plan *p, const char *verb);
+/* Whether the plan declares any query (a target must run queries, then). */
+bool plan_has_queries(const plan *p);
 
 /* Prints the plan for review (bench plan). */
 void plan_print_text(const plan *p, FILE *out);

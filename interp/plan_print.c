@@ -116,6 +116,30 @@ static void print_checks(FILE *out, const char *title, const check *k, size_t n)
                 expr_render(k[i].cond, buf, sizeof buf), k[i].refuse);
 }
 
+/* What a command and a query share: params, reads and guards. */
+static void print_inputs(FILE *out, const command *cmd)
+{
+    char buf[1024];
+    print_fields(out, cmd->params, cmd->identity_param, "      param ");
+    for (size_t i = 0; i < cmd->nreads; i++)
+        fprintf(out, "      read %s = %s[%s]\n", cmd->reads[i].alias, cmd->reads[i].agg->name,
+                expr_render(cmd->reads[i].key, buf, sizeof buf));
+    print_checks(out, "guard", cmd->guards, cmd->nguards);
+}
+
+/* "    query Order.Status", its inputs, then "      returns name: type = expr". */
+static void print_query(FILE *out, const command *q)
+{
+    char buf[1024], tl[512];
+    fprintf(out, "    query %s\n", q->verb);
+    print_inputs(out, q);
+    for (size_t i = 0; i < q->returns->nfields; i++) {
+        type_line(q->returns->fields[i].type, tl, sizeof tl);
+        fprintf(out, "      returns %s: %s = %s\n", q->returns->fields[i].name, tl,
+                expr_render(q->returns_exprs[i], buf, sizeof buf));
+    }
+}
+
 static void print_command(FILE *out, const command *cmd)
 {
     char buf[1024];
@@ -123,11 +147,7 @@ static void print_command(FILE *out, const command *cmd)
             cmd->creates   ? " (creates)"
             : cmd->deletes ? " (deletes)"
                            : "");
-    print_fields(out, cmd->params, cmd->identity_param, "      param ");
-    for (size_t i = 0; i < cmd->nreads; i++)
-        fprintf(out, "      read %s = %s[%s]\n", cmd->reads[i].alias, cmd->reads[i].agg->name,
-                expr_render(cmd->reads[i].key, buf, sizeof buf));
-    print_checks(out, "guard", cmd->guards, cmd->nguards);
+    print_inputs(out, cmd);
     const ty *st = cmd->agg->state;
     for (size_t i = 0; i < cmd->neffects; i++) {
         const effect *e = &cmd->effects[i];
@@ -273,6 +293,8 @@ void plan_print_text(const plan *p, FILE *out)
         print_fields(out, ag->state, ag->identity, "    field ");
         for (size_t j = 0; j < ag->ncommands; j++)
             print_command(out, &ag->commands[j]);
+        for (size_t j = 0; j < ag->nqueries; j++)
+            print_query(out, &ag->queries[j]);
     }
     char buf[1024];
     if (p->npolicies)
@@ -433,13 +455,9 @@ static cJSON *effects_json(const command *cmd)
     return a;
 }
 
-static cJSON *command_json(const command *cmd)
+/* What a command and a query share: params, reads and guards, into o. */
+static void inputs_json(cJSON *o, const command *cmd)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", cmd->name);
-    cJSON_AddStringToObject(o, "verb", cmd->verb);
-    cJSON_AddBoolToObject(o, "creates", cmd->creates);
-    cJSON_AddBoolToObject(o, "deletes", cmd->deletes);
     cJSON_AddItemToObject(o, "params", fields_json(cmd->params));
     cJSON *reads = cJSON_AddArrayToObject(o, "reads");
     for (size_t i = 0; i < cmd->nreads; i++) {
@@ -450,6 +468,33 @@ static cJSON *command_json(const command *cmd)
         cJSON_AddItemToArray(reads, r);
     }
     cJSON_AddItemToObject(o, "guards", checks_json(cmd->guards, cmd->nguards));
+}
+
+/* A query: name, verb, its inputs, and returns as [{type..., name, value}]. */
+static cJSON *query_json(const command *q)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", q->name);
+    cJSON_AddStringToObject(o, "verb", q->verb);
+    inputs_json(o, q);
+    cJSON *ret = cJSON_AddArrayToObject(o, "returns");
+    for (size_t i = 0; i < q->returns->nfields; i++) {
+        cJSON *r = type_json(q->returns->fields[i].type);
+        cJSON_AddStringToObject(r, "name", q->returns->fields[i].name);
+        cJSON_AddItemToObject(r, "value", expr_json(q->returns_exprs[i]));
+        cJSON_AddItemToArray(ret, r);
+    }
+    return o;
+}
+
+static cJSON *command_json(const command *cmd)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", cmd->name);
+    cJSON_AddStringToObject(o, "verb", cmd->verb);
+    cJSON_AddBoolToObject(o, "creates", cmd->creates);
+    cJSON_AddBoolToObject(o, "deletes", cmd->deletes);
+    inputs_json(o, cmd);
     cJSON_AddItemToObject(o, "effects", effects_json(cmd));
     cJSON_AddItemToObject(o, "ensure", checks_json(cmd->ensures, cmd->nensures));
     if (cmd->event) {
@@ -599,6 +644,9 @@ static cJSON *plan_json(const plan *p)
         cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
         for (size_t j = 0; j < ag->ncommands; j++)
             cJSON_AddItemToArray(cmds, command_json(&ag->commands[j]));
+        cJSON *queries = cJSON_AddArrayToObject(o, "queries");
+        for (size_t j = 0; j < ag->nqueries; j++)
+            cJSON_AddItemToArray(queries, query_json(&ag->queries[j]));
         cJSON_AddItemToArray(aggs, o);
     }
     cJSON *pols = cJSON_AddArrayToObject(root, "policies");

@@ -96,13 +96,28 @@ static void fail_step(run_state *rs, const step_inst *si, const char *phase, int
                 st->at->file, st->at->line, what);
 }
 
+/* A query step's answer against its expect: {returns: ...} (lint.c). */
+static int check_answer(run_state *rs, const step_inst *si, const char *phase, int64_t n)
+{
+    const value *answer = NULL;
+    char why[TARGET_MESSAGE_MAX];
+    if (!si->st->expect_returns)
+        return 0;
+    if (target_answer(rs->t, &answer) == TARGET_ERROR)
+        snprintf(why, sizeof why, "%s", rs->t->message);
+    else if (lint_answer_matches(si->st, answer, why, sizeof why))
+        return 0;
+    fail_step(rs, si, phase, n, why);
+    return -1;
+}
+
 /* Checks a dispatch's outcome against the step's expectation. */
 static int check_outcome(run_state *rs, const step_inst *si, int rc, const char *phase, int64_t n)
 {
     if ((rs->drv->caps & TARGET_ACCEPTS_ALL) && rc != TARGET_ERROR)
         return 0;
     if (rc == TARGET_OK && !si->st->expect_refused)
-        return 0;
+        return check_answer(rs, si, phase, n);
     if (rc == TARGET_REFUSED && si->st->count_refusals)
         return 0;
     uint64_t cyc = n >= 0 ? (uint64_t)n : 0;
@@ -273,7 +288,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
                     drc = TARGET_ERROR;
                 settle_ns += now_ns() - s0;
             }
-            if (drc != TARGET_OK || si->st->expect_refused) {
+            if (drc != TARGET_OK || si->st->expect_refused || si->st->expect_returns) {
                 rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
                 if (drc == TARGET_REFUSED) /* null accepts them: not refused */
                     (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
@@ -1203,7 +1218,8 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
             char why[1024] = "";
             if (!sl->drv)
                 snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
-            else if (target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
+            else if (target_runs_plan(sl->drv, p, why, sizeof why) &&
+                     target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
                 snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
             if (why[0] && k == 0 && !already_skipped(r, ts->label)) {
                 add_reason(&r->skipped, &r->nskipped, ts->label, why);

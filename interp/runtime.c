@@ -1,9 +1,9 @@
 /* runtime.c: carries out one command against a store, step by step as
- * DESIGN section 2 defines it. Everything a dispatch builds (fresh records,
- * new states, appended items, payloads, policy arguments) lives in a scratch
- * arena reset at the start of the next dispatch; the store copies what it
- * keeps. A refusal is a normal result: the message says why and the store
- * rolls back, so nothing the command or its policies did is kept. */
+ * DESIGN section 2 defines it, or answers one query (section 9). Everything a dispatch builds
+ * (fresh records, new states, appended items, payloads, policy arguments) lives in a scratch arena
+ * reset at the start of the next dispatch; the store copies what it keeps. A refusal is a normal
+ * result: the message says why and the store rolls back, so nothing the command or its policies did
+ * is kept. */
 #include "runtime.h"
 
 #include <assert.h>
@@ -41,6 +41,8 @@ struct runtime {
     size_t *npolicy_keys;
     bool conflict;     /* the dispatch's create was refused as already existing */
     bool args_checked; /* the dispatched command's arguments passed their checks */
+    bool answered;     /* the dispatch was a query that succeeded: answer holds its returns */
+    value answer;      /* in scratch, or lent from the store's records */
     char message[RUNTIME_MESSAGE_MAX];
 };
 
@@ -188,6 +190,11 @@ void runtime_free(runtime *rt)
 const char *runtime_message(const runtime *rt)
 {
     return rt->message;
+}
+
+const value *runtime_answer(const runtime *rt)
+{
+    return rt->answered ? &rt->answer : NULL;
 }
 
 static runtime_status refuse(runtime *rt, const command *cmd, const char *fmt, ...)
@@ -350,6 +357,13 @@ static runtime_status apply_effects(runtime *rt, const command *cmd, const value
 
 static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth);
 
+/* The refusal of a command (or query) whose record does not exist. */
+static runtime_status absent(runtime *rt, const command *cmd, const value *key)
+{
+    char kb[256];
+    return refuse(rt, cmd, "%s %s does not exist", cmd->agg->name, key_text(key, kb, sizeof kb));
+}
+
 static runtime_status already_exists(runtime *rt, const command *cmd, const value *key)
 {
     char kb[256];
@@ -507,10 +521,8 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
         return store_failed(rt, cmd);
     if (cmd->creates && rc == 1)
         return already_exists(rt, cmd, key);
-    if (!cmd->creates && rc == 0) {
-        char kb[256];
-        return refuse(rt, cmd, "%s %s does not exist", agg->name, key_text(key, kb, sizeof kb));
-    }
+    if (!cmd->creates && rc == 0)
+        return absent(rt, cmd, key);
     if (cmd->creates)
         old = fresh_record(rt, agg, key);
 
@@ -558,11 +570,48 @@ static runtime_status recheck_create(runtime *rt, const command *cmd, const valu
     return rc == 1 ? already_exists(rt, cmd, key) : RUNTIME_REFUSED;
 }
 
+/* A query: its record and reads loaded outside any transaction (what is
+ * committed; the store is told a read begins, and a store that batches
+ * fetches the hinted records together), its guards, then its returns into
+ * rt->answer. Nothing is written. */
+static runtime_status query(runtime *rt, const command *q, const value *args)
+{
+    char why[RUNTIME_WHY_MAX];
+    if (value_check(q->params, args, "", why, sizeof why) < 0)
+        return refuse(rt, q, "%s", why);
+    store *s = rt->s;
+    const value *key = &args->u.items[q->identity_param];
+    if (s->ops->read_begin && s->ops->read_begin(s) < 0)
+        return store_failed(rt, q);
+    if (s->ops->prefetch) {
+        runtime_status st = prefetch(rt, q, args, key, true);
+        if (st != RUNTIME_OK)
+            return st;
+    }
+    value rec;
+    int rc = s->ops->load(s, q->agg, key, &rec);
+    if (rc < 0)
+        return store_failed(rt, q);
+    if (rc == 0)
+        return absent(rt, q, key);
+    const value **aliases = arena_alloc(&rt->scratch, (q->nreads + 1) * sizeof *aliases);
+    expr_ctx ctx = {.self = &rec, .args = args, .aliases = aliases, .scratch = &rt->scratch};
+    runtime_status st = load_reads(rt, q, &ctx, aliases);
+    if (st == RUNTIME_OK)
+        st = run_checks(rt, q, q->guards, q->nguards, &ctx);
+    if (st == RUNTIME_OK)
+        st = build_struct(rt, q, q->returns, q->returns_exprs, &ctx, &rt->answer);
+    rt->answered = st == RUNTIME_OK;
+    return st;
+}
+
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args)
 {
     arena_reset(&rt->scratch);
     rt->message[0] = '\0';
-    rt->conflict = rt->args_checked = false;
+    rt->conflict = rt->args_checked = rt->answered = false;
+    if (cmd->query)
+        return query(rt, cmd, args);
     store *s = rt->s;
     if (s->ops->begin(s) < 0)
         return store_failed(rt, cmd);

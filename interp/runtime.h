@@ -22,8 +22,14 @@ typedef enum runtime_status {
  * Returns 0, or -1 when out of memory. */
 int runtime_new(const plan *p, store *s, runtime **out);
 void runtime_free(runtime *rt);
-/* Carries out cmd with args (a VAL_STRUCT laid out as cmd->params). */
+/* Carries out cmd with args (a VAL_STRUCT laid out as cmd->params). A
+ * query (cmd->query) loads its record and reads outside any transaction,
+ * runs its guards and computes its answer; it writes nothing. */
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args);
+/* The answer of the last dispatch when it was a query that succeeded (a
+ * VAL_STRUCT laid out as its returns), else NULL. Lent; valid until the
+ * next dispatch. */
+const value *runtime_answer(const runtime *rt);
 /* The last refusal or error, one line, e.g. "Order.Purchase refused: the
  * pizza is already sold". Lent; valid until the next dispatch. */
 const char *runtime_message(const runtime *rt);

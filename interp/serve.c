@@ -1,6 +1,6 @@
-/* serve.c: `bench serve`: read a request line, dispatch it on the C
- * runtime, write the answer line in one write(2), repeat until end of
- * input. The events of a command reach the answer through a store that
+/* serve.c: `bench serve`: read a request line, dispatch it (a command or
+ * a query) on the C runtime, write the answer line in one write(2), repeat
+ * until end of input. The events of a command reach the answer through a store that
  * wraps the real one and encodes each event as it is appended (a rollback
  * drops them), so the runtime needs no hook of its own. */
 #include "serve.h"
@@ -128,6 +128,12 @@ static int tap_prefetch_via(store *s, const aggregate *agg, const aggregate *fro
     return tap_result(t, t->inner->ops->prefetch_via(t->inner, agg, from, from_key, from_field));
 }
 
+static int tap_read_begin(store *s)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->read_begin(t->inner));
+}
+
 static void tap_init(tap_store *t, store *inner)
 {
     *t = (tap_store){.inner = inner};
@@ -143,6 +149,7 @@ static void tap_init(tap_store *t, store *inner)
         .prefetch = inner->ops->prefetch ? tap_prefetch : NULL,
         .prefetch_via = inner->ops->prefetch_via ? tap_prefetch_via : NULL,
         .checks_creates = inner->ops->checks_creates,
+        .read_begin = inner->ops->read_begin ? tap_read_begin : NULL,
     };
     t->base.ops = &t->ops;
 }
@@ -273,6 +280,9 @@ static void unknown_verb(server *sv, const char *verb)
     answer_error(sv, msg);
 }
 
+/* A command request ({"verb": ...}) or a query request ({"query": ...}):
+ * the verb must be of that kind. A command answers its events, a query its
+ * returns. */
 static void answer_command(server *sv, const json_request *req)
 {
     const command *cmd = plan_find_verb(sv->p, req->verb);
@@ -280,8 +290,16 @@ static void answer_command(server *sv, const json_request *req)
         unknown_verb(sv, req->verb);
         return;
     }
+    bool query = req->kind == JSON_REQUEST_QUERY;
     value args;
     char why[512], msg[1024];
+    if (cmd->query != query) {
+        snprintf(msg, sizeof msg, "%s is a %s: send it as {\"%s\": \"%s\", \"args\": {...}}",
+                 cmd->verb, cmd->query ? "query" : "command", cmd->query ? "query" : "verb",
+                 cmd->verb);
+        answer_error(sv, msg);
+        return;
+    }
     const char *text = req->args ? req->args : "{}";
     size_t len = req->args ? req->args_len : 2;
     if (json_decode(text, len, cmd->params, "", &sv->scratch, &args, why, sizeof why) < 0) {
@@ -295,6 +313,12 @@ static void answer_command(server *sv, const json_request *req)
         return;
     }
     jline *b = &sv->out;
+    if (query) {
+        jline_puts(b, "{\"ok\":true,\"returns\":");
+        json_put_value(b, cmd->returns, runtime_answer(sv->rt));
+        jline_put(b, "}\n", 2);
+        return;
+    }
     jline_puts(b, "{\"ok\":true,\"events\":[");
     jline_put(b, sv->tap.events.data, sv->tap.events.len);
     jline_put(b, "]}\n", 3);

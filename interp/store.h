@@ -6,6 +6,11 @@
  * Values handed to a store are lent: a store copies what it keeps. Values a
  * store hands back stay valid until the next commit or rollback.
  *
+ * A query writes nothing and opens no transaction: the runtime calls
+ * read_begin (when the store has it), then prefetch and load, all outside
+ * a transaction; they read what is committed, and what they hand back
+ * stays valid until the next read_begin or begin.
+ *
  * Three optional members let a store that talks to a server batch its round
  * trips (see the postgres target); a store that leaves them unset (memory)
  * is driven exactly as before. */
@@ -38,9 +43,10 @@ typedef struct store_ops {
     int (*rollback)(store *s);
     /* Counts for verify, indexed like the plan's aggregates and events. */
     int (*count)(store *s, uint64_t *aggs, uint64_t *events);
-    /* Optional (NULL): a hint, inside a transaction, that load(agg, key)
-     * follows, so that the store can fetch it together with the other
-     * hinted reads in one round trip. Returns 0, or -1 on error. */
+    /* Optional (NULL): a hint, inside a transaction or after read_begin,
+     * that load(agg, key) follows, so that the store can fetch it together
+     * with the other hinted reads in one round trip. Returns 0, or -1 on
+     * error. */
     int (*prefetch)(store *s, const aggregate *agg, const value *key);
     /* Optional (NULL), used only with prefetch: a hint that load(agg, K)
      * follows, where K is field from_field of the record (from, from_key)
@@ -55,6 +61,14 @@ typedef struct store_ops {
      * load the record of a dispatched creates command first, and save or
      * commit returns STORE_CONFLICT when the identity exists. */
     bool checks_creates;
+    /* Optional (NULL: loads outside a transaction need nothing): a query's
+     * reads begin, outside any transaction. What earlier loads outside a
+     * transaction handed back may be released; the hints and loads that
+     * follow read what is committed, and a store that batches fetches the
+     * hinted records with the first load, ending what it opened on the
+     * server there (nothing is written, nothing is left open). Returns 0,
+     * or -1 on error. */
+    int (*read_begin)(store *s);
 } store_ops;
 
 struct store {

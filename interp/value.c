@@ -252,3 +252,16 @@ void value_print_flow(FILE *out, const ty *t, const value *v)
     case VAL_BOOL: fputs(v->u.b ? "true" : "false", out); return;
     }
 }
+
+const char *value_flow_text(const ty *t, const value *v, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fmemopen(out, size, "w");
+    if (!f)
+        return out;
+    setvbuf(f, NULL, _IONBF, 0);
+    value_print_flow(f, t, v);
+    fclose(f);
+    out[size - 1] = '\0';
+    return out;
+}

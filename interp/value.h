@@ -31,5 +31,7 @@ value value_copy(arena *a, const value *v);
 bool value_equal(const value *a, const value *b);
 /* Writes v in a compact YAML flow form for plan listings. */
 void value_print_flow(FILE *out, const ty *t, const value *v);
+/* The same into out (size > 0), cut to fit; returns out. */
+const char *value_flow_text(const ty *t, const value *v, char *out, size_t size);
 
 #endif

@@ -1,4 +1,4 @@
-/* null.c: the null target accepts every command and does nothing, so a run
+/* null.c: the null target accepts every command and query and does nothing, so a run
  * on it measures the harness's own cost (the floor every report shows). It
  * cannot count, so verify is n/a. */
 #include <stdlib.h>
@@ -27,6 +27,14 @@ static int null_dispatch(target *t, const command *cmd, const value *args)
     return TARGET_OK;
 }
 
+/* It runs every query and judges none: there is no answer to check. */
+static int null_answer(target *t, const value **out)
+{
+    (void)t;
+    *out = NULL;
+    return TARGET_UNSUPPORTED;
+}
+
 static void null_close(target *t)
 {
     free(t);
@@ -36,8 +44,9 @@ const target_driver null_target_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "null",
     .about = "accepts every command and does nothing: the harness's own cost",
-    .caps = TARGET_ACCEPTS_ALL | TARGET_HARNESS,
+    .caps = TARGET_CAN_QUERY | TARGET_ACCEPTS_ALL | TARGET_HARNESS,
     .open = null_open,
     .dispatch = null_dispatch,
+    .answer = null_answer,
     .close = null_close,
 };

@@ -21,7 +21,9 @@
  * dispatch writes it, waits for the answer line and reads its ok. settle
  * (after the second read, untimed) holds the answer to the protocol: the
  * whole line must parse, the event names of a success must be those the
- * command and its policies emit, and no further line may be waiting.
+ * command and its policies emit, a query's returns must decode as the
+ * query's (kept for the runner's expect: returns), and no further line may
+ * be waiting.
  * After the pass, verify reads records back with the record request. */
 #define _GNU_SOURCE /* pipe2, prctl */
 #include "process.h"
@@ -78,11 +80,14 @@ typedef struct process_target {
     bool answered;     /* the last dispatch answered a success, for settle */
     bool no_record;    /* the runtime refused the record request: read back from instances */
     bool no_instances; /* it refused the instances request too: it cannot read back */
+    bool has_answer;   /* answer holds the last query's returns (settle decoded them) */
     cJSON *instances;  /* the store as {"instances":true} answered it, until the next command */
-    int status;        /* as waitpid reports it, once exited */
-    int in_fd;         /* the child's stdin (our write end), or -1 */
-    int out_fd;        /* the child's stdout (our read end) */
-    int err_fd;        /* the child's stderr (our read end, non-blocking) */
+    value answer;      /* in answer_mem, until the next dispatch */
+    arena answer_mem;
+    int status; /* as waitpid reports it, once exited */
+    int in_fd;  /* the child's stdin (our write end), or -1 */
+    int out_fd; /* the child's stdout (our read end) */
+    int err_fd; /* the child's stderr (our read end, non-blocking) */
     int timeout_ms;
     jline req;      /* the request line prepare encoded */
     jline prefixes; /* per command: {"verb":"...","args": */
@@ -633,13 +638,42 @@ static int event_names(const cJSON *events, jline *b)
     return 0;
 }
 
-/* A success answer in full: it parses, and its events (when it gives them)
- * are the command's. */
+/* A query's returns from its answer root, decoded as q->returns into
+ * pt->answer; the run fails when they are missing or are not the query's. */
+static int take_returns(process_target *pt, const command *q, const cJSON *root)
+{
+    const cJSON *ret = cJSON_GetObjectItemCaseSensitive(root, "returns");
+    char *text = cJSON_IsObject(ret) ? cJSON_PrintUnformatted(ret) : NULL;
+    if (!text)
+        return broken(pt, "%s answered the query %s without a returns object", pt->name, q->verb);
+    char why[512];
+    arena_reset(&pt->answer_mem);
+    value got;
+    int rc =
+        json_decode(text, strlen(text), q->returns, "", &pt->answer_mem, &got, why, sizeof why);
+    if (rc == 0) {
+        pt->answer = value_copy(&pt->answer_mem, &got); /* its strings point into text */
+        rc = value_check(q->returns, &pt->answer, "", why, sizeof why);
+    }
+    free(text);
+    if (rc < 0)
+        return broken(pt, "%s answered %s with returns that are not the query's: %s", pt->name,
+                      q->verb, why);
+    pt->has_answer = true;
+    return TARGET_OK;
+}
+
+/* A success answer in full: it parses, its events (when it gives them) are
+ * the command's, and a query's returns are the query's. */
 static int check_answer(process_target *pt, const command *cmd, const char *line, size_t len)
 {
     cJSON *root = parse_whole(line, len);
     if (!root)
         return not_protocol(pt, line, len);
+    if (cmd->query && take_returns(pt, cmd, root) != TARGET_OK) {
+        cJSON_Delete(root);
+        return TARGET_ERROR;
+    }
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events");
     jline got = {0};
     int bad = events ? event_names(events, &got) : 0;
@@ -664,6 +698,13 @@ static int check_answer(process_target *pt, const command *cmd, const char *line
     }
     jline_free(&got);
     return rc;
+}
+
+static int process_answer(target *t, const value **out)
+{
+    process_target *pt = (process_target *)t;
+    *out = pt->has_answer ? &pt->answer : NULL;
+    return *out ? TARGET_OK : target_fail(t, TARGET_ERROR, "the last dispatch gave no answer");
 }
 
 static int process_settle(target *t, const command *cmd)
@@ -711,6 +752,7 @@ static void process_close(target *t)
     free(pt->emits_head);
     free(pt->rbuf);
     cJSON_Delete(pt->instances);
+    arena_free(&pt->answer_mem);
     free(pt);
 }
 
@@ -749,7 +791,8 @@ static void close_pair(int fds[2])
             close(fds[i]);
 }
 
-/* The request prefix of every command, with the spec's verb renames. */
+/* The request prefix of every command ({"verb":...,"args":) and query
+ * ({"query":...,"args":), with the spec's verb renames. */
 static void build_prefixes(process_target *pt, const target_spec *spec)
 {
     const plan *p = pt->p;
@@ -771,7 +814,7 @@ static void build_prefixes(process_target *pt, const target_spec *spec)
             jline_puts(&name, prefix);
         jline_puts(&name, verb);
         pt->prefix_at[i] = pt->prefixes.len;
-        jline_puts(&pt->prefixes, "{\"verb\":");
+        jline_puts(&pt->prefixes, p->commands[i]->query ? "{\"query\":" : "{\"verb\":");
         json_put_string(&pt->prefixes, name.data, name.len);
         jline_puts(&pt->prefixes, ",\"args\":");
         pt->prefix_len[i] = pt->prefixes.len - pt->prefix_at[i];
@@ -911,6 +954,7 @@ static int process_prepare(target *t, const command *cmd, const value *args)
         cJSON_Delete(pt->instances);
         pt->instances = NULL;
     }
+    pt->has_answer = false;
     jline *b = &pt->req;
     b->len = 0;
     jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
@@ -1182,7 +1226,8 @@ const target_driver process_target_driver = {
     .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
-    .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_ONE_CPU,
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
+            TARGET_ONE_CPU,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,
@@ -1191,5 +1236,6 @@ const target_driver process_target_driver = {
     .read = process_read,
     .settle = process_settle,
     .probe = process_probe,
+    .answer = process_answer,
     .close = process_close,
 };

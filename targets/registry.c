@@ -68,7 +68,8 @@ int target_driver_check(const target_driver *d, char *why, size_t size)
     }
     if (((d->caps & TARGET_CAN_COUNT) != 0) != (d->count != NULL) ||
         ((d->caps & TARGET_CAN_READ_BACK) != 0) != (d->read != NULL) ||
-        ((d->caps & TARGET_CAN_PROBE) != 0) != (d->probe != NULL)) {
+        ((d->caps & TARGET_CAN_PROBE) != 0) != (d->probe != NULL) ||
+        ((d->caps & TARGET_CAN_QUERY) != 0) != (d->answer != NULL)) {
         snprintf(why, size, "the %s target's capabilities do not match its callbacks", d->name);
         return -1;
     }
@@ -87,6 +88,14 @@ int target_driver_check(const target_driver *d, char *why, size_t size)
             }
     }
     return 0;
+}
+
+bool target_runs_plan(const target_driver *d, const plan *p, char *why, size_t size)
+{
+    if ((d->caps & TARGET_CAN_QUERY) || !plan_has_queries(p))
+        return true;
+    snprintf(why, size, "the %s target cannot run queries", d->name);
+    return false;
 }
 
 /* A driver that cannot run here (postgres without a server or without

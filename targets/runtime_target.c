@@ -70,6 +70,12 @@ static int rt_dispatch(target *t, const command *cmd, const value *args)
                        runtime_message(r));
 }
 
+static int rt_answer(target *t, const value **out)
+{
+    *out = runtime_answer(((runtime_target *)t)->rt);
+    return *out ? TARGET_OK : target_fail(t, TARGET_ERROR, "the last dispatch gave no answer");
+}
+
 static int rt_count(target *t, uint64_t *aggs, uint64_t *events)
 {
     store *s = ((runtime_target *)t)->store;
@@ -102,12 +108,13 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .about = sd->about,
         .options = sd->options,
         .noptions = sd->noptions,
-        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | sd->caps,
+        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | sd->caps,
         .available = rt_available,
         .open = rt_open,
         .dispatch = rt_dispatch,
         .count = rt_count,
         .read = rt_read,
+        .answer = rt_answer,
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,

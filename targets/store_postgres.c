@@ -26,6 +26,11 @@
  *     its INSERT is refused by the primary key when the identity exists.
  *     So a command that needs no read before its guards takes one round
  *     trip.
+ *   - a query opens no transaction and writes nothing: after read_begin,
+ *     its hinted SELECTs (its record, and each read whose key comes from
+ *     the arguments) go with its first load and a sync, one round trip
+ *     whose implicit transaction only reads and ends at that sync; a read
+ *     keyed by the record costs one more.
  * The hints include the record each policy of the command's event loads
  * when its key is an argument, or a field of the command's stored record
  * (prefetch_via: one SELECT joins the two, prepared in the pipeline on its
@@ -405,6 +410,7 @@ typedef struct pg_store {
     via_stmt *vias;
     size_t nvias, vias_cap;
     bool in_txn;
+    bool reading;     /* after read_begin, until begin: a query's loads share the cache */
     bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
     int unread_syncs; /* syncs sent by rollback whose results are still to read */
     bool pipeline;
@@ -755,7 +761,22 @@ static int pg_begin(store *s)
     arena_reset(&g->mem);
     g->nreads = g->nwrites = g->nrecs = 0;
     g->in_txn = true;
+    g->reading = false;
     g->begun = false;
+    return 0;
+}
+
+/* A query: its hinted SELECTs go with its first load and a sync, one round
+ * trip that leaves nothing open; later loads of hinted records come from
+ * the cache, which lives until the next begin or read_begin. */
+static int pg_read_begin(store *s)
+{
+    pg_store *g = (pg_store *)s;
+    if (g->in_txn)
+        return store_error(g, "a query's reads begin inside a transaction");
+    arena_reset(&g->mem);
+    g->nreads = g->nwrites = g->nrecs = 0;
+    g->reading = true;
     return 0;
 }
 
@@ -837,7 +858,7 @@ static int pg_load(store *s, const aggregate *agg, const value *key, value *out)
     if (!g->pipeline)
         return store_error(g, "the connection is no longer usable");
     bool outside = !g->in_txn;
-    if (outside) /* a read of what is committed: one implicit transaction */
+    if (outside && !g->reading) /* a read of what is committed: one implicit transaction */
         g->nrecs = g->nreads = g->nwrites = 0;
     int i = find_rec(g, (int)agg->index, key);
     if (i < 0) {
@@ -1012,6 +1033,7 @@ static const store_ops postgres_store_ops = {
     .prefetch = pg_prefetch,
     .prefetch_via = pg_prefetch_via,
     .checks_creates = true,
+    .read_begin = pg_read_begin,
 };
 
 /* ---- the driver ---- */

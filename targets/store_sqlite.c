@@ -7,7 +7,8 @@
  * tables come from sqlgen; every statement is prepared once when the run
  * opens. A command is one transaction (BEGIN ... COMMIT, policies inside
  * it); its statements run as the runtime calls the store, and a refusal
- * rolls the transaction back. A create is checked by its INSERT: the
+ * rolls the transaction back; a query is its SELECTs alone, in autocommit.
+ * A create is checked by its INSERT: the
  * primary key refuses an identity that exists (checks_creates); a deleted
  * record's row is gone, so its identity may be inserted again. */
 #include "store_sqlite.h"
@@ -162,6 +163,20 @@ static int sq_begin(store *s)
     if (run(q, q->begin, "BEGIN") < 0)
         return -1;
     q->in_txn = true;
+    return 0;
+}
+
+/* A query's loads run in autocommit, each SELECT its own read of what is
+ * committed (WAL: no lock held between them); only the values handed back
+ * need releasing. */
+static int sq_read_begin(store *s)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    if (q->in_txn) {
+        snprintf(s->error, sizeof s->error, "sqlite: a query's reads begin inside a transaction");
+        return -1;
+    }
+    arena_reset(&q->mem);
     return 0;
 }
 
@@ -331,6 +346,7 @@ static const store_ops sqlite_store_ops = {
     .rollback = sq_rollback,
     .count = sq_count,
     .checks_creates = true,
+    .read_begin = sq_read_begin,
 };
 
 /* ---- opening and closing ---- */

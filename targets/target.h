@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 3 };
+enum { TARGET_DRIVER_VERSION = 4 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -58,7 +58,7 @@ typedef enum target_capability {
     TARGET_CAN_READ_BACK = 1 << 1, /* reads records back from its store */
     TARGET_CAN_PROBE = 1 << 2,     /* a round trip refused at once, for the floor (probe) */
     TARGET_CAN_SESSIONS = 1 << 3,  /* one session per client, for many clients */
-    TARGET_CAN_QUERY = 1 << 4,     /* read-only queries */
+    TARGET_CAN_QUERY = 1 << 4,     /* read-only queries, with their answers (answer) */
     TARGET_ACCEPTS_ALL = 1 << 5,   /* accepts every command without judging it: the
                                       runner does not hold it to the steps' outcomes */
     TARGET_HARNESS = 1 << 6,       /* does nothing: its cost is the harness's own (the floor) */
@@ -123,6 +123,12 @@ struct target_driver {
     /* With TARGET_CAN_PROBE: one round trip the target refuses at once ({}
      * for a process), for the round-trip floor. */
     int (*probe)(target *t);
+    /* With TARGET_CAN_QUERY: the answer of the last dispatch, a query that
+     * succeeded, once settled (a VAL_STRUCT laid out as cmd->returns), lent
+     * in *out until the next dispatch. Returns TARGET_OK, TARGET_UNSUPPORTED
+     * when the target gives no answers (null, which accepts every query
+     * unjudged), or TARGET_ERROR with the reason in t->message. */
+    int (*answer)(target *t, const value **out);
     /* Ends the run; always releases everything (files, schemas, children). */
     void (*close)(target *t);
     /* Optional (NULL): what this target saw of the server it talks to, for
@@ -151,6 +157,10 @@ size_t target_refused(const char *const **names, const char *const **reasons);
 int target_driver_check(const target_driver *d, char *why, size_t size);
 /* The names of every driver, comma-separated ("memory, null, ..."), lent. */
 const char *target_names(void);
+/* Whether driver d can run plan p at all, whatever its options: false with
+ * one sentence in why ("the X target cannot run queries") when p declares
+ * queries and d lacks TARGET_CAN_QUERY. The runner skips such a target. */
+bool target_runs_plan(const target_driver *d, const plan *p, char *why, size_t size);
 
 /* The JSON Schema (draft-07) of one entry of a workload's targets, made
  * from the drivers' declarations: the spec schema's definitions.target.
@@ -228,6 +238,12 @@ static inline int target_settle(target *t, const command *cmd)
 static inline int target_probe(target *t)
 {
     return t->driver->probe ? t->driver->probe(t) : TARGET_UNSUPPORTED;
+}
+
+/* TARGET_UNSUPPORTED when the driver runs no queries. */
+static inline int target_answer(target *t, const value **out)
+{
+    return t->driver->answer ? t->driver->answer(t, out) : TARGET_UNSUPPORTED;
 }
 
 static inline bool target_accepts_all(const target *t)

@@ -160,6 +160,28 @@ static inline void fx_refused(fx *f, const char *name, const char *args, const c
     assert_string_equal(f->t->message, message);
 }
 
+/* Dispatches the query verb with args, which must succeed, and returns its
+ * answer (lent until the next dispatch). */
+static inline const value *fx_ask(fx *f, const char *name, const char *args)
+{
+    fx_ok(f, name, args);
+    const value *answer = NULL;
+    if (target_answer(f->t, &answer) != TARGET_OK)
+        fail_msg("%s %s: no answer: %s", name, args, f->t->message);
+    assert_non_null(answer);
+    return answer;
+}
+
+/* The field called name of an answer of the query verb. */
+static inline const value *fx_returned(fx *f, const char *verb, const value *answer,
+                                       const char *name)
+{
+    int i = ty_field_index(fx_verb(f, verb)->returns, name);
+    if (i < 0)
+        fail_msg("%s returns no %s", verb, name);
+    return &answer->u.items[i];
+}
+
 /* Records of an aggregate or events of a name the store holds. */
 static inline uint64_t fx_count(fx *f, const char *name)
 {

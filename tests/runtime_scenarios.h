@@ -1656,10 +1656,10 @@ static inline void scenario_refusals_roll_back_policies_included(const target_sp
  * driver's name. */
 static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
 {
-    static const char *const paths[] = {"specs/pizzas.yaml",       "specs/banking.yaml",
-                                        "examples/inventory.yaml", "examples/library.yaml",
-                                        "examples/tickets.yaml",   "examples/documents.yaml",
-                                        "examples/cart.yaml",      NULL};
+    static const char *const paths[] = {
+        "specs/pizzas.yaml",     "specs/banking.yaml",         "examples/inventory.yaml",
+        "examples/library.yaml", "examples/tickets.yaml",      "examples/documents.yaml",
+        "examples/cart.yaml",    "examples/pizza_status.yaml", NULL};
     const char *const only[] = {ts->label, NULL};
     fx_run fr;
     fx_run_specs(&fr, paths, only, 20);
@@ -1741,6 +1741,162 @@ static inline void scenario_awkward_names_are_kept_apart(const target_spec *ts)
     fx_close(f);
 }
 
+/* ---- queries ---- */
+
+/* clang-format off */
+static const char query_shop_spec[] =
+    "spec: 1\n"
+    "domain: shop\n"
+    "types:\n"
+    "  Topping: {fields: {name: string, amount: int}}\n"
+    "aggregates:\n"
+    "  Customer:\n"
+    "    identity: id\n"
+    "    fields: {id: string, name: string, vip: {type: bool, default: false}}\n"
+    "    commands:\n"
+    "      Register: {creates: true, params: {id: string, name: string}, set: {name: arg.name},\n"
+    "                 emits: Registered}\n"
+    "  Order:\n"
+    "    identity: name\n"
+    "    fields:\n"
+    "      name: string\n"
+    "      customer: string\n"
+    "      toppings: {list: Topping}\n"
+    "      status: {enum: [available, sold], default: available}\n"
+    "    commands:\n"
+    "      Create:\n"
+    "        creates: true\n"
+    "        params: {name: string, customer: string}\n"
+    "        set: {customer: arg.customer}\n"
+    "        emits: Created\n"
+    "      AddTopping: {params: {name: string, topping: Topping}, append: {toppings: arg.topping}}\n"
+    "      Sell: {params: {name: string}, set: {status: sold}, emits: Sold}\n"
+    "    queries:\n"
+    "      Status:\n"
+    "        params: {name: string}\n"
+    "        returns: {status: status, toppings: len(toppings), items: toppings,\n"
+    "                  label: \"name + '/' + customer\"}\n"
+    "      Unsold:\n"
+    "        params: {name: string}\n"
+    "        guards: [{check: status == available, refuse: the pizza is sold}]\n"
+    "        returns: {name: name}\n"
+    "      ForCustomer:               # a read keyed by an argument: fetched with the record\n"
+    "        params: {name: string, who: string}\n"
+    "        reads: {buyer: {Customer: arg.who}}\n"
+    "        returns: {buyer: buyer.name, mine: customer == arg.who}\n"
+    "      Owner:                     # a read keyed by the record\n"
+    "        params: {name: string}\n"
+    "        reads: {owner: {Customer: customer}}\n"
+    "        returns: {owner: owner.name, vip: owner.vip}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Order.Create: {name: \"o-${n}\", customer: c}\n"
+    "    - Order.Status: {name: \"o-${n}\"}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+static inline fx *open_shop(const target_spec *ts)
+{
+    fx *f = fx_open(query_shop_spec, ts);
+    fx_ok(f, "Customer.Register", "{id: c-1, name: Chris}");
+    fx_ok(f, "Order.Create", "{name: o-1, customer: c-1}");
+    return f;
+}
+
+static inline void scenario_query_answers_from_the_committed_record(const target_spec *ts)
+{
+    fx *f = open_shop(ts);
+    const value *a = fx_ask(f, "Order.Status", "{name: o-1}");
+    assert_int_equal(a->kind, VAL_STRUCT);
+    assert_int_equal(a->len, 4);
+    assert_int_equal(fx_returned(f, "Order.Status", a, "status")->u.e, 0); /* available */
+    assert_int_equal(fx_returned(f, "Order.Status", a, "toppings")->u.i, 0);
+    assert_int_equal(fx_returned(f, "Order.Status", a, "items")->len, 0);
+    fx_assert_cstr(fx_returned(f, "Order.Status", a, "label"), "o-1/c-1");
+    fx_ok(f, "Order.AddTopping", "{name: o-1, topping: {name: Basil, amount: 3}}");
+    fx_ok(f, "Order.AddTopping", "{name: o-1, topping: {name: Olive, amount: 2}}");
+    fx_ok(f, "Order.Sell", "{name: o-1}");
+    a = fx_ask(f, "Order.Status", "{name: o-1}");
+    assert_int_equal(fx_returned(f, "Order.Status", a, "status")->u.e, 1); /* sold */
+    assert_int_equal(fx_returned(f, "Order.Status", a, "toppings")->u.i, 2);
+    const value *items = fx_returned(f, "Order.Status", a, "items");
+    assert_int_equal(items->len, 2);
+    fx_assert_cstr(&items->u.items[1].u.items[0], "Olive");
+    assert_int_equal(items->u.items[1].u.items[1].u.i, 2);
+    /* the same query again answers the same, from a fresh read */
+    a = fx_ask(f, "Order.Status", "{name: o-1}");
+    assert_int_equal(fx_returned(f, "Order.Status", a, "toppings")->u.i, 2);
+    fx_close(f);
+}
+
+static inline void scenario_query_of_a_missing_record_refuses(const target_spec *ts)
+{
+    fx *f = open_shop(ts);
+    fx_refused(f, "Order.Status", "{name: o-9}",
+               "Order.Status refused: Order 'o-9' does not exist");
+    const value *a = NULL;
+    assert_int_equal(target_answer(f->t, &a), TARGET_ERROR);
+    /* and the next one answers */
+    a = fx_ask(f, "Order.Status", "{name: o-1}");
+    assert_int_equal(fx_returned(f, "Order.Status", a, "toppings")->u.i, 0);
+    fx_close(f);
+}
+
+static inline void scenario_query_guard_refuses_with_its_text(const target_spec *ts)
+{
+    fx *f = open_shop(ts);
+    const value *a = fx_ask(f, "Order.Unsold", "{name: o-1}");
+    fx_assert_cstr(fx_returned(f, "Order.Unsold", a, "name"), "o-1");
+    fx_ok(f, "Order.Sell", "{name: o-1}");
+    fx_refused(f, "Order.Unsold", "{name: o-1}", "Order.Unsold refused: the pizza is sold");
+    fx_close(f);
+}
+
+static inline void scenario_query_reads_other_records(const target_spec *ts)
+{
+    fx *f = open_shop(ts);
+    fx_ok(f, "Customer.Register", "{id: c-2, name: Sam}");
+    const value *a = fx_ask(f, "Order.ForCustomer", "{name: o-1, who: c-2}");
+    fx_assert_cstr(fx_returned(f, "Order.ForCustomer", a, "buyer"), "Sam");
+    assert_false(fx_returned(f, "Order.ForCustomer", a, "mine")->u.b);
+    a = fx_ask(f, "Order.ForCustomer", "{name: o-1, who: c-1}");
+    assert_true(fx_returned(f, "Order.ForCustomer", a, "mine")->u.b);
+    fx_refused(f, "Order.ForCustomer", "{name: o-1, who: c-9}",
+               "Order.ForCustomer refused: Customer 'c-9' does not exist (read as buyer)");
+    a = fx_ask(f, "Order.Owner", "{name: o-1}");
+    fx_assert_cstr(fx_returned(f, "Order.Owner", a, "owner"), "Chris");
+    assert_false(fx_returned(f, "Order.Owner", a, "vip")->u.b);
+    fx_ok(f, "Order.Create", "{name: o-2, customer: c-9}");
+    fx_refused(f, "Order.Owner", "{name: o-2}",
+               "Order.Owner refused: Customer 'c-9' does not exist (read as owner)");
+    fx_close(f);
+}
+
+static inline void scenario_query_writes_nothing(const target_spec *ts)
+{
+    fx *f = open_shop(ts);
+    for (int i = 0; i < 50; i++) {
+        fx_ask(f, "Order.Status", "{name: o-1}");
+        fx_ask(f, "Order.Owner", "{name: o-1}");
+        fx_refused(f, "Order.Status", "{name: o-9}",
+                   "Order.Status refused: Order 'o-9' does not exist");
+    }
+    assert_int_equal(fx_count(f, "Order"), 1);
+    assert_int_equal(fx_count(f, "Customer"), 1);
+    assert_int_equal(fx_count(f, "Created"), 1);
+    assert_int_equal(fx_count(f, "Registered"), 1);
+    assert_int_equal(fx_count(f, "Sold"), 0);
+    /* commands after queries run as before */
+    fx_ok(f, "Order.Sell", "{name: o-1}");
+    value rec;
+    assert_true(fx_load(f, "Order", "o-1", &rec));
+    assert_string_equal(fx_enum(f, "Order", &rec, "status"), "sold");
+    assert_int_equal(fx_count(f, "Sold"), 1);
+    fx_close(f);
+}
+
 /* ---- the table ---- */
 
 typedef struct runtime_scenario {
@@ -1800,6 +1956,11 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(refusals_roll_back_policies_included),
     RUNTIME_SCENARIO(bundled_specs_and_examples_verify),
     RUNTIME_SCENARIO(awkward_names_are_kept_apart),
+    RUNTIME_SCENARIO(query_answers_from_the_committed_record),
+    RUNTIME_SCENARIO(query_of_a_missing_record_refuses),
+    RUNTIME_SCENARIO(query_guard_refuses_with_its_text),
+    RUNTIME_SCENARIO(query_reads_other_records),
+    RUNTIME_SCENARIO(query_writes_nothing),
 };
 
 enum { RUNTIME_NSCENARIOS = sizeof runtime_scenarios / sizeof *runtime_scenarios };

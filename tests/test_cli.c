@@ -90,6 +90,24 @@ static const char warn_spec[] = "spec: 1\n"
                                 "  warmup: 0\n"
                                 "  targets: [memory, null]\n";
 
+/* A query step whose expected answer holds for cycles 0 to 6 only. */
+static const char query_spec[] = "spec: 1\n"
+                                 "domain: counter\n"
+                                 "aggregates:\n"
+                                 "  Counter:\n"
+                                 "    identity: id\n"
+                                 "    fields: {id: int}\n"
+                                 "    commands:\n"
+                                 "      Make: {creates: true, params: {id: int}}\n"
+                                 "    queries:\n"
+                                 "      Small: {params: {id: int}, returns: {small: id < 7}}\n"
+                                 "workload:\n"
+                                 "  cycle:\n"
+                                 "    - Counter.Make: {id: \"${n}\"}\n"
+                                 "    - Counter.Small: {id: \"${n}\"}\n"
+                                 "      expect: {returns: {small: true}}\n"
+                                 "  targets: [memory, sqlite]\n";
+
 static void write_scratch(const char *name, const char *text)
 {
     char path[128];
@@ -107,6 +125,7 @@ static int make_scratch(void **state)
         return -1;
     write_scratch("bad.yaml", bad_spec);
     write_scratch("warn.yaml", warn_spec);
+    write_scratch("query.yaml", query_spec);
     setenv("TMPDIR", scratch, 1); /* where a fallback file goes */
     return 0;
 }
@@ -504,7 +523,7 @@ static const cli_case cases[] = {
             "    2  usage error, or a spec cannot be read\n"
             "    3  stdout could not be written\n"},
     {.args = ARGS("lint", "specs/pizzas.yaml", "specs/banking.yaml", "examples/library.yaml",
-                  "examples/inventory.yaml", "examples/tickets.yaml"),
+                  "examples/inventory.yaml", "examples/tickets.yaml", "examples/pizza_status.yaml"),
      .status = 0,
      .out_empty = true},
     {.args = ARGS("lint", "@/bad.yaml"),
@@ -600,6 +619,13 @@ static const cli_case cases[] = {
      .err = "bench plan: --trace needs a whole number of at least 1, not '0'",
      .out_empty = true},
     {.args = ARGS("plan", "specs/banking.yaml"), .status = 0, .out = "Account.Debit"},
+    {.args = ARGS("plan", "examples/pizza_status.yaml"),
+     .status = 0,
+     .out = "    query Order.Status\n"
+            "      param name: string, identity\n"
+            "      returns status: enum [available, sold] = status\n"
+            "      returns toppings: int = len(toppings)\n"
+            "workload\n"},
     {.args = ARGS("plan", "--format", "json", "specs/pizzas.yaml"),
      .status = 0,
      .check = plan_json_has_totals},
@@ -625,6 +651,15 @@ static const cli_case cases[] = {
      .stdout_path = "/dev/full",
      .needs_dev_full = true,
      .err = "bench plan: cannot write to stdout"},
+    /* a query's answer that differs from the step's expect fails the run, after the clock */
+    {.args = ARGS("run", "@/query.yaml", "--warmup", "0", "--iterations", "20", "--runs", "1"),
+     .status = 1,
+     .err = "counter memory run 1 failed: run 1, timed cycle 7, Counter.Small (@/query.yaml:14): "
+            "returned small false, the step expects true\n"
+            "counter sqlite run 1 failed: run 1, timed cycle 7, Counter.Small (@/query.yaml:14): "
+            "returned small false, the step expects true\n",
+     .out = "Failed:\n- memory: run 1, timed cycle 7, Counter.Small (@/query.yaml:14): returned "
+            "small false, the step expects true\n"},
     /* targets */
     {.args = ARGS("targets"), .status = 0, .check = targets_lists_memory_and_null},
     {.args = ARGS("targets", "--help"), .status = 0, .out = "usage: bench targets"},

@@ -1033,9 +1033,66 @@ static void test_compile_plan_shows_for_each(void **state)
     release(&c);
 }
 
+/* ---- queries ---- */
+
+/* A query is a command in the plan's table (found by its verb, indexed
+ * after its aggregate's commands), with its returns typed from the
+ * expressions; it adds nothing to the totals. */
+static void test_compile_queries_are_read_only_commands(void **state)
+{
+    compiled c = compile_file("examples/pizza_status.yaml");
+    assert_compiled(&c);
+    const plan *p = c.p;
+    const aggregate *order = agg_named(p, "Order");
+    assert_int_equal(order->ncommands, 3);
+    assert_int_equal(order->nqueries, 1);
+    assert_int_equal(p->ncommands, 4);
+    const command *q = verb(p, "Order.Status");
+    assert_ptr_equal(q, &order->queries[0]);
+    assert_ptr_equal(p->commands[q->index], q);
+    assert_int_equal(q->index, 3);
+    assert_true(q->query);
+    assert_false(verb(p, "Order.Purchase")->query);
+    assert_true(plan_has_queries(p));
+    assert_false(q->creates || q->deletes || q->neffects || q->nensures || q->event);
+    assert_int_equal(q->identity_param, 0);
+    assert_int_equal(q->returns->nfields, 2);
+    assert_string_equal(q->returns->fields[0].name, "status");
+    assert_int_equal(q->returns->fields[0].type->kind, TY_ENUM);
+    assert_string_equal(q->returns->fields[1].name, "toppings");
+    assert_int_equal(q->returns->fields[1].type->kind, TY_INT);
+    /* the steps' expectations, in the order written */
+    const step *st = &p->work.flows[0].steps[2];
+    assert_ptr_equal(st->cmd, q);
+    assert_false(st->expect_refused);
+    assert_int_equal(st->nexpect_returns, 2);
+    assert_int_equal(st->expect_returns[0].field, 0);
+    assert_int_equal(st->expect_returns[0].want.u.e, 0); /* available */
+    assert_int_equal(st->expect_returns[1].field, 1);
+    assert_int_equal(st->expect_returns[1].want.u.i, 1);
+    assert_int_equal(p->work.flows[0].steps[4].nexpect_returns, 1);
+    assert_int_equal(p->work.flows[0].steps[4].expect_returns[0].want.u.e, 1); /* sold */
+    assert_null(p->work.flows[0].steps[3].expect_returns);
+    /* five steps a cycle; the queries add no record and no event */
+    assert_int_equal(p->totals[0].commands_per_cycle, 5);
+    assert_int_equal(p->cycle_aggs[order->index], 1);
+    uint64_t per = (uint64_t)(p->work.warmup + p->work.iterations);
+    assert_int_equal(p->totals[0].aggregates[order->index], per);
+    for (size_t i = 0; i < p->nevents; i++)
+        assert_int_equal(p->totals[0].events[i], per);
+    release(&c);
+
+    compiled plain = compile_file("specs/pizzas.yaml");
+    assert_compiled(&plain);
+    assert_false(plan_has_queries(plain.p));
+    assert_int_equal(agg_named(plain.p, "Order")->nqueries, 0);
+    release(&plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compile_queries_are_read_only_commands),
         cmocka_unit_test(test_compile_pizzas_domain),
         cmocka_unit_test(test_compile_pizzas_workload),
         cmocka_unit_test(test_compile_banking_domain),

@@ -4,7 +4,8 @@
  * examples verify, refusals roll back with the memory runtime's messages,
  * values come back verbatim ...), leaving no schema behind; and what is
  * PostgreSQL's own: a command costs at most two round trips (one when it
- * reads nothing before its guards), a policy's record whose key is a
+ * reads nothing before its guards), a query one and no write (the
+ * statistics say so over 1000 of them), a policy's record whose key is a
  * stored field included; the run's schema is gone after success, after a
  * failure and after SIGINT; the fence really runs as bench_fenced under
  * forced row-level security; durability sets synchronous_commit; an
@@ -175,23 +176,33 @@ static void test_postgres_bundled_commands_take_at_most_two_round_trips(void **s
     fx_run_free(&fr);
 }
 
-static void test_postgres_library_takes_at_most_two_round_trips(void **state)
+/* One run of path on postgres, verified: nverbs verbs, each two round trips
+ * a dispatch but those whose verb holds a word of one (NULL-terminated). */
+static void trips_per_verb(const char *path, size_t nverbs, const char *const *one)
 {
-    static const char *const paths[] = {"examples/library.yaml", NULL};
+    const char *const paths[] = {path, NULL};
     static const char *const only[] = {"postgres", NULL};
     fx_run fr;
     fx_run_specs(&fr, paths, only, 30);
     fx_assert_all_passed(&fr, 1);
     const run_result *run = &fr.r.results[0].runs[0];
-    assert_int_equal(run->nverbs, 3);
+    assert_int_equal(run->nverbs, nverbs);
     for (size_t v = 0; v < run->nverbs; v++) {
         const verb_result *vr = &run->verbs[v];
-        double want = strstr(vr->verb, "Acquire") ? 1 : 2; /* Lend and Return */
+        double want = 2;
+        for (size_t k = 0; one[k]; k++)
+            want = strstr(vr->verb, one[k]) ? 1 : want;
         if (vr->round_trips_per_command != want)
             fail_msg("%s: %.3f round trips per command, want %.0f", vr->verb,
                      vr->round_trips_per_command, want);
     }
     fx_run_free(&fr);
+}
+
+static void test_postgres_library_takes_at_most_two_round_trips(void **state)
+{
+    static const char *const one[] = {"Acquire", NULL}; /* Lend and Return: two */
+    trips_per_verb("examples/library.yaml", 3, one);
 }
 
 /* clang-format off */
@@ -335,6 +346,73 @@ static void test_postgres_create_with_a_read_refused_by_its_key_rolls_back(void 
         assert_int_equal(fx_count(f, "LoanCounted"), 1);
         fx_close(f);
     }
+}
+
+/* ---- queries ---- */
+
+/* Rows the run's tables have had inserted, updated and deleted, as the
+ * statistics say once the store's own backend has flushed its counters
+ * (on PostgreSQL 15 a backend reports them at most once a second, unless
+ * told to at its next chance). */
+static long rows_written(fx *f)
+{
+    store *s = runtime_target_store(f->t);
+    char out[512];
+    if (postgres_store_query(s, "SELECT pg_stat_force_next_flush()", out, sizeof out) != 0)
+        fail_msg("pg_stat_force_next_flush: %s", out);
+    return query_long("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+                      "FROM pg_stat_user_tables WHERE schemaname = '%s'",
+                      postgres_store_schema(s));
+}
+
+/* The round trips of n dispatches of a query that succeeds. */
+static uint64_t query_trips(fx *f, const char *name, const char *args, int n)
+{
+    uint64_t before = f->t->round_trips;
+    for (int i = 0; i < n; i++)
+        fx_ask(f, name, args);
+    return f->t->round_trips - before;
+}
+
+/* A query is one SELECT round trip and writes nothing: 1000 of them leave
+ * the tables' insert, update and delete counters where they were (which
+ * the creates before them did move). */
+static void test_postgres_a_query_is_one_round_trip_and_writes_nothing(void **state)
+{
+    fx *f = open_shop(&pg_plain);
+    long before = rows_written(f);
+    assert_true(before >= 2); /* the customer and the order: the counters do count */
+    assert_int_equal(query_trips(f, "Order.Status", "{name: o-1}", 1000), 1000);
+    /* a read keyed by an argument comes in the same round trip */
+    assert_int_equal(query_trips(f, "Order.ForCustomer", "{name: o-1, who: c-1}", 100), 100);
+    /* a refusal costs the same */
+    uint64_t trips = f->t->round_trips;
+    fx_refused(f, "Order.Status", "{name: o-9}",
+               "Order.Status refused: Order 'o-9' does not exist");
+    assert_int_equal(f->t->round_trips - trips, 1);
+    assert_int_equal(rows_written(f), before);
+    /* nothing was left open: a command goes on as ever, and is counted */
+    assert_int_equal(fx_trips(f, "Order.Sell", "{name: o-1}"), 2);
+    assert_int_equal(rows_written(f), before + 2); /* the update and its event */
+    fx_close(f);
+}
+
+/* In a run, the report says so too: examples/pizza_status.yaml's query
+ * takes one round trip per dispatch, its commands as ever. */
+static void test_postgres_a_run_reports_one_round_trip_per_query(void **state)
+{
+    static const char *const one[] = {"CreatePizza", "Status", NULL};
+    trips_per_verb("examples/pizza_status.yaml", 4, one);
+}
+
+static void test_postgres_query_round_trips_under_the_fence(void **state)
+{
+    fx *f = open_shop(&pg_fenced);
+    assert_int_equal(query_trips(f, "Order.Status", "{name: o-1}", 100), 100);
+    assert_int_equal(query_trips(f, "Order.ForCustomer", "{name: o-1, who: c-1}", 10), 10);
+    /* a read keyed by the record waits for the record: one more */
+    assert_int_equal(query_trips(f, "Order.Owner", "{name: o-1}", 10), 20);
+    fx_close(f);
 }
 
 /* ---- the schema's life ---- */
@@ -626,6 +704,9 @@ int main(void)
     pq = pq_load(why, sizeof why);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_postgres_scenarios_leave_no_schema),
+        cmocka_unit_test(test_postgres_a_query_is_one_round_trip_and_writes_nothing),
+        cmocka_unit_test(test_postgres_query_round_trips_under_the_fence),
+        cmocka_unit_test(test_postgres_a_run_reports_one_round_trip_per_query),
         cmocka_unit_test(test_postgres_round_trips_per_command),
         cmocka_unit_test(test_postgres_for_each_loads_each_items_record_once),
         cmocka_unit_test(test_postgres_bundled_commands_take_at_most_two_round_trips),

@@ -1,6 +1,8 @@
 /* test_process.c: the process target against real children over real
  * pipes: `bench serve` on pizzas and banking (verify through the count
- * request, a finite round-trip floor), the Python runtime under examples/,
+ * request, a finite round-trip floor), queries with their answers checked
+ * (bench serve, the Python runtime, a runtime without queries, returns of
+ * the wrong type), the Python runtime under examples/,
  * verb renames, a runtime without the count request (verify n/a), and the
  * children that misbehave: one that crashes, one that hangs (with a
  * grandchild), one that prints garbage. Each of those fails its run with
@@ -181,6 +183,7 @@ static bool python_here(void)
 static void passes_with_floor(const char *base, const char *targets)
 {
     const plan *p = scratch_spec(base, targets);
+    size_t steps = p->work.flows[0].nsteps;
     run_options o = options(20, 200, 2);
     report r = {0};
     assert_int_equal(run(p, &o, &r), 0);
@@ -190,7 +193,7 @@ static void passes_with_floor(const char *base, const char *targets)
     assert_int_equal(tr->verify, VERIFY_PASS);
     assert_int_equal(tr->nruns, 2);
     for (size_t i = 0; i < tr->nruns; i++) {
-        assert_int_equal(tr->runs[i].fig.commands, 200 * p->work.flows[0].nsteps);
+        assert_int_equal(tr->runs[i].fig.commands, 200 * steps);
         double floor = tr->runs[i].roundtrip_floor_p50_ns;
         assert_true(isfinite(floor) && floor > 0);
     }
@@ -234,6 +237,73 @@ static void test_python_runtime_with_qualified_verb_names(void **state)
                       "        verbs: {Order.CreatePizza: 'Pizzas::Order.CreatePizza',\n"
                       "                Order.AddTopping: 'Pizzas::Order.AddTopping',\n"
                       "                Order.Purchase: 'Pizzas::Order.Purchase'}\n");
+}
+
+/* A spec with a query step that checks the answer: bench serve and the
+ * Python runtime answer {"query": ...} lines, and the answers match. */
+static void test_bench_serve_answers_queries_and_verifies(void **state)
+{
+    passes_with_floor("examples/pizza_status.yaml", "    - process\n");
+}
+
+static void test_python_runtime_answers_queries_and_verifies(void **state)
+{
+    if (!python_here())
+        skip();
+    passes_with_floor("examples/pizza_status.yaml",
+                      "    - process: {label: python, command: [python3, "
+                      "examples/pizzas_runtime.py]}\n");
+}
+
+/* The step where the first Order.Status of examples/pizza_status.yaml stands. */
+static int first_query_line(void)
+{
+    for (size_t i = 0; i < scratch.s.p->work.flows[0].nsteps; i++)
+        if (scratch.s.p->work.flows[0].steps[i].cmd->query)
+            return scratch.s.p->work.flows[0].steps[i].at->line;
+    fail_msg("no query step");
+    return 0;
+}
+
+static void fails_at_the_first_query(const char *targets, const char *why)
+{
+    const plan *p = scratch_spec("examples/pizza_status.yaml", targets);
+    run_options o = options(2, 20, 1);
+    report r = {0};
+    assert_int_equal(run(p, &o, &r), 1);
+    const target_result *tr = only_result(&r);
+    assert_true(tr->failed);
+    char want[1024];
+    snprintf(want, sizeof want, "run 1, warmup cycle 0, Order.Status (%s:%d): %s", scratch.spec,
+             first_query_line(), why);
+    if (strncmp(tr->reason, want, strlen(want)) != 0)
+        fail_msg("reason '%s'\n  does not start with '%s'", tr->reason, want);
+    report_free(&r);
+    assert_int_equal(children_left(), 0);
+}
+
+/* The seed framework's loop knows no query request: a spec without queries
+ * runs on it as before (nothing new is sent; the seed runtime tests above),
+ * and one with a query fails at the first query with the runtime's own
+ * refusal of the line. */
+static void test_a_runtime_without_queries_fails_at_the_first_query(void **state)
+{
+    if (!python_here())
+        skip();
+    fails_at_the_first_query("    - process: {verb_prefix: \"Pizzas::\", command: [python3, "
+                             "tests/fixtures/hecks_runtime.py, pizzas]}\n",
+                             "step needs verb, dry_run, snapshot, restore, or instances");
+}
+
+/* Returns of the wrong type fail the run, decoded after the clock stops. */
+static void test_returns_that_are_not_the_querys_fail_the_run(void **state)
+{
+    if (!python_here())
+        skip();
+    fails_at_the_first_query("    - process: {command: [python3, tests/fixtures/liar_runtime.py, "
+                             "returns]}\n",
+                             "python3 answered Order.Status with returns that are not the query's: "
+                             "toppings: expected an integer, got a string");
 }
 
 /* The fixture answers only Pizzas::Order.* verbs: with the renames the run
@@ -646,6 +716,13 @@ int main(void)
         cmocka_unit_test_teardown(test_bench_serve_runs_cart_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_runs_pizzas_and_verifies, scratch_teardown),
         cmocka_unit_test_teardown(test_python_runtime_with_qualified_verb_names, scratch_teardown),
+        cmocka_unit_test_teardown(test_bench_serve_answers_queries_and_verifies, scratch_teardown),
+        cmocka_unit_test_teardown(test_python_runtime_answers_queries_and_verifies,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_a_runtime_without_queries_fails_at_the_first_query,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_returns_that_are_not_the_querys_fail_the_run,
+                                  scratch_teardown),
         cmocka_unit_test_teardown(test_verb_renames_reach_the_runtime, scratch_teardown),
         cmocka_unit_test_teardown(test_a_runtime_without_the_count_request_verifies_na,
                                   scratch_teardown),

@@ -1609,6 +1609,39 @@ static void test_a_run_that_fails_in_run_2_marks_the_result_failed(void **state)
     scratch_close();
 }
 
+/* A target without TARGET_CAN_QUERY is skipped, with one sentence, for a
+ * spec that declares queries; the same target runs the spec without them. */
+static void test_a_target_that_cannot_run_queries_is_skipped(void **state)
+{
+    static const char yaml[] = "spec: 1\n"
+                               "domain: fake\n"
+                               "aggregates:\n"
+                               "  Item:\n"
+                               "    identity: id\n"
+                               "    fields: {id: string}\n"
+                               "    commands:\n"
+                               "      Make: {creates: true, params: {id: string}}\n"
+                               "    queries:\n"
+                               "      Look: {params: {id: string}, returns: {id: id}}\n"
+                               "workload:\n"
+                               "  cycle:\n"
+                               "    - Item.Make: {id: \"i-${n}\"}\n"
+                               "  targets: [memory, null]\n";
+    const plan *p = scratch_open(yaml);
+    fake_reset((fake_behaviour){0});
+    run_options o = fake_options(&fake_driver);
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_int_equal(r.nskipped, 1);
+    assert_string_equal(r.skipped[0].label, "memory");
+    assert_string_equal(r.skipped[0].reason, "the fake target cannot run queries");
+    assert_int_equal(r.nresults, 1); /* null runs queries (and judges none) */
+    assert_string_equal(r.results[0].label, "null");
+    assert_int_equal(fake_calls_of("memory")->opens, 0);
+    report_free(&r);
+    scratch_close();
+}
+
 static void test_nothing_ran_when_every_target_is_skipped(void **state)
 {
     const plan *p = scratch_open(fake_yaml);
@@ -1725,6 +1758,7 @@ int main(void)
         T(test_a_floor_probe_answered_ok_fails_the_run),
         T(test_a_run_that_fails_in_run_2_marks_the_result_failed),
         T(test_nothing_ran_when_every_target_is_skipped),
+        T(test_a_target_that_cannot_run_queries_is_skipped),
         T(test_a_one_cpu_target_is_pinned_by_default_and_recorded),
     };
 #undef T

@@ -1,7 +1,8 @@
 /* test_serve.c: `bench serve` as a real child over real pipes: the answers
  * of schema/protocol.md line for line (commands with their events, policy
  * events, refusals, the empty request, the count request, lines that are
- * not requests, argument errors by path, the record request), a clean end at end of input, and
+ * not requests, argument errors by path, the record request, queries with
+ * their returns), a clean end at end of input, and
  * the command line's errors. Each answer is read with a deadline, so a
  * server that does not answer fails the test instead of hanging it. */
 /* cmocka.h needs these first */
@@ -342,6 +343,64 @@ static void test_serve_runs_a_for_each_policy_all_or_nothing(void **state)
     assert_int_equal(serve_stop(s), 0);
 }
 
+#define STATUS(name) "{\"query\":\"Order.Status\",\"args\":{\"name\":\"" name "\"}}"
+
+/* A query request answers the query's returns from the committed record,
+ * or refuses as the C runtime does; it writes nothing. */
+static void serve_answers_queries(const char *store)
+{
+    static const struct {
+        const char *line, *answer;
+    } lines[] = {
+        {CREATE("p1"), NULL},
+        {STATUS("p1"), "{\"ok\":true,\"returns\":{\"status\":\"available\",\"toppings\":0}}"},
+        {"{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":\"B\",\"amount\":1}"
+         "}",
+         NULL},
+        {"{\"verb\":\"Order.Purchase\",\"args\":{\"name\":\"p1\",\"customer_name\":\"Chris\","
+         "\"amount\":1200}}",
+         NULL},
+        {STATUS("p1"), "{\"ok\":true,\"returns\":{\"status\":\"sold\",\"toppings\":1}}"},
+        {STATUS("p2"),
+         "{\"ok\":false,\"error\":\"Order.Status refused: Order 'p2' does not exist\"}"},
+        {"{\"query\":\"Order.Status\",\"args\":{\"name\":3}}",
+         "{\"ok\":false,\"error\":\"Order.Status refused: name: expected a string, got a "
+         "number\"}"},
+        /* a query is not a command, nor the other way round */
+        {"{\"verb\":\"Order.Status\",\"args\":{\"name\":\"p1\"}}",
+         "{\"ok\":false,\"error\":\"Order.Status is a query: send it as {\\\"query\\\": "
+         "\\\"Order.Status\\\", \\\"args\\\": {...}}\"}"},
+        {"{\"query\":\"Order.Stat\",\"args\":{}}",
+         "{\"ok\":false,\"error\":\"unknown verb 'Order.Stat' (did you mean 'Order.Status'?)\"}"},
+        /* the queries kept nothing: one order, its three events */
+        {"{\"count\":true}",
+         "{\"ok\":true,\"aggregates\":{\"Order\":1},\"events\":{\"PizzaCreated\":1,"
+         "\"ToppingAdded\":1,\"PizzaPurchased\":1}}"},
+    };
+    server *s = serve_start_on(store, "examples/pizza_status.yaml");
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        const char *got = ask(s, lines[i].line);
+        if (lines[i].answer ? strcmp(got, lines[i].answer) != 0 : !strstr(got, "\"ok\":true"))
+            fail_msg("%s: line %s\n  got  %s\n  want %s", store ? store : "memory", lines[i].line,
+                     got, lines[i].answer ? lines[i].answer : "ok");
+        if (!strncmp(lines[i].line, "{\"query\"", 9) && strstr(got, "\"ok\":true"))
+            assert_true(valid_as("queryAnswer", got));
+    }
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_answers_a_query_with_its_returns(void **state)
+{
+    serve_answers_queries(NULL);
+}
+
+static void test_serve_answers_queries_on_the_sql_stores(void **state)
+{
+    serve_answers_queries("sqlite");
+    if (getenv("BENCH_PG_SCRATCH"))
+        serve_answers_queries("postgres");
+}
+
 /* Lines that are not requests each get one error answer; the server goes on. */
 static void test_serve_answers_every_bad_line_and_goes_on(void **state)
 {
@@ -355,10 +414,15 @@ static void test_serve_answers_every_bad_line_and_goes_on(void **state)
         {"{\"verb\":\"Order.CreatePizza\"", "not a request: expected ',' or '}' in an object, got "
                                             "the end of the line"},
         {"{\"id\":1}", "not a request: 'id' is not a member of a request; a request has verb and "
-                       "args, or count"},
+                       "args, query and args, or count"},
         {"{\"count\":true,\"verb\":\"Order.Purchase\"}",
          "not a request: a count request has nothing but count"},
-        {"{\"args\":{}}", "not a request: a request with args needs a verb"},
+        {"{\"args\":{}}", "not a request: a request with args needs a verb or a query"},
+        {"{\"verb\":\"Order.Purchase\",\"query\":\"Order.Purchase\"}",
+         "not a request: a request names a verb or a query, not both"},
+        {"{\"query\":\"Order.Purchase\",\"args\":{}}",
+         "Order.Purchase is a command: send it as {\\\"verb\\\": \\\"Order.Purchase\\\", "
+         "\\\"args\\\": {...}}"},
         {"{\"verb\":3}", "not a request: verb: expected a string, got a number"},
         {"{\"verb\":\"Order.Purchase\",\"args\":[]}",
          "not a request: args: expected an object, got an array"},
@@ -504,6 +568,14 @@ static void test_protocol_schema_accepts_the_lines_it_should(void **state)
         {"request", "{\"record\":{\"aggregate\":\"Order\"}}", false},
         {"answer", "{\"ok\":true,\"record\":{\"name\":\"p\"}}", true},
         {"answer", "{\"ok\":true,\"record\":[]}", false},
+        {"request", STATUS("p"), true},
+        {"request", "{\"query\":\"Order.Status\"}", true},
+        {"request", "{\"query\":\"\"}", false},
+        {"request", "{\"query\":\"Order.Status\",\"verb\":\"Order.Status\"}", false},
+        {"answer", "{\"ok\":true,\"returns\":{\"status\":\"sold\"}}", true},
+        {"queryAnswer", "{\"ok\":true,\"returns\":{\"status\":\"sold\"}}", true},
+        {"queryAnswer", "{\"ok\":true,\"returns\":3}", false},
+        {"success", "{\"ok\":true,\"returns\":{}}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (valid_as(cases[i].def, cases[i].line) != cases[i].valid)
@@ -555,6 +627,8 @@ int main(void)
         cmocka_unit_test(test_serve_on_the_postgres_store),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
+        cmocka_unit_test(test_serve_answers_a_query_with_its_returns),
+        cmocka_unit_test(test_serve_answers_queries_on_the_sql_stores),
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),

@@ -89,7 +89,7 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .open = no_open,
           .dispatch = no_dispatch,
           .close = no_close},
-         "built for target interface version 1; this bench has version 3"},
+         "built for target interface version 1; this bench has version 4"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "Bad-Name",
           .about = "a",
@@ -121,6 +121,14 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .close = no_close,
           .caps = TARGET_CAN_READ_BACK},
          "the blind target's capabilities do not match its callbacks"},
+        {{.version = TARGET_DRIVER_VERSION,
+          .name = "mute",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .caps = TARGET_CAN_QUERY},
+         "the mute target's capabilities do not match its callbacks"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "twice",
           .about = "a",
@@ -212,12 +220,14 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         const char *options; /* in declaration order */
         unsigned caps;
     } cases[] = {
-        {"memory", "", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
-        {"null", "", TARGET_ACCEPTS_ALL | TARGET_HARNESS},
-        {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
-        {"postgres", "dsn durability fence keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK},
+        {"memory", "", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
+        {"null", "", TARGET_CAN_QUERY | TARGET_ACCEPTS_ALL | TARGET_HARNESS},
+        {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
+        {"postgres", "dsn durability fence keep",
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
         {"process", "command verbs verb_prefix timeout_ms",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_ONE_CPU},
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
+             TARGET_ONE_CPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const target_driver *d = target_find(cases[i].target);
