@@ -4,12 +4,18 @@
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
-libpcre2-dev nettle-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite python3
-clang-format clang-tidy"
+libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
+python3 clang-format clang-tidy"
 # chromium renders `bench report --html` pages in tests/test_html.c (an ~80 MB
 # download, ~290 MB installed, about 20 s to install on a 2-core machine);
 # BENCH_WITH_CHROMIUM=0 leaves it out, and that check then says it skipped.
 [ "${BENCH_WITH_CHROMIUM:-1}" = 1 ] && packages="$packages chromium"
+# node and npm run hdr-histogram-js, the peer that reads `--hlog` files in
+# tests/test_hlog.c. A Node.js that is already there (Debian's or another
+# packager's, whose nodejs package may bundle npm) is used as it is.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages="$packages nodejs npm"
+fi
 
 missing=""
 for p in $packages; do

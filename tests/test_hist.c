@@ -14,19 +14,17 @@
 #include <string.h>
 
 #include "hist.h"
+#include "test_util.h"
 
 /* The bound hist.h states: half a bucket, a bucket being 1/1024 of its value. */
 #define BOUND (1.0 / 2048)
 
 static uint64_t rng_state;
 
-/* xorshift64*: a fixed seed makes every run see the same samples. */
+/* A fixed seed makes every run see the same samples. */
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
+    return test_rng_next(&rng_state);
 }
 
 static double rng_unit(void) /* in (0, 1] */

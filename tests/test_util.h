@@ -3,6 +3,7 @@
 #define BENCH_TESTS_UTIL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,16 @@ static inline char *read_file(const char *path)
     text[len] = '\0';
     fclose(f);
     return text;
+}
+
+/* xorshift64*: the tests' pseudo-random numbers; a fixed seed in *state
+ * (not 0) gives every run the same sequence. */
+static inline uint64_t test_rng_next(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * UINT64_C(2685821657736338717);
 }
 
 #endif
