@@ -1062,11 +1062,26 @@ bool plan_is_fixed(const plan *p)
 static void compile_deltas(plan *p, arena *scratch, event_adds *memo, tally *t)
 {
     size_t width = p->naggs + p->nevents;
-    int64_t *delta = arena_alloc(&p->mem, (p->ncommands * width + 1) * sizeof *delta);
-    for (size_t i = 0; i < p->ncommands; i++)
-        count_dispatch(p, scratch, memo, t, p->commands[i], delta + i * width,
-                       delta + i * width + p->naggs);
-    p->cmd_delta = delta;
+    int64_t *dense = arena_alloc(scratch, (width + 1) * sizeof *dense);
+    cmd_delta *out = arena_alloc(&p->mem, (p->ncommands + 1) * sizeof *out);
+    for (size_t i = 0; i < p->ncommands; i++) {
+        memset(dense, 0, width * sizeof *dense);
+        count_dispatch(p, scratch, memo, t, p->commands[i], dense, dense + p->naggs);
+        size_t n = 0;
+        for (size_t k = 0; k < width; k++)
+            n += dense[k] != 0;
+        uint32_t *at = arena_alloc(&p->mem, (n + 1) * sizeof *at);
+        int64_t *by = arena_alloc(&p->mem, (n + 1) * sizeof *by);
+        out[i].n = 0;
+        for (size_t k = 0; k < width; k++)
+            if (dense[k]) {
+                at[out[i].n] = (uint32_t)k;
+                by[out[i].n++] = dense[k];
+            }
+        out[i].at = at;
+        out[i].by = by;
+    }
+    p->cmd_delta = out;
 }
 
 /* The totals bench plan prints: one per prefill entry, for the spec's own

@@ -288,6 +288,15 @@ typedef struct plan_totals {
     const uint64_t *events;     /* per event index */
 } plan_totals;
 
+/* What one successful dispatch of a command adds to the store: n entries,
+ * each an index (aggregates first, then naggs + the event's index) and how
+ * much it moves. */
+typedef struct cmd_delta {
+    size_t n;
+    const uint32_t *at;
+    const int64_t *by;
+} cmd_delta;
+
 typedef struct plan {
     arena mem;
     doc *source; /* the loaded document, kept for addresses */
@@ -315,8 +324,8 @@ typedef struct plan {
     const uint64_t *cycle_events, *setup_events;
     const plan_totals *totals; /* work.nprefill entries, in prefill order; NULL unless fixed */
     /* per command index, what one successful dispatch adds (policies
-       included): cmd_delta[i * (naggs + nevents) + k], records first */
-    const int64_t *cmd_delta;
+       included), per command index: only what changes */
+    const cmd_delta *cmd_delta;
 } plan;
 
 /* Compiles a loaded, schema-checked document. Every error found while

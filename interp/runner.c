@@ -147,11 +147,9 @@ static void note_outcome(run_state *rs, const step_inst *si, int rc)
     mix_done(rs->mx, si, ok);
     if (!ok)
         return;
-    const plan *p = rs->p;
-    size_t width = p->naggs + p->nevents;
-    const int64_t *d = p->cmd_delta + si->st->cmd->index * width;
-    for (size_t i = 0; i < width; i++)
-        rs->seen[i] += d[i];
+    const cmd_delta *d = &rs->p->cmd_delta[si->st->cmd->index];
+    for (size_t i = 0; i < d->n; i++)
+        rs->seen[d->at[i]] += d->by[i];
     rs->seen_unknown = rs->seen_unknown || si->st->cmd->counts_unknown;
 }
 
