@@ -517,8 +517,9 @@ static void test_prefill_flag_gives_one_row_per_size(void **state)
                              "--quiet",      NULL};
     o = bench(md_args);
     assert_int_equal(o.status, 0);
-    assert_non_null(strstr(o.out, "| pizzas | memory | "));
-    assert_non_null(strstr(o.out, "| pizzas | memory@200 | "));
+    /* a row may carry "(unstable)" after its label on a busy machine */
+    assert_non_null(strstr(o.out, "| pizzas | memory |") || strstr(o.out, "| pizzas | memory ("));
+    assert_non_null(strstr(o.out, "| pizzas | memory@200 "));
     assert_non_null(strstr(o.out, "prefill 0 and 200 cycles"));
     spawn_output_free(&o);
 }
