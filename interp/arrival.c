@@ -2,6 +2,8 @@
 #include "arrival.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Sleeping ends this far before the intended start; the rest is spun, as
@@ -46,4 +48,26 @@ void arrival_wait_until(uint64_t at)
     }
     while (mono_ns() < at)
         ;
+}
+
+int duration_parse(const char *s, uint64_t *ns)
+{
+    static const struct {
+        const char *unit;
+        double ns;
+    } units[] = {{"ns", 1},   {"us", 1e3},   {"ms", 1e6}, {"s", 1e9},
+                 {"m", 60e9}, {"h", 3600e9}, {"", 1e9}};
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0) || !isfinite(v) || s[0] == '-' || s[0] == '+')
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strcmp(end, units[i].unit)) {
+            double total = v * units[i].ns;
+            if (total < 1 || total > 1e18)
+                return -1;
+            *ns = (uint64_t)total;
+            return 0;
+        }
+    return -1;
 }

@@ -42,4 +42,9 @@ uint64_t arrival_next(arrival *a);
  * is far, then spins, so a cycle starts within a few µs of its time. */
 void arrival_wait_until(uint64_t at);
 
+/* A duration as a spec or a flag writes it: a number followed by ns, us,
+ * ms, s, m or h ("30s", "1.5s", "250ms"), or a bare number of seconds.
+ * Returns 0 with the ns in *ns (at least 1), or -1 when s is not one. */
+int duration_parse(const char *s, uint64_t *ns);
+
 #endif

@@ -14,6 +14,7 @@
 #include "cli.h"
 
 #include "alloc.h"
+#include "arrival.h"
 #include "env.h"
 #include "report.h"
 #include "runner.h"
@@ -33,6 +34,14 @@ static const char usage_run[] =
     "  --warmup N         untimed cycles before timing\n"
     "  --runs N           fresh boots per target (the report shows medians)\n"
     "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
+    "  --duration D       time the pass for D (30s, 500ms, 2m) instead of --iterations\n"
+    "  --rate R           open loop: start R cycles per second on a Poisson schedule\n"
+    "                     (the spec's arrival process if it has one); latencies are\n"
+    "                     then response times, from each cycle's intended start\n"
+    "  --interval D       the length of the intervals of the JSON's latency over time\n"
+    "                     (default 1s, or --progress's)\n"
+    "  --hlog FILE        the intervals in HdrHistogram's interval-log format, one tag\n"
+    "                     per run and per verb, written as --output writes\n"
     "  --seed N           the seed of every draw (flows, pick, take, uniform) instead\n"
     "                     of the spec's workload.seed\n"
     "  --format FMT       ";
@@ -76,7 +85,7 @@ static const char usage_schema[] =
 
 typedef struct run_args {
     run_options o;
-    const char *format, *output, *samples, *label, *cpu;
+    const char *format, *output, *samples, *label, *cpu, *hlog;
     char *only_buf, *prefill_buf;
     const char **only;
     int64_t *prefill;
@@ -157,7 +166,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_PROGRESS,
         O_PROCESS,
         O_VERIFY,
-        O_SEED
+        O_SEED,
+        O_DURATION,
+        O_RATE,
+        O_INTERVAL,
+        O_HLOG
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -175,6 +188,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"keep", no_argument, NULL, O_KEEP},
                                          {"verify", required_argument, NULL, O_VERIFY},
                                          {"seed", required_argument, NULL, O_SEED},
+                                         {"duration", required_argument, NULL, O_DURATION},
+                                         {"rate", required_argument, NULL, O_RATE},
+                                         {"interval", required_argument, NULL, O_INTERVAL},
+                                         {"hlog", required_argument, NULL, O_HLOG},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = -1;
@@ -210,6 +227,24 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
+        case O_DURATION:
+        case O_INTERVAL:
+            if (duration_parse(optarg, c == O_DURATION ? &a->o.duration_ns : &a->o.interval_ns))
+                rc =
+                    cli_usage_error("run", "%s needs a duration such as 30s, 250ms or 2m, not '%s'",
+                                    c == O_DURATION ? "--duration" : "--interval", optarg);
+            break;
+        case O_RATE: {
+            char *end;
+            a->o.rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->o.rate > 0) || !isfinite(a->o.rate))
+                rc = cli_usage_error("run",
+                                     "--rate needs a number of cycles per second above 0, "
+                                     "not '%s'",
+                                     optarg);
+            break;
+        }
+        case O_HLOG: a->hlog = optarg; break;
         case O_SEED: {
             int64_t seed = 0;
             rc = parse_count("--seed", optarg, 0, &seed);
@@ -349,7 +384,7 @@ static void add_servers(environment *env)
  * written is found now, not after the whole run. */
 static int check_outputs(const run_args *a)
 {
-    const char *paths[] = {a->output, a->samples};
+    const char *paths[] = {a->output, a->samples, a->hlog};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         char err[1024];
         if (paths[i] && output_check(paths[i], err, sizeof err) != 0) {
@@ -385,22 +420,32 @@ static int write_report(const run_args *a, const report *r)
 
 /* The samples file, written beside its target and renamed over it at the
  * end, so that a failed run never leaves a truncated file over an old one. */
-static int open_samples(const run_args *a, atomic_file *af)
+static int open_samples(const char *path, atomic_file *af)
 {
     char err[1024];
-    if (atomic_file_open(a->samples, af, err, sizeof err) != 0) {
+    if (atomic_file_open(path, af, err, sizeof err) != 0) {
         fprintf(stderr, "bench run: %s Nothing was run.\n", err);
         return EXIT_USAGE;
     }
     return 0;
 }
 
-static int commit_samples(atomic_file *af)
+static int commit_samples(atomic_file *af, const char *what)
 {
     char err[1024];
     if (atomic_file_commit(af, err, sizeof err) == 0)
         return 0;
-    fprintf(stderr, "bench run: the samples were not written: %s\n", err);
+    fprintf(stderr, "bench run: the %s were not written: %s\n", what, err);
+    return EXIT_OUTPUT;
+}
+
+/* --hlog, from the finished report. */
+static int write_hlog(const report *r, atomic_file *af)
+{
+    bench_error e = {{0}};
+    if (report_hlog(r, af->f, &e) == 0)
+        return commit_samples(af, "HdrHistogram intervals");
+    fprintf(stderr, "bench run: the HdrHistogram intervals were not written: %s\n", e.msg);
     return EXIT_OUTPUT;
 }
 
@@ -423,9 +468,11 @@ int cli_run(int argc, char **argv)
         rc = check_only(&a, plans, nspecs);
     if (rc == 0)
         rc = check_outputs(&a);
-    atomic_file samples = {0};
+    atomic_file samples = {0}, hlog = {0};
     if (rc == 0 && a.samples)
-        rc = open_samples(&a, &samples);
+        rc = open_samples(a.samples, &samples);
+    if (rc == 0 && a.hlog)
+        rc = open_samples(a.hlog, &hlog);
     if (rc == 0) {
         report r = {0};
         env_collect(&r.env);
@@ -451,13 +498,16 @@ int cli_run(int argc, char **argv)
          * the results are not where they were asked for */
         if (write_report(&a, &r) != 0)
             rc = EXIT_OUTPUT;
-        if (samples.f && commit_samples(&samples) != 0)
+        if (samples.f && commit_samples(&samples, "samples") != 0)
+            rc = EXIT_OUTPUT;
+        if (hlog.f && write_hlog(&r, &hlog) != 0)
             rc = EXIT_OUTPUT;
         free(r.config.specs);
         free(r.config.targets);
         report_free(&r);
     }
     atomic_file_abort(&samples);
+    atomic_file_abort(&hlog);
     free(plans);
     for (size_t i = 0; i < nspecs; i++)
         spec_close(&specs[i]);

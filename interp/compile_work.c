@@ -879,6 +879,45 @@ static int compile_prefill(cc *c, const node *pf)
     return 0;
 }
 
+/* A duration node: "30s", "250ms", or a number of seconds. */
+static int duration_of(cc *c, const node *n, const char *what, uint64_t *ns)
+{
+    char text[64];
+    if (n->kind == NODE_INT || n->kind == NODE_FLOAT || n->kind == NODE_STRING)
+        snprintf(text, sizeof text, "%.*s", (int)n->len, n->text);
+    else
+        text[0] = '\0';
+    if (duration_parse(text, ns) == 0)
+        return 0;
+    diag_error_at(c->d, n, "%s is a duration such as 30s, 250ms or 2m", what);
+    return -1;
+}
+
+/* duration and arrival (DESIGN section 10). */
+static int compile_load(cc *c, const node *wn)
+{
+    workload *w = &c->p->work;
+    const node *d = node_get(wn, "duration"), *a = node_get(wn, "arrival");
+    if (d && duration_of(c, d, "duration", &w->duration_ns) < 0)
+        return -1;
+    if (!a || a->kind != NODE_MAP) /* the schema checked the shape */
+        return 0;
+    const node *rate = node_get(a, "rate"), *proc = node_get(a, "process");
+    const node *lag = node_get(a, "max_lag");
+    w->arrival.process = proc && node_is_str(proc, "uniform") ? ARRIVAL_UNIFORM : ARRIVAL_POISSON;
+    w->arrival.rate = rate && rate->kind == NODE_INT     ? (double)rate->v.i
+                      : rate && rate->kind == NODE_FLOAT ? rate->v.f
+                                                         : 0;
+    if (!(w->arrival.rate > 0)) {
+        diag_error_at(c->d, rate ? rate : a,
+                      "arrival's rate is a number of cycles per second above 0");
+        return -1;
+    }
+    if (lag && duration_of(c, lag, "max_lag", &w->arrival.max_lag_ns) < 0)
+        return -1;
+    return 0;
+}
+
 verify_level verify_level_of(const char *s)
 {
     static const char *const names[] = {"counts", "state", "full"};
@@ -902,6 +941,8 @@ int cc_workload(cc *c, const node *wn)
         diag_error_at(c->d, vn, "verify is one of counts, state, full");
         rc = -1;
     }
+    if (compile_load(c, wn) < 0)
+        rc = -1;
     if (declare_pools(c, wn) < 0)
         rc = -1;
     if (compile_steps(c, node_get(wn, "setup"), true, NULL, &w->setup, &w->nsetup) < 0)

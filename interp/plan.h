@@ -7,6 +7,7 @@
 #define BENCH_PLAN_H
 
 #include "arena.h"
+#include "arrival.h"
 #include "diag.h"
 #include "draw.h"
 #include "expr.h"
@@ -272,7 +273,10 @@ typedef struct workload {
     int64_t *prefill; /* at least one entry; {0} by default */
     size_t nprefill;
     int64_t warmup, iterations, runs;
-    verify_level verify; /* workload.verify; default counts */
+    uint64_t duration_ns; /* workload.duration: the timed pass lasts this long instead of
+                             `iterations` cycles; 0: iterations decide */
+    arrival_spec arrival; /* workload.arrival: the open loop; process ARRIVAL_NONE: closed */
+    verify_level verify;  /* workload.verify; default counts */
     target_spec *targets;
     size_t ntargets;
 } workload;

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "error.h"
 #include "report_fmt.h"
 #include "results.h"
 
@@ -24,6 +25,9 @@ int report_markdown(const report *r, FILE *out);
 /* CSV: a header and one row per result (median figures), LF line ends,
  * RFC 4180 quoting where a field needs it, an empty field for an absent figure. */
 int report_csv(const report *r, FILE *out);
+/* bench run --hlog: every run's intervals in HdrHistogram's interval-log
+ * format, one tag per run and per verb. Returns 0, or -1 with e set. */
+int report_hlog(const report *r, FILE *out, bench_error *e);
 
 /* The formats `bench run --format` writes, one row each: the table that the
  * option's parsing, its usage line and its error message read. */

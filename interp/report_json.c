@@ -241,6 +241,62 @@ static void add_histogram(jb *b, cJSON *o, const hist *h)
     }
 }
 
+static void add_buckets(jb *b, cJSON *o, const hist_buckets *hb)
+{
+    cJSON *a = new_array(b, o, "histogram");
+    for (size_t i = 0; a && i < hb->n; i++) {
+        cJSON *pair = new_array(b, a, NULL);
+        if (!pair)
+            return;
+        add(b, pair, NULL, u64_value(b, hb->mid[i]));
+        add(b, pair, NULL, u64_value(b, hb->count[i]));
+    }
+}
+
+static void add_intervals(jb *b, cJSON *o, const run_result *run)
+{
+    add_double(b, o, "start_epoch_s", run->start_epoch_s);
+    cJSON *a = new_array(b, o, "intervals");
+    for (size_t i = 0; a && i < run->nintervals; i++) {
+        const interval *it = &run->intervals[i];
+        cJSON *io = new_object(b, a, NULL);
+        if (!io)
+            return;
+        double secs = (double)it->length_ns / 1e9;
+        add_double(b, io, "start_s", (double)it->start_ns / 1e9);
+        add_double(b, io, "length_s", secs);
+        add(b, io, "commands", u64_value(b, it->commands));
+        add_double(b, io, "commands_per_s", secs > 0 ? (double)it->commands / secs : NAN);
+        add_us(b, io, "p50_us", it->p50_ns);
+        add_us(b, io, "p90_us", it->p90_ns);
+        add_us(b, io, "p99_us", it->p99_ns);
+        add_us(b, io, "max_us", it->max_ns);
+        add_buckets(b, io, &it->all);
+    }
+}
+
+static void add_open_loop(jb *b, cJSON *o, const run_result *run)
+{
+    if (!run->open_loop) {
+        add(b, o, "open_loop", cJSON_CreateNull());
+        return;
+    }
+    cJSON *ol = new_object(b, o, "open_loop");
+    if (!ol)
+        return;
+    add_double(b, ol, "offered_rate", run->offered_rate);
+    add_double(b, ol, "achieved_rate", run->achieved_rate);
+    add(b, ol, "offered", u64_value(b, run->offered));
+    add(b, ol, "completed", u64_value(b, run->completed));
+    add(b, ol, "late", u64_value(b, run->late));
+    add(b, ol, "dropped", u64_value(b, run->dropped));
+    add_us(b, ol, "service_p50_us", run->service_p50_ns);
+    add_us(b, ol, "service_p99_us", run->service_p99_ns);
+    add_us(b, ol, "lag_p50_us", run->lag_p50_ns);
+    add_us(b, ol, "lag_p99_us", run->lag_p99_ns);
+    add_us(b, ol, "lag_max_us", run->lag_max_ns);
+}
+
 static void add_run(jb *b, cJSON *runs, const run_result *run)
 {
     cJSON *o = new_object(b, runs, NULL);
@@ -284,6 +340,8 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add(b, fo, "refused_counted", u64_value(b, f->refused_counted));
     }
     add_histogram(b, o, &run->all);
+    add_open_loop(b, o, run);
+    add_intervals(b, o, run);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);
     add_us(b, o, "roundtrip_floor_before_p50_us", run->roundtrip_floor_before_p50_ns);
     add_double(b, o, "round_trips_per_command", run->round_trips_per_command);

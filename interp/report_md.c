@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,65 @@ static void put_verify(FILE *out, const report *r)
     }
 }
 
+/* The median of one open-loop figure across a result's runs. */
+static double open_median(const target_result *t, size_t offset)
+{
+    double v[64];
+    size_t n = 0;
+    for (size_t k = 0; k < t->nruns && n < 64; k++)
+        v[n++] = *(const double *)((const char *)&t->runs[k] + offset);
+    return stats_median(v, n);
+}
+
+/* "Open loop: target (domain): offered R cycles/s, achieved A; latencies
+ * are response times ...; service p50/p99; lag p50/p99/max; N late, M
+ * dropped." and a sentence when the target fell behind. */
+static void put_open_loop(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        if (t->failed || !t->nruns || !t->runs[0].open_loop)
+            continue;
+        uint64_t late = 0, dropped = 0, offered = 0, completed = 0;
+        for (size_t k = 0; k < t->nruns; k++) {
+            late += t->runs[k].late;
+            dropped += t->runs[k].dropped;
+            offered += t->runs[k].offered;
+            completed += t->runs[k].completed;
+        }
+        char target[512], off[64], ach[64], s50[64], s99[64], l50[64], l99[64], lmax[64];
+        results_target_cell(t, target, sizeof target);
+        double offered_rate = open_median(t, offsetof(run_result, offered_rate));
+        double achieved = open_median(t, offsetof(run_result, achieved_rate));
+        report_fmt_throughput(offered_rate, off, sizeof off);
+        report_fmt_throughput(achieved, ach, sizeof ach);
+        report_fmt_us(open_median(t, offsetof(run_result, service_p50_ns)), s50, sizeof s50);
+        report_fmt_us(open_median(t, offsetof(run_result, service_p99_ns)), s99, sizeof s99);
+        report_fmt_us(open_median(t, offsetof(run_result, lag_p50_ns)), l50, sizeof l50);
+        report_fmt_us(open_median(t, offsetof(run_result, lag_p99_ns)), l99, sizeof l99);
+        report_fmt_us(open_median(t, offsetof(run_result, lag_max_ns)), lmax, sizeof lmax);
+        fputs("Open loop: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fprintf(out,
+                "): offered %s cycles/s, achieved %s; its latencies are response times (from "
+                "each cycle's intended start); service time p50 %s us, p99 %s us; schedule "
+                "lag p50 %s us, p99 %s us, max %s us; %" PRIu64 " of %" PRIu64
+                " cycles late, %" PRIu64 " dropped (all runs).\n",
+                off, ach, s50, s99, l50, l99, lmax, late, completed, dropped);
+        if (isfinite(achieved) && isfinite(offered_rate) && achieved < 0.95 * offered_rate) {
+            fputs("Behind: ", out);
+            put_inline(out, target, false);
+            fprintf(out,
+                    " completed %s of the %s cycles/s offered (%" PRIu64 " of %" PRIu64
+                    " cycles): it cannot keep up, and its response times include the "
+                    "backlog.\n",
+                    ach, off, completed, offered);
+        }
+    }
+}
+
 /* "Mix: target (domain): order 10.0% asked, 9.8% ran; ..." for each result
  * of a workload of several flows. */
 static void put_mix(FILE *out, const report *r)
@@ -376,6 +436,7 @@ int report_markdown(const report *r, FILE *out)
         fputc('\n', out);
         put_verify(out, r);
         put_goodput(out, r);
+        put_open_loop(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

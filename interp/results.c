@@ -349,6 +349,62 @@ static int histogram_from(hist *h, const cJSON *pairs, const run_figures *f)
     return 0;
 }
 
+/* A bucket list ([value, count] pairs) into arena memory. */
+static void buckets_from(arena *a, hist_buckets *hb, const cJSON *pairs)
+{
+    int n = cJSON_GetArraySize(pairs);
+    hb->mid = arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof *hb->mid);
+    hb->count = arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof *hb->count);
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, pairs)
+    {
+        const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+        if (!cJSON_IsNumber(v) || !cJSON_IsNumber(c) || v->valuedouble < 1 || c->valuedouble < 0)
+            continue;
+        hb->mid[hb->n] = (uint64_t)v->valuedouble;
+        hb->count[hb->n++] = (uint64_t)c->valuedouble;
+        hb->total += (uint64_t)c->valuedouble;
+    }
+    hb->min = hb->n ? hb->mid[0] : 0;
+    hb->max = hb->n ? hb->mid[hb->n - 1] : 0;
+}
+
+static void intervals_from(arena *a, run_result *run, const cJSON *o)
+{
+    run->start_epoch_s = num(o, "start_epoch_s");
+    const cJSON *list = get(o, "intervals"), *it;
+    run->intervals = items(a, list, sizeof *run->intervals, &run->nintervals);
+    size_t i = 0;
+    cJSON_ArrayForEach(it, list)
+    {
+        interval *iv = &run->intervals[i++];
+        iv->start_ns = (uint64_t)llround(num(it, "start_s") * 1e9);
+        iv->length_ns = (uint64_t)llround(num(it, "length_s") * 1e9);
+        iv->commands = (uint64_t)int_of(it, "commands");
+        iv->p50_ns = ns_of(it, "p50_us");
+        iv->p90_ns = ns_of(it, "p90_us");
+        iv->p99_ns = ns_of(it, "p99_us");
+        iv->max_ns = ns_of(it, "max_us");
+        buckets_from(a, &iv->all, get(it, "histogram"));
+    }
+}
+
+static void open_loop_from(run_result *run, const cJSON *ol)
+{
+    run->open_loop = cJSON_IsObject(ol);
+    run->offered_rate = num(ol, "offered_rate");
+    run->achieved_rate = num(ol, "achieved_rate");
+    run->offered = (uint64_t)int_of(ol, "offered");
+    run->completed = (uint64_t)int_of(ol, "completed");
+    run->late = (uint64_t)int_of(ol, "late");
+    run->dropped = (uint64_t)int_of(ol, "dropped");
+    run->service_p50_ns = ns_of(ol, "service_p50_us");
+    run->service_p99_ns = ns_of(ol, "service_p99_us");
+    run->lag_p50_ns = ns_of(ol, "lag_p50_us");
+    run->lag_p99_ns = ns_of(ol, "lag_p99_us");
+    run->lag_max_ns = ns_of(ol, "lag_max_us");
+}
+
 static int run_from(arena *a, run_result *run, const cJSON *o)
 {
     run->run = (int)int_of(o, "run");
@@ -387,6 +443,8 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         fr->skipped = (uint64_t)int_of(f, "skipped");
         fr->refused_counted = (uint64_t)int_of(f, "refused_counted");
     }
+    intervals_from(a, run, o);
+    open_loop_from(run, get(o, "open_loop"));
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");
@@ -537,7 +595,9 @@ void results_target_cell(const target_result *t, char *buf, size_t n)
     if (t->prefill > 0 && len >= 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, "@%" PRId64, t->prefill);
     if (t->durability && len >= 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
+        len += snprintf(buf + len, n - (size_t)len, " (%s)", t->durability);
+    if (t->nruns && t->runs[0].open_loop && len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, " (open loop)");
 }
 
 const char *results_verify_name(verify_status v)

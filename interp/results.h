@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "intervals.h"
 #include "stats.h"
 
 enum { RESULT_SCHEMA_VERSION = 1 };
@@ -47,7 +48,17 @@ typedef struct run_result {
     double roundtrip_floor_before_p50_ns; /* the same probe before the timed pass */
     double round_trips_per_command;       /* NAN unless the target counts round trips */
     bool unstable;                        /* stats_stability flagged it */
+    bool open_loop;                       /* arrival: see the open loop's figures below */
     char unstable_reason[512];            /* why, or "" */
+    interval *intervals;                  /* the timed pass over time (intervals.h), in order */
+    size_t nintervals;
+    double start_epoch_s; /* when the timed pass began, seconds since the epoch */
+    /* the open loop (arrival): the figures above are response times (end
+       minus intended start); service is end minus actual start, lag actual
+       minus intended start of each cycle */
+    double offered_rate, achieved_rate; /* cycles per second */
+    uint64_t offered, completed, late, dropped;
+    double service_p50_ns, service_p99_ns, lag_p50_ns, lag_p99_ns, lag_max_ns;
 } run_result;
 
 typedef enum verify_status {

@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "arena.h"
 #include "env.h"
+#include "intervals.h"
 #include "lint.h"
 #include "mix.h"
 #include "runtime.h"
@@ -44,7 +45,14 @@ typedef struct run_state {
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
     int flow;               /* the flow of the cycle begun */
     size_t nverbs;
-    uint64_t timed_commands;
+    uint64_t timed_commands, timed_cycles;
+    bool open_loop;
+    double rate;       /* --rate, or 0 */
+    uint64_t intended; /* the open loop's intended start of the cycle under way */
+    uint64_t offered, late, dropped;
+    hist service, lag; /* the open loop's, beside the response times in all */
+    intervals iv;
+    double start_epoch_s;
     int64_t *seen;     /* what the commands seen to succeed added: records, then events */
     bool seen_unknown; /* one of them ran a for_each policy: seen is not exact */
     struct sample *samples, *next_sample; /* --samples: one per timed command */
@@ -63,6 +71,14 @@ _Static_assert(sizeof(((target_result *)0)->reason) >= sizeof(((bench_error *)0)
                "a target result's reason holds a whole failure");
 _Static_assert(sizeof(((label_reason *)0)->reason) >= sizeof(((bench_error *)0)->msg),
                "a failed label's reason holds a whole failure");
+
+/* The wall clock, for the start of a timed pass in a --hlog file. */
+static double epoch_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static inline uint64_t now_ns(void)
 {
@@ -228,79 +244,200 @@ static void progress_line(run_state *rs, uint64_t done, bool live)
             (double)hist_percentile(&rs->all, 0.5) / 1000.0, live ? "" : "\n");
 }
 
+/* --progress: one line per interval closed, as pgbench -P: its end, rate,
+ * p50 and p99. */
+static void progress_interval(run_state *rs)
+{
+    const interval *it = &rs->iv.items[rs->iv.n - 1];
+    double secs = (double)it->length_ns / 1e9;
+    fprintf(stderr, "  %s %s run %d: %.1f s, %.0f commands/s, p50 %.3f us, p99 %.3f us\n",
+            rs->p->domain, rs->ts->label, rs->run, (double)(it->start_ns + it->length_ns) / 1e9,
+            secs > 0 ? (double)it->commands / secs : 0.0, it->p50_ns / 1000.0, it->p99_ns / 1000.0);
+}
+
+/* Room for one more --samples entry (grown outside the timed region). */
+static void sample_room(run_state *rs)
+{
+    size_t used = (size_t)(rs->next_sample - rs->samples);
+    if (used < rs->samples_cap)
+        return;
+    rs->samples_cap = rs->samples_cap ? rs->samples_cap * 2 : 1024;
+    rs->samples = xrealloc(rs->samples, rs->samples_cap * sizeof *rs->samples);
+    rs->next_sample = rs->samples + used;
+}
+
+/* How the timed pass runs: closed or open loop, cycles or a duration. */
+typedef struct pass_plan {
+    bool open;
+    arrival arr;
+    uint64_t max_lag_ns;
+    uint64_t duration_ns; /* 0: `cycles` cycles (offered ones, in the open loop) */
+    uint64_t cycles;
+    uint64_t span_ns; /* what the tenths divide: the duration, or the schedule's length
+                         (0: by cycle count, the closed loop's) */
+} pass_plan;
+
+static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
+{
+    const workload *w = &rs->p->work;
+    pass_plan pp = {.cycles = (uint64_t)rs->iterations};
+    pp.duration_ns = o->duration_ns ? o->duration_ns : w->duration_ns;
+    arrival_spec spec = w->arrival;
+    if (o->rate > 0) {
+        spec.rate = o->rate;
+        spec.process = spec.process ? spec.process : ARRIVAL_POISSON;
+    }
+    pp.open = spec.process != ARRIVAL_NONE;
+    pp.max_lag_ns = spec.max_lag_ns;
+    if (pp.open)
+        arrival_init(&pp.arr, &spec, rs->seed, rs->run);
+    pp.span_ns = pp.duration_ns             ? pp.duration_ns
+                 : pp.open && spec.rate > 0 ? (uint64_t)((double)pp.cycles / spec.rate * 1e9)
+                                            : 0;
+    return pp;
+}
+
+/* One dispatch of the timed pass: prepare, the two clock reads, then
+ * everything that is not the target's. `from` is when its latency starts
+ * (the open loop's intended start, or the end of the cycle's previous
+ * step; 0 in the closed loop). Returns the second clock read, or 0 with rc
+ * set to -1. */
+static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t from,
+                           bool first, bool settles, uint64_t *settle_ns, int *rc)
+{
+    if (expand_step(rs, si, "timed") < 0) {
+        *rc = -1;
+        return 0;
+    }
+    if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
+        *rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
+        return 0;
+    }
+    uint64_t trips = rs->t->round_trips;
+    uint64_t t0 = now_ns();
+    int drc = target_dispatch(rs->t, si->st->cmd, &si->args);
+    uint64_t t1 = now_ns();
+    rs->verb_trips[si->verb] += rs->t->round_trips - trips;
+    uint64_t ns = from ? t1 - from : t1 - t0; /* the open loop's response time */
+    hist_record(&rs->all, ns);
+    hist_record(&rs->tenths[tenth], ns);
+    hist_record(&rs->verbs[si->verb], ns);
+    intervals_record(&rs->iv, (size_t)si->verb, ns);
+    if (from) {
+        hist_record(&rs->service, t1 - t0);
+        if (first) /* the cycle's first step: how late it started */
+            hist_record(&rs->lag, t0 > from ? t0 - from : 0);
+    }
+    rs->timed_commands++;
+    if (rs->next_sample) {
+        sample_room(rs);
+        *rs->next_sample++ = (sample){.ns = ns, .cycle = n, .verb = si->st->cmd->verb};
+    }
+    if (settles && drc != TARGET_ERROR) { /* untimed: out of the wall time too */
+        uint64_t s0 = now_ns();
+        if (target_settle(rs->t, si->st->cmd) != TARGET_OK)
+            drc = TARGET_ERROR;
+        *settle_ns += now_ns() - s0;
+    }
+    if (drc != TARGET_OK || si->st->expect_refused || si->st->expect_returns) {
+        *rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
+        if (drc == TARGET_REFUSED) /* null accepts them: not refused */
+            (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
+        if (drc == TARGET_REFUSED && si->st->count_refusals)
+            rs->flow_counted[rs->flow]++;
+    }
+    note_outcome(rs, si, drc);
+    return t1;
+}
+
+/* The tenth of the pass a cycle starting at `now` (or numbered k) is in. */
+static unsigned tenth_of(const pass_plan *pp, uint64_t start, uint64_t now, uint64_t k,
+                         unsigned *tenth, uint64_t *next_tenth)
+{
+    if (pp->span_ns) {
+        uint64_t t = now > start ? (now - start) * STATS_TENTHS / pp->span_ns : 0;
+        return (unsigned)(t < STATS_TENTHS ? t : STATS_TENTHS - 1);
+    }
+    if (k == *next_tenth && *tenth < STATS_TENTHS - 1)
+        *next_tenth = stats_tenth_start(++*tenth + 1, pp->cycles);
+    return *tenth;
+}
+
 /* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
 static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
 {
+    pass_plan pp = pass_plan_of(rs, o);
+    rs->open_loop = pp.open;
+    rs->rate = o->rate;
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
-    uint64_t cycles = (uint64_t)rs->iterations;
     unsigned tenth = 0;
-    uint64_t next_tenth = stats_tenth_start(1, cycles);
+    uint64_t next_tenth = stats_tenth_start(1, pp.cycles);
     progress pg = {.on = o->progress_seconds > 0, .every_ns = o->progress_seconds * 1e9};
     if (!pg.on && o->live && !o->quiet)
         pg = (progress){.on = true, .live = true, .every_ns = LIVE_EVERY_MS * 1e6};
+    uint64_t every = o->interval_ns            ? o->interval_ns
+                     : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
+                                               : 1000000000u;
     int rc = 0;
     bool settles = target_settles(rs->t);
     uint64_t settle_ns = 0;
     mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
+    rs->start_epoch_s = epoch_seconds();
     uint64_t start = now_ns();
+    if (intervals_init(&rs->iv, every, start, rs->nverbs) < 0)
+        return err_set(&rs->failure, "run %d: out of memory", rs->run);
+    uint64_t deadline = start + pp.duration_ns;
     pg.next = start + (uint64_t)pg.every_ns;
-    for (uint64_t k = 0; k < cycles && rc == 0; k++) {
+    for (uint64_t k = 0; rc == 0; k++) {
+        if (!pp.duration_ns && k >= pp.cycles)
+            break; /* all done: an interrupt now stops before the next run */
         if (runner_interrupted) {
             rc = -1;
             break;
         }
-        if (k == next_tenth && tenth < STATS_TENTHS - 1)
-            next_tenth = stats_tenth_start(++tenth + 1, cycles);
-        uint64_t n = first + k;
+        uint64_t now = now_ns();
+        if (pp.open) {
+            rs->intended = start + arrival_next(&pp.arr);
+            if (pp.duration_ns && rs->intended >= deadline)
+                break;
+            rs->offered++;
+            if (pp.max_lag_ns && now > rs->intended + pp.max_lag_ns) {
+                rs->dropped++; /* too late to start: pgbench -L skips it */
+                continue;
+            }
+            arrival_wait_until(rs->intended);
+            now = rs->intended;
+        } else if (pp.duration_ns && now >= deadline) {
+            break;
+        }
+        unsigned t = tenth_of(&pp, start, now, k, &tenth, &next_tenth);
+        uint64_t n = first + rs->timed_cycles;
         size_t nsteps;
         step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
         if (!steps) {
             rc = -1;
             break;
         }
+        uint64_t from = pp.open ? rs->intended : 0, end = 0;
         for (size_t s = 0; s < nsteps && rc == 0; s++) {
-            step_inst *si = &steps[s];
-            if (expand_step(rs, si, "timed") < 0) {
-                rc = -1;
-                break;
-            }
-            if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
-                rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
-                break;
-            }
-            uint64_t trips = rs->t->round_trips;
-            uint64_t t0 = now_ns();
-            int drc = target_dispatch(rs->t, si->st->cmd, &si->args);
-            uint64_t t1 = now_ns();
-            rs->verb_trips[si->verb] += rs->t->round_trips - trips;
-            uint64_t ns = t1 - t0;
-            hist_record(&rs->all, ns);
-            hist_record(&rs->tenths[tenth], ns);
-            hist_record(&rs->verbs[si->verb], ns);
-            rs->timed_commands++;
-            if (rs->next_sample)
-                *rs->next_sample++ = (sample){.ns = ns, .cycle = n, .verb = si->st->cmd->verb};
-            if (settles && drc != TARGET_ERROR) { /* untimed: out of the wall time too */
-                uint64_t s0 = now_ns();
-                if (target_settle(rs->t, si->st->cmd) != TARGET_OK)
-                    drc = TARGET_ERROR;
-                settle_ns += now_ns() - s0;
-            }
-            if (drc != TARGET_OK || si->st->expect_refused || si->st->expect_returns) {
-                rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
-                if (drc == TARGET_REFUSED) /* null accepts them: not refused */
-                    (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
-                if (drc == TARGET_REFUSED && si->st->count_refusals)
-                    rs->flow_counted[rs->flow]++;
-            }
-            note_outcome(rs, si, drc);
-            if (pg.on && t1 >= pg.next) {
-                progress_line(rs, rs->timed_commands, pg.live);
-                pg.next = t1 + (uint64_t)pg.every_ns;
+            end = timed_step(rs, &steps[s], n, t, from, s == 0, settles, &settle_ns, &rc);
+            from = pp.open ? end : 0;
+            if (rc == 0 && intervals_tick(&rs->iv, end) && o->progress_seconds > 0)
+                progress_interval(rs);
+            if (rc == 0 && pg.live && end >= pg.next) {
+                progress_line(rs, rs->timed_commands, true);
+                pg.next = end + (uint64_t)pg.every_ns;
             }
         }
+        if (rc == 0) {
+            rs->timed_cycles++;
+            if (pp.open && pp.max_lag_ns && end - rs->intended > pp.max_lag_ns)
+                rs->late++;
+        }
     }
-    *wall_seconds = (double)(now_ns() - start - settle_ns) / 1e9;
+    uint64_t stop = now_ns();
+    intervals_finish(&rs->iv, stop);
+    *wall_seconds = (double)(stop - start - settle_ns) / 1e9;
     if (pg.live)
         fputs("\r\033[K", stderr); /* the run's own line replaces the live one */
     return rc;
@@ -448,7 +585,7 @@ static int shadow_replay(run_state *rs, shadow *sh)
     for (size_t s = 0; s < nsetup; s++)
         if (shadow_step(rs, sh, &setup[s], "setup") < 0)
             return -1;
-    uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup + rs->iterations);
+    uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup) + rs->timed_cycles;
     char where[48];
     for (uint64_t n = 0; n < cycles; n++) {
         if (runner_interrupted)
@@ -782,7 +919,7 @@ static int state_init(run_state *rs)
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
-    if (hist_init(&rs->all) < 0)
+    if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
     for (int i = 0; i < STATS_TENTHS; i++)
         if (hist_init(&rs->tenths[i]) < 0)
@@ -801,6 +938,9 @@ static void state_free(run_state *rs)
     for (size_t i = 0; rs->verbs && i < rs->nverbs; i++)
         hist_free(&rs->verbs[i]);
     free(rs->samples);
+    hist_free(&rs->service);
+    hist_free(&rs->lag);
+    intervals_free(&rs->iv);
     mix_free(rs->mx);
     arena_free(&rs->mem);
 }
@@ -829,7 +969,8 @@ static void collect_flows(run_state *rs, run_result *rr)
         fr->cycles = mix_drawn(rs->mx, f);
         fr->skipped = mix_skipped(rs->mx, f);
         fr->refused_counted = rs->flow_counted[f];
-        fr->achieved_share = rs->iterations > 0 ? (double)fr->cycles / (double)rs->iterations : NAN;
+        fr->achieved_share =
+            rs->timed_cycles > 0 ? (double)fr->cycles / (double)rs->timed_cycles : NAN;
     }
 }
 
@@ -846,6 +987,31 @@ static void judge_run(const run_state *rs, run_result *rr)
     rr->unstable = stats_stability(&in, rr->unstable_reason, sizeof rr->unstable_reason);
 }
 
+/* The open loop's counts and its service and lag figures. */
+static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
+{
+    rr->open_loop = rs->open_loop;
+    rr->service_p50_ns = rr->service_p99_ns = rr->lag_p50_ns = rr->lag_p99_ns = NAN;
+    rr->lag_max_ns = rr->offered_rate = rr->achieved_rate = NAN;
+    if (!rs->open_loop)
+        return;
+    rr->offered = rs->offered;
+    rr->completed = rs->timed_cycles;
+    rr->late = rs->late;
+    rr->dropped = rs->dropped;
+    bool any = hist_count(&rs->service) > 0;
+    rr->service_p50_ns = any ? (double)hist_percentile(&rs->service, 0.5) : NAN;
+    rr->service_p99_ns = any ? (double)hist_percentile(&rs->service, 0.99) : NAN;
+    any = hist_count(&rs->lag) > 0;
+    rr->lag_p50_ns = any ? (double)hist_percentile(&rs->lag, 0.5) : NAN;
+    rr->lag_p99_ns = any ? (double)hist_percentile(&rs->lag, 0.99) : NAN;
+    rr->lag_max_ns = any ? (double)hist_max(&rs->lag) : NAN;
+    const workload *w = &rs->p->work;
+    double rate = rs->rate > 0 ? rs->rate : w->arrival.rate;
+    rr->offered_rate = rate;
+    rr->achieved_rate = wall > 0 ? (double)rs->timed_cycles / wall : NAN;
+}
+
 /* Turns a finished run's histograms into its figures, owned by tr. */
 static void collect_run(run_state *rs, target_result *tr, double wall, const double floor_ns[2],
                         uint64_t round_trips)
@@ -855,7 +1021,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     rr->run = rs->run;
     uint64_t commands = rs->timed_commands;
     stats_figures_from(&rs->all, rs->tenths, commands, wall, &rr->fig);
-    if (rs->iterations < STATS_TENTHS)
+    if (rs->timed_cycles < STATS_TENTHS)
         rr->fig.drift = NAN;
     rr->verbs = xcalloc(rs->nverbs ? rs->nverbs : 1, sizeof *rr->verbs);
     rr->nverbs = rs->nverbs;
@@ -880,6 +1046,9 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     rr->roundtrip_floor_before_p50_ns = floor_ns[0];
     rr->roundtrip_floor_p50_ns = floor_ns[1];
     rr->round_trips_per_command = round_trips ? (double)round_trips / (double)commands : NAN;
+    rr->intervals = intervals_take(&rs->iv, &rr->nintervals);
+    rr->start_epoch_s = rs->start_epoch_s;
+    collect_open_loop(rs, rr, wall);
     judge_run(rs, rr);
 }
 
@@ -897,9 +1066,9 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         size_t most = 1; /* steps in the longest flow */
         for (size_t f = 0; f < rs->p->work.nflows; f++)
             most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
-        rs->samples =
-            xmalloc((size_t)(rs->iterations ? rs->iterations : 1) * most * sizeof *rs->samples);
-        rs->next_sample = rs->samples;
+        rs->samples_cap = (size_t)(rs->iterations ? rs->iterations : 1) * most;
+        rs->samples = xmalloc(rs->samples_cap * sizeof *rs->samples);
+        rs->next_sample = rs->samples; /* a duration may need more: sample_room grows it */
     }
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
@@ -1108,6 +1277,7 @@ static void harness_floor(const plan *p, const run_options *o, report *r)
         hist_free(&rr.all);
         free(rr.verbs);
         free(rr.flows);
+        intervals_items_free(rr.intervals, rr.nintervals);
     }
     state_free(&rs);
 }
@@ -1300,6 +1470,7 @@ void report_free(report *r)
             hist_free(&tr->runs[k].all);
             free(tr->runs[k].verbs);
             free(tr->runs[k].flows);
+            intervals_items_free(tr->runs[k].intervals, tr->runs[k].nintervals);
         }
         free(tr->runs);
     }

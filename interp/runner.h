@@ -26,6 +26,9 @@ typedef struct run_options {
     bool live;               /* a progress line redrawn in place (stderr is a terminal) */
     uint64_t floor_cycles;   /* cycles of the harness-floor null pass (0: none) */
     verify_level verify;     /* --verify; VERIFY_LEVEL_DEFAULT: as the spec says */
+    uint64_t duration_ns;    /* --duration; 0: as the spec says */
+    double rate;             /* --rate: the open loop's cycles per second; 0: as the spec says */
+    uint64_t interval_ns;    /* --interval; 0: 1 s (or --progress's seconds) */
     bool seed_given;         /* --seed: seed replaces each spec's workload.seed */
     uint64_t seed;
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for

@@ -21,6 +21,7 @@
 #include "hist.h"
 #include "hlog.h"
 #include "test_util.h"
+#include <cjson/cJSON.h>
 
 #ifndef BENCH_BUILD_DIR
 #define BENCH_BUILD_DIR "build/dev"
@@ -598,6 +599,86 @@ static void test_hlog_hdr_histogram_js_reads_the_log(void **state)
     free_hist(idle);
 }
 
+/* `bench run --hlog` end to end: hdr-histogram-js reads the file a real
+ * run wrote, and each tag's count is the run's (all commands, then each
+ * verb's), as the JSON of the same run says. */
+static void test_hlog_of_bench_run_reads_back_as_its_json(void **state)
+{
+    (void)state;
+    char hlog[512], json[512];
+    snprintf(hlog, sizeof hlog, "%s/hlog_run.hlog", BENCH_BUILD_DIR);
+    snprintf(json, sizeof json, "%s/hlog_run.json", BENCH_BUILD_DIR);
+    char *run[] = {(char *)spawn_bench_path(),
+                   "run",
+                   "specs/pizzas.yaml",
+                   "--targets",
+                   "memory",
+                   "--duration",
+                   "600ms",
+                   "--interval",
+                   "200ms",
+                   "--runs",
+                   "1",
+                   "--quiet",
+                   "--hlog",
+                   hlog,
+                   "--format",
+                   "json",
+                   "--output",
+                   json,
+                   NULL};
+    spawn_output o = spawn_run(run);
+    if (o.status != 0)
+        fail_msg("bench run (%d): %s", o.status, o.err);
+    spawn_output_free(&o);
+    char *argv[] = {"/bin/sh", "tests/hlog_peer.sh", hlog, BENCH_BUILD_DIR, NULL};
+    o = spawn_run(argv);
+    if (o.status == 77) {
+        print_message("%s", o.err);
+        spawn_output_free(&o);
+        skip();
+    }
+    if (o.status != 0)
+        fail_msg("tests/hlog_peer.sh (%d):\n%s\n%s", o.status, o.out, o.err);
+    FILE *f = fopen(json, "r");
+    assert_non_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *runj = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "results"), 0), "runs"),
+        0);
+    double commands = cJSON_GetObjectItem(runj, "commands")->valuedouble;
+    int intervals = cJSON_GetArraySize(cJSON_GetObjectItem(runj, "intervals"));
+    const cJSON *by_verb = cJSON_GetObjectItem(runj, "by_verb");
+    int rows = 0;
+    for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n"), rows++) {
+        char tag[128];
+        unsigned n;
+        double count;
+        assert_int_equal(sscanf(line, "%127[^\t]\t%u\t%lf", tag, &n, &count), 3);
+        assert_int_equal((int)n, intervals);
+        const char *verb = strstr(tag, "run1/");
+        if (rows == 0) {
+            assert_string_equal(tag, "pizzas/memory/run1");
+            assert_true(count == commands);
+        } else {
+            assert_non_null(verb);
+            const cJSON *v = cJSON_GetObjectItem(by_verb, verb + 5);
+            assert_non_null(v);
+            assert_true(count == cJSON_GetObjectItem(v, "count")->valuedouble);
+        }
+    }
+    assert_int_equal(rows, 1 + cJSON_GetArraySize(by_verb));
+    print_message("bench run --hlog: %d intervals, %.0f commands, read back by hdr-histogram-js\n",
+                  intervals, commands);
+    cJSON_Delete(root);
+    spawn_output_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_hlog_rejects_bad_tags_comments_and_times),
         cmocka_unit_test(test_hlog_write_error_is_reported),
         cmocka_unit_test(test_hlog_hdr_histogram_js_reads_the_log),
+        cmocka_unit_test(test_hlog_of_bench_run_reads_back_as_its_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

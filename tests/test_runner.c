@@ -283,6 +283,9 @@ typedef struct fake_behaviour {
     uint64_t fail_prepare_at; /* prepare fails on the N-th call of a run (0: never) */
     uint64_t probe_wrong_at;  /* from the N-th probe of a label (overall), probe_rc ... */
     int probe_rc;             /* ... instead of a refusal (0 with probe_wrong_at: TARGET_OK) */
+    uint64_t stall_every;     /* busy-waits stall_ns in the dispatches of a run whose number */
+    uint64_t stall_phase;     /* ... modulo stall_every is stall_phase (0: never) */
+    uint64_t stall_ns;
 } fake_behaviour;
 
 typedef struct fake_calls {
@@ -399,6 +402,8 @@ static int fake_dispatch(target *t, const command *cmd, const value *args)
         return target_fail(t, TARGET_REFUSED, "fake refuses dispatch %" PRIu64, ft->dispatches);
     if (how->slow_verb && !strcmp(cmd->verb, how->slow_verb))
         busy_wait(how->slow_ns);
+    if (how->stall_every && ft->dispatches % how->stall_every == how->stall_phase)
+        busy_wait(how->stall_ns);
     if (cmd->creates) {
         if (how->lose_create && !ft->lost_create && !strcmp(cmd->agg->name, how->lose_create))
             ft->lost_create = true;
@@ -1262,6 +1267,115 @@ static void test_memory_target_runs_and_verifies_every_spec(void **state)
 
 /* ---- 7. the harness floor ---------------------------------------------------- */
 
+/* ---- the open loop ---------------------------------------------------------- */
+
+static const char one_step_yaml[] = "spec: 1\n"
+                                    "domain: stall\n"
+                                    "aggregates:\n"
+                                    "  Item:\n"
+                                    "    identity: id\n"
+                                    "    fields: {id: string}\n"
+                                    "    commands:\n"
+                                    "      Make: {creates: true, params: {id: string}}\n"
+                                    "workload:\n"
+                                    "  cycle:\n"
+                                    "    - Item.Make: {id: \"i-${n}\"}\n"
+                                    "  warmup: 0\n"
+                                    "  iterations: 4000\n"
+                                    "  runs: 1\n"
+                                    "  arrival: {rate: 2000, process: uniform}\n"
+                                    "  targets: [memory]\n";
+
+/* The nearest-rank q-quantile of v (n values, sorted here). */
+static double quantile(double *v, size_t n, double q)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    size_t rank = (size_t)ceil(q * (double)n);
+    return v[(rank ? rank : 1) - 1];
+}
+
+/* Coordinated omission caught: a target that stalls 100 ms at its 1000th
+ * and 3000th dispatch, driven open loop at 2000 cycles/s (which it
+ * otherwise sustains with room to spare), shows the stalls in the
+ * response-time p99 and p99.9 as the schedule says they must be (each
+ * stall delays the ~200 cycles due during it, by up to 100 ms), while the
+ * service time's p99 stays far below them. */
+static void test_open_loop_charges_a_stall_to_every_cycle_it_delays(void **state)
+{
+    (void)state;
+    const plan *p = scratch_open(one_step_yaml);
+    fake_reset((fake_behaviour){.stall_every = 2000, .stall_phase = 1000, .stall_ns = 100000000});
+    run_options o = fake_options(&fake_driver);
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    const target_result *t = result_for(&r, "memory", 0);
+    const run_result *run = &t->runs[0];
+    assert_true(run->open_loop);
+    assert_int_equal(run->offered, 4000);
+    assert_int_equal(run->completed, 4000);
+    assert_int_equal(run->dropped, 0);
+    /* the schedule's own figures: intended start i/2000 s, no service
+       time but the two stalls */
+    enum { N = 4000 };
+    static double resp[N];
+    double end = 0;
+    for (size_t i = 0; i < N; i++) {
+        double intended = (double)i * 500000.0;
+        double service = (i + 1) % 2000 == 1000 ? 1e8 : 0;
+        end = (end > intended ? end : intended) + service;
+        resp[i] = end - intended;
+    }
+    double want99 = quantile(resp, N, 0.99), want999 = quantile(resp, N, 0.999);
+    assert_true(want99 > 5e7); /* the stalls are what p99 holds */
+    const run_figures *f = &run->fig;
+    if (fabs(f->p99_ns - want99) > 0.1 * want99 || fabs(f->p999_ns - want999) > 0.1 * want999)
+        fail_msg("response p99 %.0f ns and p99.9 %.0f ns; the schedule says %.0f and %.0f",
+                 f->p99_ns, f->p999_ns, want99, want999);
+    assert_true(run->service_p99_ns < 1e6); /* two stalls in 4000 are not service's p99 */
+    assert_true(run->lag_max_ns > 5e7);     /* the cycle after a stall started ~100 ms late */
+    print_message("open loop with two 100 ms stalls: response p99 %.1f ms (schedule %.1f), "
+                  "p99.9 %.1f ms (schedule %.1f); service p99 %.1f us\n",
+                  f->p99_ns / 1e6, want99 / 1e6, f->p999_ns / 1e6, want999 / 1e6,
+                  run->service_p99_ns / 1e3);
+    report_free(&r);
+}
+
+/* --duration times the pass by the clock: the run ends after about that
+ * long, with as many cycles as fitted, and its intervals cover it. */
+static void test_duration_times_the_pass_and_intervals_cover_it(void **state)
+{
+    (void)state;
+    const plan *p = scratch_open(fake_yaml);
+    fake_reset((fake_behaviour){0});
+    run_options o = fake_options(&fake_driver);
+    o.runs = 1;
+    o.duration_ns = 300000000; /* 0.3 s */
+    o.interval_ns = 100000000; /* 0.1 s */
+    const char *only[] = {"a"};
+    o.only = only;
+    o.nonly = 1;
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    const run_result *run = &result_for(&r, "a", 0)->runs[0];
+    assert_true(run->fig.wall_seconds >= 0.3 && run->fig.wall_seconds < 0.5);
+    assert_true(run->fig.commands > 1000);      /* far more than iterations: 5 */
+    assert_int_equal(run->fig.commands % 3, 0); /* whole cycles */
+    assert_true(run->nintervals >= 3 && run->nintervals <= 4);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < run->nintervals; i++) {
+        assert_int_equal(run->intervals[i].start_ns, i * 100000000u);
+        sum += run->intervals[i].commands;
+    }
+    assert_int_equal(sum, run->fig.commands);
+    assert_int_equal(result_for(&r, "a", 0)->verify, VERIFY_PASS);
+    report_free(&r);
+}
+
 static void test_harness_floor_is_measured_only_when_asked(void **state)
 {
     const plan *p = scratch_open(fake_yaml);
@@ -1748,6 +1862,8 @@ int main(void)
         T(test_a_failing_prepare_fails_the_run_without_dispatching),
         T(test_memory_target_runs_and_verifies_every_spec),
         T(test_harness_floor_is_measured_only_when_asked),
+        T(test_open_loop_charges_a_stall_to_every_cycle_it_delays),
+        T(test_duration_times_the_pass_and_intervals_cover_it),
         T(test_samples_hold_one_row_per_timed_command),
         T(test_each_prefill_size_is_its_own_verified_result),
         T(test_interrupt_stops_at_the_cycle_boundary_and_keeps_finished_runs),
