@@ -348,6 +348,8 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     c->prefill = a->o.prefill ? a->prefill : w ? w->prefill : NULL;
     c->nprefill = a->o.prefill ? a->o.nprefill : w ? w->nprefill : 0;
     c->seed_given = a->o.seed_given;
+    c->duration_s = (double)(a->o.duration_ns ? a->o.duration_ns : w ? w->duration_ns : 0) / 1e9;
+    c->rate = a->o.rate > 0 ? a->o.rate : w ? w->arrival.rate : 0;
     c->seed = a->o.seed;
     /* the labels of every target entry that runs, in order, once each */
     for (size_t i = 0; i < n; i++) {

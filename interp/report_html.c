@@ -402,6 +402,124 @@ static void chart_latency(page *pg)
     fputs("</svg>\n", o);
 }
 
+/* ---- chart 4: over time ------------------------------------------------------ */
+
+/* Whether some drawn run has two intervals or more: then it is worth a
+ * chart over time. */
+static bool has_time_series(const page *pg)
+{
+    for (size_t i = 0; i < pg->n; i++)
+        for (size_t k = 0; k < pg->s[i].t->nruns; k++)
+            if (pg->s[i].t->runs[k].nintervals >= 2)
+                return true;
+    return false;
+}
+
+/* One polyline of a figure per interval of run rr: fig(interval) in the
+ * plot's y (log of µs, or linear commands/s). */
+static void time_line(FILE *o, const series *s, const run_result *rr, double left, double top,
+                      double plot_w, double plot_h, double tmax, double y0, double y1, bool log_y,
+                      int what)
+{
+    fprintf(o,
+            "<path class=\"series\" data-metric=\"%s.run%d\" fill=\"none\" stroke=\"%s\" "
+            "stroke-width=\"%s\"%s d=\"",
+            s->metric, rr->run, s->color, what == 1 ? "1.5" : "2",
+            what == 1 ? " stroke-dasharray=\"4 3\"" : "");
+    bool first = true;
+    for (size_t i = 0; i < rr->nintervals; i++) {
+        const interval *it = &rr->intervals[i];
+        double secs = (double)it->length_ns / 1e9;
+        double v = what == 0   ? (secs > 0 ? (double)it->commands / secs : NAN)
+                   : what == 1 ? it->p50_ns / 1000.0
+                               : it->p99_ns / 1000.0;
+        if (!isfinite(v) || (log_y && !(v > 0)))
+            continue;
+        double x = left + plot_w * ((double)(it->start_ns + it->length_ns / 2) / 1e9) / tmax;
+        double f = log_y ? (log10(v) - y0) / (y1 - y0) : (v - y0) / (y1 - y0);
+        fprintf(o, "%s%.1f %.1f", first ? "M" : " L", x, top + plot_h * (1 - f));
+        first = false;
+    }
+    fputs("\"><title>", o);
+    esc(o, s->name);
+    fprintf(o, " run %d: %s per interval</title></path>\n", rr->run,
+            what == 0   ? "commands/s"
+            : what == 1 ? "p50"
+                        : "p99");
+}
+
+/* Throughput and p50/p99 per interval of every run, against time. */
+static void chart_over_time(page *pg)
+{
+    FILE *o = pg->out;
+    double lh = legend_height(pg);
+    const double left = 80, right = 30, gap = 40, plot_h = 200;
+    double top = 14 + lh + 14, plot_w = WIDTH - left - right;
+    double tmax = 0, rmax = 0, lmin = INFINITY, lmax = 0;
+    for (size_t i = 0; i < pg->n; i++)
+        for (size_t k = 0; k < pg->s[i].t->nruns; k++) {
+            const run_result *rr = &pg->s[i].t->runs[k];
+            for (size_t j = 0; j < rr->nintervals; j++) {
+                const interval *it = &rr->intervals[j];
+                double secs = (double)it->length_ns / 1e9;
+                tmax = fmax(tmax, (double)(it->start_ns + it->length_ns) / 1e9);
+                if (secs > 0)
+                    rmax = fmax(rmax, (double)it->commands / secs);
+                if (it->p50_ns > 0)
+                    lmin = fmin(lmin, it->p50_ns / 1000.0);
+                if (it->p99_ns > 0)
+                    lmax = fmax(lmax, it->p99_ns / 1000.0);
+            }
+        }
+    if (!(tmax > 0) || !(rmax > 0) || !(lmax > 0) || !isfinite(lmin))
+        return;
+    double d0 = floor(log10(lmin)), d1 = ceil(log10(lmax));
+    d1 = d1 > d0 ? d1 : d0 + 1;
+    double height = top + 2 * plot_h + gap + 56;
+    svg_open(pg, "chart-time", height, "Throughput and latency over time, per run",
+             "Above: commands per second in each interval of each run. Below: each interval's "
+             "p50 (dashed) and p99 (solid), log scale; the horizontal axis is seconds from the "
+             "start of the timed pass. A stall shows as a dip above and a spike below.");
+    legend(pg, left, 14, true);
+    double lower = top + plot_h + gap;
+    fprintf(o,
+            "<g class=\"axis\"><line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\"/><line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\"/>\n",
+            left, top + plot_h, left + plot_w, top + plot_h, left, lower + plot_h, left + plot_w,
+            lower + plot_h);
+    char label[32];
+    fmt_si(rmax, label, sizeof label);
+    fprintf(o,
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s/s</text><text x=\"%.1f\" "
+            "y=\"%.1f\" text-anchor=\"end\">0</text>\n",
+            left - 6, top + 4, label, left - 6, top + plot_h + 4);
+    for (double d = d0; d <= d1; d++) {
+        double y = lower + plot_h * (1 - (d - d0) / (d1 - d0));
+        fmt_latency(pow(10, d), label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text "
+                "x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                left, y, left + plot_w, y, left - 6, y + 4, label);
+    }
+    for (int k = 0; k <= 4; k++) {
+        double x = left + plot_w * k / 4;
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f s</text>\n", x,
+                lower + plot_h + 16, tmax * k / 4);
+    }
+    fputs("</g>\n", o);
+    for (size_t i = 0; i < pg->n; i++)
+        for (size_t k = 0; k < pg->s[i].t->nruns; k++) {
+            const run_result *rr = &pg->s[i].t->runs[k];
+            if (rr->nintervals < 2)
+                continue;
+            time_line(o, &pg->s[i], rr, left, top, plot_w, plot_h, tmax, 0, rmax, false, 0);
+            time_line(o, &pg->s[i], rr, left, lower, plot_w, plot_h, tmax, d0, d1, true, 1);
+            time_line(o, &pg->s[i], rr, left, lower, plot_w, plot_h, tmax, d0, d1, true, 2);
+        }
+    fputs("</svg>\n", o);
+}
+
 /* ---- chart 3: drift ---------------------------------------------------------- */
 
 /* One figure (p50 or p99) per tenth in its own strip: a linear scale that
@@ -700,9 +818,13 @@ static void put_environment(page *pg)
         snprintf(buf, sizeof buf, "%s (SHA-256 %.12s…)", c->specs[i].path, c->specs[i].sha256);
         dl_item(o, "Spec", buf);
     }
-    int len = snprintf(buf, sizeof buf,
-                       "warmup %" PRId64 ", %" PRId64 " timed cycles, %" PRId64 " runs, prefill",
-                       c->warmup, c->iterations, c->runs);
+    char timed[96];
+    if (c->duration_s > 0)
+        snprintf(timed, sizeof timed, "timed for %g s", c->duration_s);
+    else
+        snprintf(timed, sizeof timed, "%" PRId64 " timed cycles", c->iterations);
+    int len = snprintf(buf, sizeof buf, "warmup %" PRId64 ", %s%s, %" PRId64 " runs, prefill",
+                       c->warmup, timed, c->rate > 0 ? " (open loop)" : "", c->runs);
     for (size_t i = 0; i < c->nprefill; i++)
         if (len > 0 && (size_t)len < sizeof buf)
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%s %" PRId64, i ? "," : "",
@@ -758,6 +880,10 @@ static void put_page(page *pg, const char *source)
     chart_latency(pg);
     fputs("</section>\n<section id=\"drift\">\n<h2>Drift across the timed pass</h2>\n", o);
     chart_drift(pg);
+    if (has_time_series(pg)) {
+        fputs("</section>\n<section id=\"time\">\n<h2>Over time</h2>\n", o);
+        chart_over_time(pg);
+    }
     fputs("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n", o);
     put_environment(pg);
     fputs("</section>\n<footer>Written by <code>bench report --html</code> from ", o);

@@ -206,6 +206,9 @@ static void add_config(jb *b, cJSON *root, const run_config *c)
     add(b, o, "samples", cJSON_CreateBool(c->samples));
     add(b, o, "cpu", str_or_null(c->cpu));
     add(b, o, "seed", c->seed_given ? u64_value(b, c->seed) : cJSON_CreateNull());
+    add(b, o, "duration_s",
+        c->duration_s > 0 ? cJSON_CreateNumber(c->duration_s) : cJSON_CreateNull());
+    add(b, o, "rate", c->rate > 0 ? cJSON_CreateNumber(c->rate) : cJSON_CreateNull());
 }
 
 /* The figures a run and a median share, in the schema's order. */

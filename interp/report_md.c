@@ -102,7 +102,12 @@ static void put_settings(FILE *out, const run_config *c)
     fputs("Warmup ", out);
     put_count(out, c->warmup, "cycle", "cycles");
     fputs(", ", out);
-    put_count(out, c->iterations, "timed cycle", "timed cycles");
+    if (c->duration_s > 0)
+        fprintf(out, "timed for %g s", c->duration_s);
+    else
+        put_count(out, c->iterations, "timed cycle", "timed cycles");
+    if (c->rate > 0)
+        fprintf(out, " offered at %g cycles/s (open loop)", c->rate);
     fputs(" per run, ", out);
     put_count(out, c->runs, "run", "runs");
     fputs(" per target, prefill ", out);

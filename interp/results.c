@@ -309,6 +309,8 @@ static void config_from(arena *a, run_config *c, const cJSON *o)
     const cJSON *seed = get(o, "seed");
     c->seed_given = cJSON_IsNumber(seed);
     c->seed = c->seed_given ? (uint64_t)seed->valuedouble : 0;
+    c->duration_s = cJSON_IsNumber(get(o, "duration_s")) ? get(o, "duration_s")->valuedouble : 0;
+    c->rate = cJSON_IsNumber(get(o, "rate")) ? get(o, "rate")->valuedouble : 0;
 }
 
 /* The figures a run and a median share (tenths are not among them). */

@@ -132,6 +132,8 @@ typedef struct run_config {
     spec_config *specs;
     size_t nspecs;
     int64_t warmup, iterations, runs; /* as in force (flags override the spec) */
+    double duration_s;                /* the timed pass's duration in force, or 0: iterations */
+    double rate;                      /* --rate or the first spec's arrival rate, or 0 */
     int64_t *prefill;
     size_t nprefill;
     const char **targets; /* labels, in order */
