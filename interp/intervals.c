@@ -23,6 +23,12 @@ int intervals_init(intervals *iv, uint64_t every_ns, uint64_t start, size_t nver
     return 0;
 }
 
+void intervals_restart(intervals *iv, uint64_t start)
+{
+    iv->start = start;
+    iv->next_end = start + iv->every_ns;
+}
+
 static void buckets_free(hist_buckets *b)
 {
     free(b->mid);

@@ -46,6 +46,8 @@ typedef struct intervals {
  * to intervals_free). */
 int intervals_init(intervals *iv, uint64_t every_ns, uint64_t start, size_t nverbs);
 void intervals_free(intervals *iv);
+/* Moves the start of the first interval to `start` (nothing recorded yet). */
+void intervals_restart(intervals *iv, uint64_t start);
 
 static inline void intervals_record(intervals *iv, size_t verb, uint64_t ns)
 {

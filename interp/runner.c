@@ -382,10 +382,11 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     bool settles = target_settles(rs->t);
     uint64_t settle_ns = 0;
     mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
+    if (intervals_init(&rs->iv, every, 0, rs->nverbs) < 0) /* before the clock starts */
+        return err_set(&rs->failure, "run %d: out of memory", rs->run);
     rs->start_epoch_s = epoch_seconds();
     uint64_t start = now_ns();
-    if (intervals_init(&rs->iv, every, start, rs->nverbs) < 0)
-        return err_set(&rs->failure, "run %d: out of memory", rs->run);
+    intervals_restart(&rs->iv, start);
     uint64_t deadline = start + pp.duration_ns;
     pg.next = start + (uint64_t)pg.every_ns;
     for (uint64_t k = 0; rc == 0; k++) {
