@@ -128,7 +128,8 @@ static inline int listen_connect(const char *addr)
     struct sockaddr *sa;
     socklen_t len;
     if (!strncmp(addr, "unix:", 5)) {
-        snprintf(un.sun_path, sizeof un.sun_path, "%s", addr + 5);
+        assert_true(strlen(addr + 5) < sizeof un.sun_path);
+        memcpy(un.sun_path, addr + 5, strlen(addr + 5) + 1);
         sa = (struct sockaddr *)&un, len = sizeof un;
     } else {
         const char *colon = strrchr(addr, ':');
