@@ -29,7 +29,7 @@ static const char usage_top[] =
     "  compare  compare two result files metric by metric\n"
     "  gate     fail when a metric got worse than a threshold against a baseline\n"
     "  report   write a result file as an HTML page with charts\n"
-    "  serve    serve a spec's domain as a JSON-lines runtime on stdin/stdout\n"
+    "  serve    serve a spec's domain as a JSON-lines runtime (stdio, or a socket)\n"
     "\n"
     "Run 'bench COMMAND --help' for a command's options.\n";
 
@@ -106,10 +106,10 @@ static const exit_code_row exit_codes[] = {
     {EXIT_CLEAN, "schema", "printed"},
     {EXIT_USAGE, "schema", "usage error"},
     {EXIT_OUTPUT, "schema", "stdout could not be written"},
-    {EXIT_CLEAN, "serve", "stdin ended"},
+    {EXIT_CLEAN, "serve", "stdin ended, or (--listen) SIGTERM or SIGINT stopped it"},
     {EXIT_FAILED, "serve",
-     "the spec has errors, the store cannot be opened, or reading a request\n"
-     "or writing an answer failed"},
+     "the spec has errors, the store cannot be opened, (--listen) the address\n"
+     "cannot be listened on, or reading a request or writing an answer failed"},
     {EXIT_USAGE, "serve", "usage error, or the spec cannot be read"},
     {EXIT_CLEAN, "compare", "compared"},
     {EXIT_USAGE, "compare", "usage error, or a result file cannot be read or is not one"},

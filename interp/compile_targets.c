@@ -4,7 +4,8 @@
  * the driver does not have or a value of the wrong shape (the schema's
  * target definition is made from the same declarations), so this turns
  * each option into its value and checks what the schema cannot: verbs that
- * exist, labels. */
+ * exist, labels, the values a driver's check refuses, and options given
+ * together that exclude each other. */
 #include <string.h>
 
 #include "compile_common.h"
@@ -88,6 +89,20 @@ static int target_options(cc *c, target_spec *t, const node *opts)
         }
     }
     t->opts = vals;
+    for (size_t i = 0; rc == 0 && i < t->nopts; i++) {
+        const target_opt_value *v = &vals[i];
+        const target_option *o = target_spec_option(t, v->name);
+        char why[512];
+        if (o->check && v->s && o->check(v->s, why, sizeof why) < 0) {
+            diag_error_at(c->d, v->at, "the %s target's option %s: %s", t->driver->name, o->name,
+                          why);
+            rc = -1;
+        } else if (o->excludes && target_opt_given(t, o->excludes)) {
+            diag_error_at(c->d, v->at, "the %s target takes %s or %s, not both", t->driver->name,
+                          o->excludes, o->name);
+            rc = -1;
+        }
+    }
     if (rc == 0 && (t->label[strcspn(t->label, ". \t")] || !t->label[0])) {
         /* metric names are DOMAIN.LABEL.FIELD, and labels are table cells */
         diag_error_at(c->d, node_get(opts, "label"),
@@ -155,6 +170,7 @@ int cc_targets(cc *c, const node *list)
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         target_spec *t = &w->targets[w->ntargets];
+        *t = (target_spec){0}; /* the slot of an entry that failed is used again */
         if (compile_target(c, list->items[i], t) < 0) {
             rc = -1;
             continue;

@@ -1,6 +1,7 @@
 /* serve.c: `bench serve`: read a request line, dispatch it (a command or
  * a query) on the C runtime, write the answer line in one write(2), repeat
- * until end of input. The events of a command reach the answer through a store that
+ * until end of input (or, with --listen, do the same on every connection:
+ * serve_listen.c). The events of a command reach the answer through a store that
  * wraps the real one and encodes each event as it is appended (a rollback
  * drops them), so the runtime needs no hook of its own. */
 #include "serve.h"
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "endpoint.h"
 #include "json_line.h"
 #include "runtime.h"
 #include "spec.h"
@@ -22,7 +24,7 @@
 #include "target.h"
 
 static const char usage_serve[] =
-    "usage: bench serve [--store NAME] SPEC\n"
+    "usage: bench serve [--store NAME] [--listen ADDR] SPEC\n"
     "\n"
     "Serves the spec's domain on the C runtime as a JSON-lines server: one\n"
     "request per line on stdin, one answer per line on stdout, until end of\n"
@@ -32,6 +34,12 @@ static const char usage_serve[] =
     "                 (bench targets lists them: the targets that run the C runtime);\n"
     "                 default the in-process one. The SQL stores use a scratch file\n"
     "                 or schema, removed at the end\n"
+    "  --listen ADDR  serve many connections at once instead, on one shared store:\n"
+    "                 ADDR is unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0\n"
+    "                 picks a free one). The address is printed on stderr; stdin is\n"
+    "                 not read; SIGTERM or SIGINT stops the server. Each connection\n"
+    "                 speaks the same protocol; requests are answered one at a time\n"
+    "                 (the process target's connect option talks to it)\n"
     "  -h, --help     show this help\n";
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}\n";
@@ -154,57 +162,60 @@ static void tap_init(tap_store *t, store *inner)
     t->base.ops = &t->ops;
 }
 
-/* ---- lines in and out ---- */
+/* ---- lines in ---- */
 
-typedef struct reader {
-    int fd;
-    char *buf;
-    size_t cap, start, end;
-} reader;
-
-/* The next line without its newline, in *line (valid until the next call).
- * Returns 1, 0 at end of input (a last line without a newline still counts),
- * or -1 on a read error. */
-static int read_line(reader *r, const char **line, size_t *len)
+bool serve_lines_next(serve_lines *lb, const char **line, size_t *len)
 {
-    for (;;) {
-        char *nl = r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
-        if (nl) {
-            *line = r->buf + r->start;
-            *len = (size_t)(nl - *line);
-            r->start = (size_t)(nl - r->buf) + 1;
-            return 1;
-        }
-        if (r->start > 0) {
-            memmove(r->buf, r->buf + r->start, r->end - r->start);
-            r->end -= r->start;
-            r->start = 0;
-        }
-        if (r->end == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : (size_t)64 * 1024;
-            char *more = realloc(r->buf, cap);
-            if (!more) {
-                errno = ENOMEM;
-                return -1;
-            }
-            r->buf = more;
-            r->cap = cap;
-        }
-        ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0) {
-            if (r->end == 0)
-                return 0;
-            *line = r->buf;
-            *len = r->end;
-            r->start = r->end = 0; /* the next call reads the end again */
-            return 1;
-        }
-        r->end += (size_t)n;
+    char *nl =
+        lb->end > lb->scanned ? memchr(lb->buf + lb->scanned, '\n', lb->end - lb->scanned) : NULL;
+    if (!nl) {
+        lb->scanned = lb->end;
+        return false;
     }
+    *line = lb->buf + lb->start;
+    *len = (size_t)(nl - *line);
+    lb->start = lb->scanned = (size_t)(nl - lb->buf) + 1;
+    return true;
+}
+
+bool serve_lines_rest(serve_lines *lb, const char **line, size_t *len)
+{
+    if (lb->end == lb->start)
+        return false;
+    *line = lb->buf + lb->start;
+    *len = lb->end - lb->start;
+    lb->start = lb->scanned = lb->end;
+    return true;
+}
+
+ssize_t serve_lines_fill(serve_lines *lb, int fd)
+{
+    if (lb->start > 0) {
+        memmove(lb->buf, lb->buf + lb->start, lb->end - lb->start);
+        lb->end -= lb->start;
+        lb->scanned -= lb->start;
+        lb->start = 0;
+    }
+    if (lb->end == lb->cap) {
+        size_t cap = lb->cap ? lb->cap * 2 : (size_t)16 * 1024;
+        char *more = realloc(lb->buf, cap);
+        if (!more) {
+            errno = ENOMEM;
+            return -1;
+        }
+        lb->buf = more;
+        lb->cap = cap;
+    }
+    ssize_t n = read(fd, lb->buf + lb->end, lb->cap - lb->end);
+    if (n > 0)
+        lb->end += (size_t)n;
+    return n;
+}
+
+void serve_lines_free(serve_lines *lb)
+{
+    free(lb->buf);
+    *lb = (serve_lines){0};
 }
 
 static int write_all(int fd, const char *s, size_t n)
@@ -223,14 +234,19 @@ static int write_all(int fd, const char *s, size_t n)
 
 /* ---- requests ---- */
 
-typedef struct server {
+struct server {
     const plan *p;
+    const store_driver *sd; /* for the reset request: a fresh store of the same driver */
+    const target_spec *ts;
+    int opened; /* stores opened so far (their run numbers) */
     tap_store tap;
     runtime *rt;
     arena scratch; /* per request */
     jline out;
     uint64_t *aggs, *events;
-} server;
+    size_t (*others)(void *ctx); /* how many other connections share the store */
+    void *others_ctx;
+};
 
 static void answer_error(server *sv, const char *msg)
 {
@@ -325,15 +341,9 @@ static void answer_command(server *sv, const json_request *req)
 }
 
 /* The record request, {"record":{"aggregate":"Order","id":...}}: the record
- * as the store holds it, for verify. True when line is one (answered). */
-static bool answer_record(server *sv, const char *line, size_t n)
+ * as the store holds it, for verify. */
+static void answer_record(server *sv, const cJSON *rq)
 {
-    cJSON *root = cJSON_ParseWithLength(line, n);
-    const cJSON *rq = cJSON_GetObjectItemCaseSensitive(root, "record");
-    if (!cJSON_IsObject(root) || !cJSON_IsObject(rq) || cJSON_GetArraySize(root) != 1) {
-        cJSON_Delete(root);
-        return false;
-    }
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rq, "aggregate"));
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(rq, "id");
     const aggregate *agg = NULL;
@@ -341,7 +351,6 @@ static bool answer_record(server *sv, const char *line, size_t n)
         if (!strcmp(sv->p->aggs[i].name, name))
             agg = &sv->p->aggs[i];
     char *text = id ? cJSON_PrintUnformatted(id) : NULL;
-    cJSON_Delete(root);
     char why[512], msg[600];
     value key, rec;
     store *s = &sv->tap.base;
@@ -366,7 +375,65 @@ static bool answer_record(server *sv, const char *line, size_t n)
         }
     }
     free(text);
-    return true;
+}
+
+/* The reset request, {"reset":true}: a fresh, empty store in place of the
+ * one there, as for a new run; refused while other connections share it. */
+static void answer_reset(server *sv)
+{
+    size_t others = sv->others ? sv->others(sv->others_ctx) : 0;
+    char err[1024];
+    if (others == 1) {
+        answer_error(sv, "reset refused: another connection is open, and a reset would empty the "
+                         "store under it");
+        return;
+    }
+    if (others > 1) {
+        snprintf(err, sizeof err,
+                 "reset refused: %zu other connections are open, and a reset would empty the "
+                 "store under them",
+                 others);
+        answer_error(sv, err);
+        return;
+    }
+    store *fresh = NULL;
+    runtime *rt = NULL;
+    if (store_open(sv->sd, sv->p, sv->ts, sv->opened + 1, &fresh, err, sizeof err) < 0) {
+        answer_error(sv, err);
+        return;
+    }
+    if (runtime_new(sv->p, &sv->tap.base, &rt) < 0) {
+        store_close(fresh);
+        answer_error(sv, "reset refused: out of memory");
+        return;
+    }
+    sv->opened++;
+    runtime_free(sv->rt);
+    store_close(sv->tap.inner);
+    sv->tap.inner = fresh; /* the same driver: the tap's operations stay */
+    sv->rt = rt;
+    jline_puts(&sv->out, "{\"ok\":true}\n");
+}
+
+/* The requests json_request_parse does not know: record and reset. True
+ * when line is one of them (answered). */
+static bool answer_other(server *sv, const char *line, size_t n)
+{
+    cJSON *root = cJSON_ParseWithLength(line, n);
+    bool one = cJSON_IsObject(root) && cJSON_GetArraySize(root) == 1;
+    const cJSON *record = one ? cJSON_GetObjectItemCaseSensitive(root, "record") : NULL;
+    const cJSON *reset = cJSON_GetObjectItemCaseSensitive(root, "reset");
+    bool known = true;
+    if (cJSON_IsObject(record))
+        answer_record(sv, record);
+    else if (one && cJSON_IsTrue(reset))
+        answer_reset(sv);
+    else if (reset)
+        answer_error(sv, "not a request: a reset request is {\"reset\":true} and nothing else");
+    else
+        known = false;
+    cJSON_Delete(root);
+    return known;
 }
 
 static bool is_empty_request(const char *line, size_t n)
@@ -376,62 +443,110 @@ static bool is_empty_request(const char *line, size_t n)
     return n == 2 && line[0] == '{' && line[1] == '}';
 }
 
-static void answer(server *sv, const char *line, size_t n)
+void serve_answer(server *sv, const char *line, size_t n, const char **answer, size_t *len)
 {
+    if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
+        *answer = empty_answer;
+        *len = sizeof empty_answer - 1;
+        return;
+    }
+    sv->out.len = 0;
     arena_reset(&sv->scratch);
     json_request req;
     char why[512], msg[600];
     if (json_request_parse(line, n, &sv->scratch, &req, why, sizeof why) < 0) {
-        if (answer_record(sv, line, n))
-            return;
-        snprintf(msg, sizeof msg, "not a request: %s", why);
-        answer_error(sv, msg);
-        return;
-    }
-    if (req.kind == JSON_REQUEST_EMPTY)
+        if (!answer_other(sv, line, n)) {
+            snprintf(msg, sizeof msg, "not a request: %s", why);
+            answer_error(sv, msg);
+        }
+    } else if (req.kind == JSON_REQUEST_EMPTY) {
         jline_puts(&sv->out, empty_answer);
-    else if (req.kind == JSON_REQUEST_COUNT)
+    } else if (req.kind == JSON_REQUEST_COUNT) {
         answer_count(sv);
-    else
+    } else {
         answer_command(sv, &req);
+    }
+    *answer = sv->out.data;
+    *len = sv->out.len;
 }
 
-int serve_run(const plan *p, store *s, int in_fd, int out_fd)
+/* ---- the server ---- */
+
+int serve_open(const plan *p, const store_driver *sd, const target_spec *ts, server **out,
+               char *err, size_t size)
 {
-    server sv = {.p = p};
-    tap_init(&sv.tap, s);
-    if (runtime_new(p, &sv.tap.base, &sv.rt) < 0) {
-        errno = ENOMEM;
+    *out = NULL;
+    server *sv = calloc(1, sizeof *sv);
+    if (!sv) {
+        snprintf(err, size, "out of memory");
         return -1;
     }
-    sv.aggs = calloc(p->naggs + 1, sizeof *sv.aggs);
-    sv.events = calloc(p->nevents + 1, sizeof *sv.events);
-    reader r = {.fd = in_fd};
-    int rc = sv.aggs && sv.events ? 0 : -1;
-    const char *line;
-    size_t n;
+    *sv = (server){.p = p, .sd = sd, .ts = ts, .opened = 1};
+    store *s = NULL;
+    if ((sd->available && sd->available(ts, err, size) != 0) ||
+        store_open(sd, p, ts, sv->opened, &s, err, size) < 0) {
+        free(sv);
+        return -1;
+    }
+    tap_init(&sv->tap, s);
+    sv->aggs = calloc(p->naggs + 1, sizeof *sv->aggs);
+    sv->events = calloc(p->nevents + 1, sizeof *sv->events);
+    if (!sv->aggs || !sv->events || runtime_new(p, &sv->tap.base, &sv->rt) < 0) {
+        snprintf(err, size, "out of memory");
+        serve_close(sv);
+        return -1;
+    }
+    *out = sv;
+    return 0;
+}
+
+void serve_close(server *sv)
+{
+    if (!sv)
+        return;
+    runtime_free(sv->rt);
+    store_close(sv->tap.inner);
+    free(sv->aggs);
+    free(sv->events);
+    jline_free(&sv->out);
+    jline_free(&sv->tap.events);
+    arena_free(&sv->scratch);
+    free(sv);
+}
+
+void serve_set_others(server *sv, size_t (*others)(void *ctx), void *ctx)
+{
+    sv->others = others;
+    sv->others_ctx = ctx;
+}
+
+int serve_stdio(server *sv, int in_fd, int out_fd)
+{
+    serve_lines in = {0};
+    const char *line, *answer;
+    size_t n, len;
+    int rc = 0;
     while (rc == 0) {
-        int got = read_line(&r, &line, &n);
-        if (got <= 0) {
-            rc = got;
-            break;
-        }
-        if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
-            rc = write_all(out_fd, empty_answer, sizeof empty_answer - 1);
+        if (serve_lines_next(&in, &line, &n)) {
+            serve_answer(sv, line, n, &answer, &len);
+            rc = write_all(out_fd, answer, len);
             continue;
         }
-        sv.out.len = 0;
-        answer(&sv, line, n);
-        rc = write_all(out_fd, sv.out.data, sv.out.len);
+        ssize_t got = serve_lines_fill(&in, in_fd);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            rc = -1;
+        if (got != 0)
+            continue;
+        if (serve_lines_rest(&in, &line, &n)) { /* a last line without a newline counts */
+            serve_answer(sv, line, n, &answer, &len);
+            rc = write_all(out_fd, answer, len);
+        }
+        break;
     }
     int saved = errno;
-    free(r.buf);
-    free(sv.aggs);
-    free(sv.events);
-    jline_free(&sv.out);
-    jline_free(&sv.tap.events);
-    arena_free(&sv.scratch);
-    runtime_free(sv.rt);
+    serve_lines_free(&in);
     errno = saved;
     return rc;
 }
@@ -441,9 +556,13 @@ int serve_run(const plan *p, store *s, int in_fd, int out_fd)
 int cli_serve(int argc, char **argv)
 {
     static const struct option opts[] = {{"store", required_argument, NULL, 's'},
+                                         {"listen", required_argument, NULL, 'l'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const store_driver *sd = store_default();
+    endpoint ep;
+    bool listen = false;
+    char why[512];
     int c;
     optind = 1;
     opterr = 0;
@@ -453,6 +572,11 @@ int cli_serve(int argc, char **argv)
             if (!(sd = store_find(optarg)))
                 return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
                                        store_names());
+            break;
+        case 'l':
+            if (endpoint_parse(optarg, &ep, why, sizeof why) < 0)
+                return cli_usage_error("serve", "--listen: %s", why);
+            listen = true;
             break;
         case 'h': return cli_help("serve", usage_serve);
         default:
@@ -476,16 +600,17 @@ int cli_serve(int argc, char **argv)
     const target_spec ts = {.name = sd->name, .label = sd->name};
     char err[1024] = "";
     int rc = EXIT_CLEAN;
-    store *s = NULL;
-    if ((sd->available && sd->available(&ts, err, sizeof err) != 0) ||
-        store_open(sd, sp.p, &ts, 1, &s, err, sizeof err) < 0) {
+    server *sv = NULL;
+    if (listen) {
+        rc = serve_listen(sp.p, sd, &ts, &ep);
+    } else if (serve_open(sp.p, sd, &ts, &sv, err, sizeof err) < 0) {
         fprintf(stderr, "bench serve: %s\n", err);
         rc = EXIT_FAILED;
-    } else if (serve_run(sp.p, s, STDIN_FILENO, STDOUT_FILENO) < 0) {
+    } else if (serve_stdio(sv, STDIN_FILENO, STDOUT_FILENO) < 0) {
         fprintf(stderr, "bench serve: %s\n", strerror(errno));
         rc = EXIT_FAILED;
     }
-    store_close(s);
+    serve_close(sv);
     spec_close(&sp);
     return rc;
 }

@@ -1,6 +1,8 @@
 /* process.c: the process target: any runtime that speaks schema/protocol.md
  * on its stdin and stdout, one JSON object per line, started fresh for
- * every run (default: `bench serve SPEC`, this very binary).
+ * every run (default: `bench serve SPEC`, this very binary); or, with the
+ * connect option, a server already running (`bench serve --listen`) that
+ * the target connects to for every run and asks to reset its store.
  *
  * The child runs in its own process group (so a Ctrl-C at the terminal
  * reaches bench, which then closes the child in order, and so that close
@@ -13,9 +15,10 @@
  * per command runs beside it in a watchdog thread per target: it keeps the
  * tail of the child's stderr (draining the pipe, so a chatty child never
  * blocks), and when one request has been outstanding for longer than the
- * timeout it kills the child's process group, which ends the blocked read
- * with end of file; the main thread then reports the timeout. The main
- * thread marks a request outstanding with one relaxed atomic store.
+ * timeout it kills the child's process group (or shuts a connection down),
+ * which ends the blocked read with end of file; the main thread then
+ * reports the timeout. The main thread marks a request outstanding with one
+ * relaxed atomic store.
  *
  * Timing: prepare (before the first clock read) encodes the request line;
  * dispatch writes it, waits for the answer line and reads its ok. settle
@@ -41,11 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
+#include "endpoint.h"
 #include "json_line.h"
 #include "target.h"
 #include "value.h"
@@ -74,8 +79,9 @@ void process_target_set_self(const char *path)
 typedef struct process_target {
     target base;
     const plan *p;
-    char name[128]; /* the program, for messages: "python3", "bench serve" */
-    pid_t pid;
+    char name[160]; /* for messages: "python3", "bench serve", "the server at unix:PATH" */
+    pid_t pid;      /* the child, or 0 with connect */
+    bool connected; /* connect: in_fd and out_fd are one socket to a server */
     bool reaped, exited, broken;
     bool answered;     /* the last dispatch answered a success, for settle */
     bool no_record;    /* the runtime refused the record request: read back from instances */
@@ -85,9 +91,9 @@ typedef struct process_target {
     value answer;      /* in answer_mem, until the next dispatch */
     arena answer_mem;
     int status; /* as waitpid reports it, once exited */
-    int in_fd;  /* the child's stdin (our write end), or -1 */
-    int out_fd; /* the child's stdout (our read end) */
-    int err_fd; /* the child's stderr (our read end, non-blocking) */
+    int in_fd;  /* the child's stdin (our write end), or -1; with connect the socket */
+    int out_fd; /* the child's stdout (our read end); with connect the socket */
+    int err_fd; /* the child's stderr (our read end, non-blocking); -1 with connect */
     int timeout_ms;
     jline req;      /* the request line prepare encoded */
     jline prefixes; /* per command: {"verb":"...","args": */
@@ -168,10 +174,66 @@ static bool executable(const char *argv0)
     }
 }
 
+/* The connect option's value as the compiler checks it: an endpoint, and
+ * for TCP a port that is not 0. */
+static int connect_check(const char *text, char *why, size_t size)
+{
+    endpoint e;
+    if (endpoint_parse(text, &e, why, size) < 0)
+        return -1;
+    if (e.kind == ENDPOINT_TCP && e.port == 0) {
+        snprintf(why, size,
+                 "%.200s names no port: give the one the server listens on (bench serve "
+                 "--listen prints it)",
+                 text);
+        return -1;
+    }
+    return 0;
+}
+
+/* The server spec connects to, in *e; -1 with one sentence in why when
+ * spec also has a command (only --process-cmd can give it one: the
+ * compiler refuses both in a spec) or the address is not one. */
+static int connect_endpoint(const target_spec *spec, endpoint *e, char *why, size_t size)
+{
+    const char *const *argv = target_opt_argv(spec, "command");
+    const char *text = target_opt_str(spec, "connect");
+    if (argv && argv[0]) {
+        snprintf(why, size,
+                 "the process target takes command or connect, not both (--process-cmd gives "
+                 "every process target a command)");
+        return -1;
+    }
+    if (connect_check(text, why, size) < 0)
+        return -1;
+    return endpoint_parse(text, e, why, size);
+}
+
+static int connect_available(const target_spec *spec, char *why, size_t size)
+{
+    endpoint e;
+    if (connect_endpoint(spec, &e, why, size) < 0)
+        return -1;
+    int fd = endpoint_connect(&e);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    char addr[ENDPOINT_PATH_MAX + 32];
+    endpoint_format(&e, addr, sizeof addr);
+    snprintf(why, size,
+             "no server accepts connections at %s (%s); start one (bench serve SPEC --listen "
+             "%s) or fix the process target's connect",
+             addr, strerror(errno), addr);
+    return -1;
+}
+
 static int process_available(const target_driver *drv, const target_spec *spec, char *why,
                              size_t size)
 {
     (void)drv;
+    if (target_opt_str(spec, "connect"))
+        return connect_available(spec, why, size);
     const char *const *argv = target_opt_argv(spec, "command");
     if (!argv || !argv[0]) {
         char self[PATH_MAX];
@@ -356,17 +418,21 @@ static int broken(process_target *pt, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pt->broken = true;
-    append_tail(pt, msg, sizeof msg);
+    if (!pt->connected)
+        append_tail(pt, msg, sizeof msg);
     return target_fail(&pt->base, TARGET_ERROR, "%s", msg);
 }
 
-/* The child closed its end (or the watchdog killed it): say how it ended. */
+/* The child closed its end (or the watchdog killed it), or the server
+ * closed the connection: say how it ended. */
 static int child_gone(process_target *pt, const char *doing)
 {
     if (atomic_load(&pt->timed_out)) {
         drain_stderr_until_end(pt, 200);
         return broken(pt, "%s did not answer within %d ms", pt->name, pt->timeout_ms);
     }
+    if (pt->connected)
+        return broken(pt, "%s closed the connection %s", pt->name, doing);
     char how[160] = "closed its stdout and is still running";
     if (exited_within(pt, PROCESS_EXIT_MS))
         describe_exit(pt, how, sizeof how);
@@ -405,7 +471,10 @@ static void *watchdog_main(void *arg)
         } else if (now_ms() - since >= pt->timeout_ms && !atomic_load(&pt->timed_out)) {
             /* the blocked read or write in the main thread ends at once */
             atomic_store(&pt->timed_out, true);
-            kill(-pt->pid, SIGKILL);
+            if (pt->connected)
+                shutdown(pt->in_fd, SHUT_RDWR);
+            else
+                kill(-pt->pid, SIGKILL);
         }
     }
 }
@@ -454,7 +523,7 @@ static int send_line(process_target *pt, const char *s, size_t n)
         }
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0 && errno == EPIPE) {
+        if (w < 0 && (errno == EPIPE || errno == ECONNRESET)) {
             if (atomic_load(&pt->timed_out))
                 return broken(pt, "%s did not read its input within %d ms", pt->name,
                               pt->timeout_ms);
@@ -501,7 +570,7 @@ static int recv_line(process_target *pt, const char **line, size_t *len)
         ssize_t n = read(pt->out_fd, pt->rbuf + pt->rend, pt->rcap - pt->rend);
         if (n > 0)
             pt->rend += (size_t)n;
-        else if (n == 0)
+        else if (n == 0 || (n < 0 && errno == ECONNRESET))
             return child_gone(pt, pt->rend > pt->rstart ? "in the middle of an answer line"
                                                         : "without answering");
         else if (errno != EINTR)
@@ -725,6 +794,8 @@ static int process_settle(target *t, const command *cmd)
 static void process_close(target *t)
 {
     process_target *pt = (process_target *)t;
+    if (pt->connected)
+        watchdog_stop(pt); /* first: it may shut the socket down */
     if (pt->in_fd >= 0)
         close(pt->in_fd); /* end of input: a well-behaved runtime exits now */
     if (pt->pid > 0 && !pt->reaped) {
@@ -737,7 +808,7 @@ static void process_close(target *t)
     watchdog_stop(pt); /* before reaping: it may signal the child's group */
     if (pt->pid > 0)
         reap(pt);
-    if (pt->out_fd >= 0)
+    if (pt->out_fd >= 0 && !pt->connected)
         close(pt->out_fd);
     if (pt->err_fd >= 0)
         close(pt->err_fd);
@@ -861,6 +932,94 @@ static void program_name(process_target *pt, const char *argv0, bool is_default)
              is_default ? " serve" : "");
 }
 
+/* Starts the runtime of spec (its command, or bench serve SPEC) as the
+ * child, with pipes for its stdin, stdout and stderr. */
+static int start_runtime(process_target *pt, const target_spec *spec, char *err, size_t size)
+{
+    char self[PATH_MAX];
+    const char *def[4] = {self, "serve", pt->p->path, NULL};
+    const char *const *given = target_opt_argv(spec, "command");
+    const char *const *argv = given && given[0] ? given : def;
+    if (argv == def && self_path(self, sizeof self) < 0) {
+        snprintf(err, size, "bench cannot find its own executable to run `bench serve`");
+        return TARGET_ERROR;
+    }
+    program_name(pt, argv[0], argv == def);
+
+    int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, st[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+        pipe2(st, O_CLOEXEC) < 0) {
+        snprintf(err, size, "cannot make pipes for %s: %s", pt->name, strerror(errno));
+        close_pair(in), close_pair(outp), close_pair(errp), close_pair(st);
+        return TARGET_ERROR;
+    }
+    fflush(NULL); /* nothing buffered may be written twice */
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        start_child((char *const *)argv, in[0], outp[1], errp[1], st[1], parent);
+    int fork_errno = errno;
+    close(in[0]), close(outp[1]), close(errp[1]), close(st[1]);
+    pt->in_fd = in[1], pt->out_fd = outp[0], pt->err_fd = errp[0];
+    if (pid < 0) {
+        close(st[0]);
+        snprintf(err, size, "cannot start %s: %s", pt->name, strerror(fork_errno));
+        return TARGET_ERROR;
+    }
+    pt->pid = pid;
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    int exec_errno = 0;
+    ssize_t n;
+    while ((n = read(st[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(st[0]);
+    if (n > 0) {
+        snprintf(err, size, "cannot start %s: %s", argv[0], strerror(exec_errno));
+        pt->broken = true;
+        return TARGET_ERROR;
+    }
+    fcntl(pt->err_fd, F_SETFL, O_NONBLOCK);
+    return TARGET_OK;
+}
+
+/* Connects to the server of the connect option. */
+static int connect_server(process_target *pt, const target_spec *spec, char *err, size_t size)
+{
+    endpoint e;
+    if (connect_endpoint(spec, &e, err, size) < 0)
+        return TARGET_ERROR;
+    char addr[ENDPOINT_PATH_MAX + 32];
+    endpoint_format(&e, addr, sizeof addr);
+    snprintf(pt->name, sizeof pt->name, "the server at %s", addr);
+    int fd = endpoint_connect(&e);
+    if (fd < 0) {
+        snprintf(err, size, "cannot connect to %s: %s", addr, strerror(errno));
+        return TARGET_ERROR;
+    }
+    pt->connected = true;
+    pt->in_fd = pt->out_fd = fd;
+    pt->err_end = true; /* a server's stderr is not ours to keep */
+    return TARGET_OK;
+}
+
+/* {"reset":true}: the server's store emptied, so that verify holds it to
+ * this run's commands alone. */
+static int reset_server(process_target *pt, char *err, size_t size)
+{
+    static const char req[] = "{\"reset\":true}\n";
+    int rc = round_trip(pt, req, sizeof req - 1, NULL, NULL);
+    if (rc == TARGET_OK)
+        rc = stray_line(pt, 0);
+    if (rc == TARGET_REFUSED)
+        snprintf(err, size,
+                 "%s refused to reset its store (%s); each run needs the server to itself, or the "
+                 "process target's reset: false",
+                 pt->name, pt->base.message);
+    else if (rc != TARGET_OK)
+        snprintf(err, size, "%s", pt->base.message);
+    return rc == TARGET_OK ? TARGET_OK : TARGET_ERROR;
+}
+
 static int process_open(const target_driver *drv, const plan *p, const target_spec *spec, int run,
                         target **out, char *err, size_t size)
 {
@@ -889,57 +1048,16 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     jline_reserve(&pt->req, 4096);
     build_prefixes(pt, spec);
     build_emits(pt);
-
-    char self[PATH_MAX];
-    const char *def[4] = {self, "serve", p->path, NULL};
-    const char *const *given = target_opt_argv(spec, "command");
-    const char *const *argv = given && given[0] ? given : def;
-    if (argv == def && self_path(self, sizeof self) < 0) {
-        snprintf(err, size, "bench cannot find its own executable to run `bench serve`");
-        process_close(&pt->base);
-        return TARGET_ERROR;
-    }
-    program_name(pt, argv[0], argv == def);
-
-    int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, st[2] = {-1, -1};
-    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-        pipe2(st, O_CLOEXEC) < 0) {
-        snprintf(err, size, "cannot make pipes for %s: %s", pt->name, strerror(errno));
-        close_pair(in), close_pair(outp), close_pair(errp), close_pair(st);
-        process_close(&pt->base);
-        return TARGET_ERROR;
-    }
-    fflush(NULL); /* nothing buffered may be written twice */
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0)
-        start_child((char *const *)argv, in[0], outp[1], errp[1], st[1], parent);
-    int fork_errno = errno;
-    close(in[0]), close(outp[1]), close(errp[1]), close(st[1]);
-    pt->in_fd = in[1], pt->out_fd = outp[0], pt->err_fd = errp[0];
-    if (pid < 0) {
-        close(st[0]);
-        snprintf(err, size, "cannot start %s: %s", pt->name, strerror(fork_errno));
-        process_close(&pt->base);
-        return TARGET_ERROR;
-    }
-    pt->pid = pid;
-    setpgid(pid, pid); /* as the child does: whichever runs first */
-    int exec_errno = 0;
-    ssize_t n;
-    while ((n = read(st[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
-        ;
-    close(st[0]);
-    if (n > 0) {
-        snprintf(err, size, "cannot start %s: %s", argv[0], strerror(exec_errno));
-        pt->broken = true;
-        process_close(&pt->base);
-        return TARGET_ERROR;
-    }
-    fcntl(pt->err_fd, F_SETFL, O_NONBLOCK);
-    if (watchdog_start(pt) < 0) {
+    bool connect = target_opt_str(spec, "connect") != NULL;
+    int rc = connect ? connect_server(pt, spec, err, size) : start_runtime(pt, spec, err, size);
+    if (rc == TARGET_OK && watchdog_start(pt) < 0) {
         snprintf(err, size, "cannot start a watchdog thread for %s: %s", pt->name, strerror(errno));
         pt->broken = true;
+        rc = TARGET_ERROR;
+    }
+    if (rc == TARGET_OK && connect && target_opt_bool(spec, "reset"))
+        rc = reset_server(pt, err, size);
+    if (rc != TARGET_OK) {
         process_close(&pt->base);
         return TARGET_ERROR;
     }
@@ -1213,6 +1331,17 @@ static const target_option process_options[] = {
     {.name = "verb_prefix",
      .type = TARGET_OPT_STRING,
      .about = "put before every verb not renamed: \"Pizzas::\" sends Pizzas::Order.CreatePizza"},
+    {.name = "connect",
+     .type = TARGET_OPT_STRING,
+     .excludes = "command",
+     .check = connect_check,
+     .about = "a running server to connect to instead of starting a child: unix:PATH or "
+              "tcp:127.0.0.1:PORT (bench serve SPEC --listen ADDR is one)"},
+    {.name = "reset",
+     .type = TARGET_OPT_BOOL,
+     .dflt = "true",
+     .about = "with connect: ask the server to empty its store ({\"reset\":true}) as each run "
+              "starts, so that verify holds it to that run's commands"},
     {.name = "timeout_ms",
      .type = TARGET_OPT_INT,
      .dflt = TEXT(PROCESS_TIMEOUT_MS),
@@ -1223,7 +1352,8 @@ static const target_option process_options[] = {
 const target_driver process_target_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "process",
-    .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve SPEC)",
+    .about = "any runtime speaking schema/protocol.md on stdin/stdout (default: bench serve "
+             "SPEC), or a server it connects to",
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
     .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |

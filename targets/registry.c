@@ -51,6 +51,22 @@ static int check_option(const target_driver *d, const target_option *o, char *wh
                  d->name, o->name);
         return -1;
     }
+    if (o->check && o->type != TARGET_OPT_STRING) {
+        snprintf(why, size, "the %s target's option %s: only a string option has a check", d->name,
+                 o->name);
+        return -1;
+    }
+    bool found = !o->excludes;
+    for (size_t i = 0; i < d->noptions && !found; i++)
+        found =
+            d->options[i].name && !strcmp(d->options[i].name, o->excludes) && &d->options[i] != o;
+    if (!found) {
+        snprintf(why, size,
+                 "the %s target's option %s excludes '%s', which is not another of its "
+                 "options",
+                 d->name, o->name, o->excludes);
+        return -1;
+    }
     return 0;
 }
 

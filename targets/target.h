@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 4 };
+enum { TARGET_DRIVER_VERSION = 5 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -49,6 +49,11 @@ typedef struct target_option {
     const char *about;         /* one line: what it does */
     const char *const *values; /* TARGET_OPT_ENUM: the values, NULL-terminated */
     int64_t min;               /* TARGET_OPT_INT: the smallest value allowed */
+    const char *excludes;      /* another option of the driver that cannot be given with it */
+    /* Optional, TARGET_OPT_STRING only: what the value must be beyond a
+     * string, checked when the spec is compiled. Returns 0, or -1 with one
+     * sentence in why. */
+    int (*check)(const char *text, char *why, size_t size);
 } target_option;
 
 /* What a target can do beyond dispatching; each bit matches a callback or a

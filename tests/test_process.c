@@ -33,6 +33,7 @@
 #include "bench_spawn.h"
 #include "process.h"
 #include "runner.h"
+#include "serve_spawn.h"
 #include "spec.h"
 
 #define FIXTURE "tests/fixtures/bad_child.sh"
@@ -92,10 +93,12 @@ static struct {
     char spec[128];
     char pids[128];
     spec s;
+    listening server; /* bench serve --listen, for connect */
 } scratch;
 
 static int scratch_teardown(void **state)
 {
+    listen_free(&scratch.server);
     if (scratch.s.p || scratch.s.dc)
         spec_close(&scratch.s);
     if (scratch.dir[0])
@@ -116,7 +119,8 @@ static char *read_file(const char *path)
 }
 
 /* A copy of base with its targets replaced; {PIDS} in targets becomes the
- * scratch pid file. Opens it into scratch.s and returns its plan. */
+ * scratch pid file, {DIR} the scratch directory. Opens it into scratch.s
+ * and returns its plan. */
 static const plan *scratch_spec(const char *base, const char *targets)
 {
     snprintf(scratch.dir, sizeof scratch.dir, "/tmp/test_process.XXXXXX");
@@ -135,6 +139,9 @@ static const plan *scratch_spec(const char *base, const char *targets)
         if (!strncmp(t, "{PIDS}", 6)) {
             fputs(scratch.pids, f);
             t += 5;
+        } else if (!strncmp(t, "{DIR}", 5)) {
+            fputs(scratch.dir, f);
+            t += 4;
         } else {
             fputc(*t, f);
         }
@@ -180,9 +187,9 @@ static bool python_here(void)
 
 /* ---- runs that pass ---- */
 
-static void passes_with_floor(const char *base, const char *targets)
+/* Two runs of p's only target pass, verified, each with a floor. */
+static void runs_and_verifies(const plan *p)
 {
-    const plan *p = scratch_spec(base, targets);
     size_t steps = p->work.flows[0].nsteps;
     run_options o = options(20, 200, 2);
     report r = {0};
@@ -198,6 +205,11 @@ static void passes_with_floor(const char *base, const char *targets)
         assert_true(isfinite(floor) && floor > 0);
     }
     report_free(&r);
+}
+
+static void passes_with_floor(const char *base, const char *targets)
+{
+    runs_and_verifies(scratch_spec(base, targets));
     assert_int_equal(children_left(), 0);
 }
 
@@ -265,14 +277,21 @@ static int first_query_line(void)
     return 0;
 }
 
+/* runs runs of p's only target, of 2 warmup and 20 timed cycles, of which
+ * one fails: its result. */
+static const target_result *run_fails(const plan *p, int64_t runs, report *r)
+{
+    run_options o = options(2, 20, runs);
+    assert_int_equal(run(p, &o, r), 1);
+    const target_result *tr = only_result(r);
+    assert_true(tr->failed);
+    return tr;
+}
+
 static void fails_at_the_first_query(const char *targets, const char *why)
 {
-    const plan *p = scratch_spec("examples/pizza_status.yaml", targets);
-    run_options o = options(2, 20, 1);
     report r = {0};
-    assert_int_equal(run(p, &o, &r), 1);
-    const target_result *tr = only_result(&r);
-    assert_true(tr->failed);
+    const target_result *tr = run_fails(scratch_spec("examples/pizza_status.yaml", targets), 1, &r);
     char want[1024];
     snprintf(want, sizeof want, "run 1, warmup cycle 0, Order.Status (%s:%d): %s", scratch.spec,
              first_query_line(), why);
@@ -446,23 +465,32 @@ static void test_a_child_that_prints_garbage_fails_the_run(void **state)
     assert_pids_gone(scratch.pids, 1);
 }
 
+/* The first two targets of p are skipped with these reasons, and the
+ * third, memory, runs. */
+static void skips_two(const plan *p, const char *process_cmd, const char *why0, const char *why1)
+{
+    run_options o = options(1, 5, 1);
+    o.process_cmd = process_cmd;
+    report r = {0};
+    assert_int_equal(run(p, &o, &r), 0);
+    assert_int_equal(r.nskipped, 2);
+    assert_string_equal(r.skipped[0].reason, why0);
+    assert_string_equal(r.skipped[1].reason, why1);
+    assert_string_equal(only_result(&r)->label, "memory");
+    report_free(&r);
+}
+
 static void test_a_program_that_cannot_start_is_skipped_with_a_sentence(void **state)
 {
     const plan *p = scratch_spec("specs/pizzas.yaml",
                                  "    - process: {label: a, command: [no-such-runtime-here]}\n"
                                  "    - process: {label: b, command: [/no/such/runtime]}\n"
                                  "    - memory\n");
-    run_options o = options(1, 5, 1);
-    report r = {0};
-    assert_int_equal(run(p, &o, &r), 0);
-    assert_int_equal(r.nskipped, 2);
-    assert_string_equal(r.skipped[0].reason,
-                        "no-such-runtime-here is not installed here (not on PATH); install it or "
-                        "set the process target's command");
-    assert_string_equal(r.skipped[1].reason, "/no/such/runtime does not exist or is not executable "
-                                             "here; fix the process target's command");
-    assert_string_equal(only_result(&r)->label, "memory");
-    report_free(&r);
+    skips_two(p, NULL,
+              "no-such-runtime-here is not installed here (not on PATH); install it or set the "
+              "process target's command",
+              "/no/such/runtime does not exist or is not executable here; fix the process "
+              "target's command");
 }
 
 static void test_process_cmd_replaces_the_command(void **state)
@@ -569,6 +597,178 @@ static void test_driver_takes_an_event_per_item_of_a_for_each(void **state)
     assert_int_equal(events[1], 2);
     assert_int_equal(events[2], 3);
     target_close(t);
+    assert_int_equal(children_left(), 0);
+}
+
+/* ---- connect: a server that is already running ---- */
+
+#define SERVED "    - process: {label: served, connect: \"unix:{DIR}/s.sock\"}\n"
+
+/* bench serve --listen on store (NULL: memory), serving the scratch spec's
+ * domain at unix:{DIR}/s.sock; its address in addr. */
+static void serve_scratch(const char *store, char *addr, size_t size)
+{
+    snprintf(addr, size, "unix:%s/s.sock", scratch.dir);
+    assert_true(listen_start(&scratch.server, store, addr, scratch.spec));
+}
+
+/* The server stops with 0 and wrote nothing but its address; nothing is
+ * left of it. */
+static void stop_scratch_server(void)
+{
+    assert_int_equal(listen_stop(&scratch.server, SIGTERM), 0);
+    assert_string_equal(scratch.server.log, "");
+    assert_int_equal(children_left(), 0);
+}
+
+/* Two runs against one server: each starts with a reset, so verify holds
+ * the server to that run's commands, on the memory and the sqlite store. */
+static void connect_runs_and_verifies(const char *store)
+{
+    const plan *p = scratch_spec("specs/pizzas.yaml", SERVED);
+    char addr[200];
+    serve_scratch(store, addr, sizeof addr);
+    runs_and_verifies(p);
+    stop_scratch_server();
+}
+
+static void test_connect_runs_pizzas_against_bench_serve_listen(void **state)
+{
+    connect_runs_and_verifies(NULL);
+}
+
+static void test_connect_runs_pizzas_against_bench_serve_listen_on_sqlite(void **state)
+{
+    connect_runs_and_verifies("sqlite");
+}
+
+/* Without the reset the second run meets the first one's records: its
+ * first create is refused (and were it not, verify's counts, which are
+ * this run's, would not hold). */
+static void test_connect_without_reset_meets_the_first_runs_records(void **state)
+{
+    const plan *p = scratch_spec("specs/pizzas.yaml",
+                                 "    - process: {connect: \"unix:{DIR}/s.sock\", reset: false}\n");
+    char addr[200];
+    serve_scratch(NULL, addr, sizeof addr);
+    report r = {0};
+    const target_result *tr = run_fails(p, 2, &r);
+    assert_int_equal(tr->failed_run, 2);
+    char want[600];
+    snprintf(want, sizeof want,
+             "run 2, warmup cycle 0, Order.CreatePizza (%s:%d): Order.CreatePizza refused: Order "
+             "'pizza-0' already exists",
+             scratch.spec, p->work.flows[0].steps[0].at->line);
+    assert_string_equal(tr->reason, want);
+    report_free(&r);
+    stop_scratch_server();
+}
+
+/* A run that cannot have the server to itself fails at once, in the
+ * server's words. */
+static void test_connect_fails_the_run_when_the_server_refuses_the_reset(void **state)
+{
+    const plan *p = scratch_spec("specs/pizzas.yaml", SERVED);
+    char addr[200];
+    serve_scratch(NULL, addr, sizeof addr);
+    int other = listen_connect(addr);
+    assert_true(other >= 0);
+    report r = {0};
+    const target_result *tr = run_fails(p, 1, &r);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "run 1: the server at %s refused to reset its store (reset refused: another "
+             "connection is "
+             "open, and a reset would empty the store under it); each run needs the server to "
+             "itself, or the process target's reset: false",
+             addr);
+    assert_string_equal(tr->reason, want);
+    report_free(&r);
+    close(other);
+    stop_scratch_server();
+}
+
+/* Nothing to connect to: skipped, with the sentence. So is a connect
+ * target that --process-cmd gives a command. */
+static void test_connect_to_nothing_is_skipped_with_a_sentence(void **state)
+{
+    const plan *p = scratch_spec("specs/pizzas.yaml",
+                                 "    - process: {label: a, connect: \"unix:{DIR}/none.sock\"}\n"
+                                 "    - process: {label: b, connect: \"tcp:127.0.0.1:1\"}\n"
+                                 "    - memory\n");
+    char want[600];
+    snprintf(want, sizeof want,
+             "no server accepts connections at unix:%s/none.sock (No such file or directory); "
+             "start one (bench serve SPEC --listen unix:%s/none.sock) or fix the process "
+             "target's connect",
+             scratch.dir, scratch.dir);
+    skips_two(p, NULL, want,
+              "no server accepts connections at tcp:127.0.0.1:1 (Connection refused); start one "
+              "(bench serve SPEC --listen tcp:127.0.0.1:1) or fix the process target's connect");
+    static const char both[] = "the process target takes command or connect, not both "
+                               "(--process-cmd gives every process target a command)";
+    skips_two(p, "/bin/true", both, both);
+}
+
+/* The driver over a connection: the same round trips as with a child; a
+ * server that has gone, and one that never answers (the watchdog shuts the
+ * connection down), fail with the reason. */
+static void test_driver_over_a_connection(void **state)
+{
+    const plan *p = scratch_spec("specs/pizzas.yaml", SERVED);
+    const target_driver *drv = target_find("process");
+    const target_spec *ts = &p->work.targets[0];
+    char addr[200], err[512] = "", want[512];
+    serve_scratch(NULL, addr, sizeof addr);
+    target *t;
+    assert_int_equal(target_available(drv, ts, err, sizeof err), 0);
+    assert_int_equal(target_open(drv, p, ts, 1, &t, err, sizeof err), TARGET_OK);
+    assert_int_equal(process_target_pid(t), 0);
+    const step *create = &p->work.flows[0].steps[0];
+    assert_int_equal(target_prepare(t, create->cmd, &create->args), TARGET_OK);
+    assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_OK);
+    assert_int_equal(target_settle(t, create->cmd), TARGET_OK);
+    assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_REFUSED);
+    assert_string_equal(t->message, "Order.CreatePizza refused: Order 'pizza-0' already exists");
+    assert_int_equal(target_probe(t), TARGET_REFUSED);
+    uint64_t aggs[1], events[3];
+    assert_int_equal(target_count(t, aggs, events), TARGET_OK);
+    assert_int_equal(aggs[0], 1);
+    assert_int_equal(listen_stop(&scratch.server, SIGTERM), 0);
+    assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_ERROR);
+    snprintf(want, sizeof want, "the server at %s closed the connection before reading the request",
+             addr);
+    assert_string_equal(t->message, want);
+    target_close(t);
+
+    /* a socket that accepts connections and never answers */
+    char path[200];
+    snprintf(path, sizeof path, "%s/s.sock", scratch.dir);
+    unlink(path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    memcpy(un.sun_path, path, strlen(path) + 1);
+    assert_int_equal(bind(fd, (struct sockaddr *)&un, sizeof un), 0);
+    assert_int_equal(listen(fd, 4), 0);
+    const target_opt_value silent[] = {{.name = "connect", .s = addr},
+                                       {.name = "reset", .b = false},
+                                       {.name = "timeout_ms", .i = 300}};
+    const target_spec quiet = {.name = "process", .label = "quiet", .opts = silent, .nopts = 3};
+    assert_int_equal(target_open(drv, p, &quiet, 1, &t, err, sizeof err), TARGET_OK);
+    assert_int_equal(target_prepare(t, create->cmd, &create->args), TARGET_OK);
+    assert_int_equal(target_dispatch(t, create->cmd, &create->args), TARGET_ERROR);
+    snprintf(want, sizeof want, "the server at %s did not answer within 300 ms", addr);
+    assert_string_equal(t->message, want);
+    target_close(t);
+    /* with the reset, open itself waits for the answer */
+    const target_opt_value resetting[] = {{.name = "connect", .s = addr},
+                                          {.name = "timeout_ms", .i = 300}};
+    const target_spec eager = {.name = "process", .label = "eager", .opts = resetting, .nopts = 2};
+    assert_int_equal(target_open(drv, p, &eager, 1, &t, err, sizeof err), TARGET_ERROR);
+    assert_null(t);
+    assert_string_equal(err, want);
+    close(fd);
+    unlink(path);
     assert_int_equal(children_left(), 0);
 }
 
@@ -740,6 +940,17 @@ int main(void)
         cmocka_unit_test_teardown(test_driver_round_trips_probe_count_and_close, scratch_teardown),
         cmocka_unit_test_teardown(test_driver_takes_an_event_per_item_of_a_for_each,
                                   scratch_teardown),
+        cmocka_unit_test_teardown(test_connect_runs_pizzas_against_bench_serve_listen,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_connect_runs_pizzas_against_bench_serve_listen_on_sqlite,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_connect_without_reset_meets_the_first_runs_records,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_connect_fails_the_run_when_the_server_refuses_the_reset,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_connect_to_nothing_is_skipped_with_a_sentence,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_driver_over_a_connection, scratch_teardown),
         cmocka_unit_test(test_bench_run_prints_both_rows_and_the_floor),
         cmocka_unit_test_teardown(test_an_interrupted_run_leaves_no_child, scratch_teardown),
         cmocka_unit_test_teardown(test_a_killed_bench_takes_its_child_along, scratch_teardown),

@@ -14,17 +14,20 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_spawn.h"
 #include "jsonschema.h"
+#include "serve_spawn.h"
 
 /* ---- schema/protocol.schema.json ---- */
 
@@ -106,13 +109,10 @@ static server *serve_start(const char *spec)
     return serve_start_on(NULL, spec);
 }
 
-/* Sends one line (a newline is added) and returns the answer line without
- * its newline (lent, until the next call). Fails after 10 s. */
-static const char *ask(server *s, const char *line)
+/* The next answer line without its newline (lent, until the next call).
+ * Fails after 10 s. */
+static const char *next_answer(server *s)
 {
-    size_t n = strlen(line);
-    assert_int_equal(write(s->in, line, n), (ssize_t)n);
-    assert_int_equal(write(s->in, "\n", 1), 1);
     static char answer[1 << 16];
     for (;;) {
         char *nl = memchr(s->buf, '\n', s->len);
@@ -131,6 +131,21 @@ static const char *ask(server *s, const char *line)
         assert_true(r > 0);
         s->len += (size_t)r;
     }
+}
+
+static void send_raw(server *s, const char *text)
+{
+    size_t n = strlen(text);
+    assert_int_equal(write(s->in, text, n), (ssize_t)n);
+}
+
+/* Sends one line (a newline is added) and returns the answer line without
+ * its newline (lent, until the next call). Fails after 10 s. */
+static const char *ask(server *s, const char *line)
+{
+    send_raw(s, line);
+    send_raw(s, "\n");
+    return next_answer(s);
 }
 
 /* Closes its stdin and returns its exit status (fails after 10 s). */
@@ -576,6 +591,9 @@ static void test_protocol_schema_accepts_the_lines_it_should(void **state)
         {"queryAnswer", "{\"ok\":true,\"returns\":{\"status\":\"sold\"}}", true},
         {"queryAnswer", "{\"ok\":true,\"returns\":3}", false},
         {"success", "{\"ok\":true,\"returns\":{}}", false},
+        {"request", "{\"reset\":true}", true},
+        {"request", "{\"reset\":false}", false},
+        {"request", "{\"reset\":true,\"count\":true}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (valid_as(cases[i].def, cases[i].line) != cases[i].valid)
@@ -614,6 +632,343 @@ static void test_serve_command_line_errors(void **state)
     }
 }
 
+/* ---- bench serve --listen ---- */
+
+static struct {
+    char dir[64];
+    listening l, other;
+} ls;
+
+static int listen_teardown(void **state)
+{
+    listen_free(&ls.l);
+    listen_free(&ls.other);
+    if (ls.dir[0])
+        spawn_remove_dir(ls.dir);
+    memset(&ls, 0, sizeof ls);
+    return 0;
+}
+
+/* unix:DIR/name in a scratch directory the teardown removes; the path alone
+ * in path when it is not NULL. */
+static void sock_addr(char *addr, size_t size, const char *name, char *path, size_t psize)
+{
+    if (!ls.dir[0]) {
+        snprintf(ls.dir, sizeof ls.dir, "/tmp/test_serve.XXXXXX");
+        assert_non_null(mkdtemp(ls.dir));
+    }
+    snprintf(addr, size, "unix:%s/%s", ls.dir, name);
+    if (path)
+        snprintf(path, psize, "%s/%s", ls.dir, name);
+}
+
+/* A connection to addr, read and written as a server's pipes are. */
+static server *client(const char *addr)
+{
+    server *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    c->in = c->out = listen_connect(addr);
+    if (c->in < 0)
+        fail_msg("cannot connect to %s: %s", addr, strerror(errno));
+    return c;
+}
+
+static void client_close(server *c)
+{
+    close(c->in);
+    free(c);
+}
+
+static bool gone(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) < 0 && errno == ENOENT;
+}
+
+#define COUNT(orders, created)                                                                     \
+    "{\"ok\":true,\"aggregates\":{\"Order\":" #orders "},\"events\":{\"PizzaCreated\":" #created   \
+    ",\"ToppingAdded\":0,\"PizzaPurchased\":0}}"
+#define CREATED(name)                                                                              \
+    "{\"ok\":true,\"events\":[{\"name\":\"PizzaCreated\",\"payload\":{\"name\":\"" name            \
+    "\",\"pizza\":{\"price_cents\":1200,\"size\":\"large\"}}}]}"
+#define EMPTY "{\"ok\":false,\"error\":\"empty request\"}"
+
+/* Two connections on one store: what one creates the other counts; each
+ * gets its answers in the order of its requests, however its lines arrive;
+ * a line that is not a request is refused and the connection goes on.
+ * SIGTERM with a client still connected ends the server with 0 and removes
+ * the socket file. */
+static void test_serve_listen_shares_one_store_between_connections(void **state)
+{
+    char addr[200], path[200];
+    sock_addr(addr, sizeof addr, "s.sock", path, sizeof path);
+    assert_true(listen_start(&ls.l, NULL, addr, "specs/pizzas.yaml"));
+    assert_string_equal(ls.l.addr, addr);
+    server *a = client(addr), *b = client(addr);
+    assert_string_equal(ask(a, CREATE("p1")), CREATED("p1"));
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(1, 1));
+    assert_string_equal(ask(b, CREATE("p1")), "{\"ok\":false,\"error\":\"Order.CreatePizza "
+                                              "refused: Order 'p1' already exists\"}");
+    /* three lines in one write: three answers, in order */
+    send_raw(a, "{}\n" CREATE("p2") "\n{\"count\":true}\n");
+    assert_string_equal(next_answer(a), EMPTY);
+    assert_string_equal(next_answer(a), CREATED("p2"));
+    assert_string_equal(next_answer(a), COUNT(2, 2));
+    /* a line in two pieces, with the other connection's request between */
+    send_raw(b, "{\"cou");
+    assert_string_equal(ask(a, "{\"count\":true}"), COUNT(2, 2));
+    send_raw(b, "nt\":true}\n");
+    assert_string_equal(next_answer(b), COUNT(2, 2));
+    assert_string_equal(ask(b, "hello"), "{\"ok\":false,\"error\":\"not a request: a request is a "
+                                         "JSON object on one line, not something that is not "
+                                         "JSON\"}");
+    assert_string_equal(ask(b, "{}"), EMPTY);
+    client_close(a);
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(2, 2));
+    assert_int_equal(listen_stop(&ls.l, SIGTERM), 0);
+    assert_string_equal(ls.l.log, "");
+    assert_true(gone(path));
+    client_close(b);
+}
+
+/* A client that ends mid-line leaves nothing behind: the piece is not a
+ * request. A whole last line without a newline is answered, as at the end
+ * of stdin, to a client that still reads. */
+static void test_serve_listen_a_client_ending_mid_line_disturbs_no_other(void **state)
+{
+    char addr[200];
+    sock_addr(addr, sizeof addr, "s.sock", NULL, 0);
+    assert_true(listen_start(&ls.l, NULL, addr, "specs/pizzas.yaml"));
+    server *a = client(addr), *b = client(addr);
+    send_raw(a, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"p1\"");
+    client_close(a);
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(0, 0));
+    assert_string_equal(ask(b, CREATE("p1")), CREATED("p1"));
+    server *c = client(addr);
+    send_raw(c, CREATE("p2"));
+    assert_int_equal(shutdown(c->in, SHUT_WR), 0);
+    assert_string_equal(next_answer(c), CREATED("p2"));
+    char end;
+    assert_int_equal(read(c->in, &end, 1), 0); /* then the server closes it */
+    client_close(c);
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(2, 2));
+    client_close(b);
+    assert_int_equal(listen_stop(&ls.l, SIGTERM), 0);
+    assert_string_equal(ls.l.log, "");
+}
+
+/* A socket file nothing listens on (a server that was killed) is replaced;
+ * one a server listens on, or a file that is not a socket, is refused. */
+static void test_serve_listen_replaces_a_stale_socket_and_refuses_a_live_one(void **state)
+{
+    char addr[200], path[200], want[600];
+    sock_addr(addr, sizeof addr, "s.sock", path, sizeof path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    assert_true(strlen(path) < sizeof un.sun_path);
+    memcpy(un.sun_path, path, strlen(path) + 1);
+    assert_int_equal(bind(fd, (struct sockaddr *)&un, sizeof un), 0);
+    close(fd);
+    assert_false(gone(path));
+    assert_true(listen_start(&ls.l, NULL, addr, "specs/pizzas.yaml"));
+    server *a = client(addr);
+    assert_string_equal(ask(a, CREATE("p1")), CREATED("p1"));
+
+    assert_false(listen_start(&ls.other, NULL, addr, "specs/pizzas.yaml"));
+    assert_int_equal(ls.other.status, 1);
+    snprintf(want, sizeof want, "bench serve: a server is listening on %s already\n", addr);
+    assert_string_equal(ls.other.log, want);
+    assert_string_equal(ask(a, "{\"count\":true}"), COUNT(1, 1)); /* the first one goes on */
+    client_close(a);
+    assert_int_equal(listen_stop(&ls.l, SIGTERM), 0);
+    assert_true(gone(path));
+
+    char faddr[200], fpath[200];
+    sock_addr(faddr, sizeof faddr, "file", fpath, sizeof fpath);
+    FILE *f = fopen(fpath, "w");
+    assert_non_null(f);
+    fclose(f);
+    listen_free(&ls.other);
+    assert_false(listen_start(&ls.other, NULL, faddr, "specs/pizzas.yaml"));
+    assert_int_equal(ls.other.status, 1);
+    snprintf(want, sizeof want,
+             "bench serve: %s exists and is not a socket; remove it or choose another path\n",
+             fpath);
+    assert_string_equal(ls.other.log, want);
+    assert_false(gone(fpath));
+}
+
+/* tcp:127.0.0.1:0 and tcp:localhost:0 listen on a free loopback port,
+ * printed as tcp:127.0.0.1:PORT; SIGINT stops them as SIGTERM does. */
+static void test_serve_listen_on_tcp_picks_a_free_port(void **state)
+{
+    static const char *const asked[] = {"tcp:127.0.0.1:0", "tcp:localhost:0"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(listen_start(&ls.l, NULL, asked[i], "specs/pizzas.yaml"));
+        assert_int_equal(strncmp(ls.l.addr, "tcp:127.0.0.1:", 14), 0);
+        int port = atoi(ls.l.addr + 14);
+        assert_true(port > 0 && port < 65536);
+        server *a = client(ls.l.addr), *b = client(ls.l.addr);
+        assert_string_equal(ask(a, CREATE("p1")), CREATED("p1"));
+        assert_string_equal(ask(b, "{\"count\":true}"), COUNT(1, 1));
+        client_close(a);
+        client_close(b);
+        assert_int_equal(listen_stop(&ls.l, SIGINT), 0);
+        assert_string_equal(ls.l.log, "");
+        listen_free(&ls.l);
+    }
+}
+
+/* The scratch directories of the sqlite stores under dir (TMPDIR). */
+static int sqlite_dirs(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += !strncmp(e->d_name, "bench-sqlite-", 13);
+    closedir(d);
+    return n;
+}
+
+/* {"reset":true} empties the store, by opening a fresh one (the old one's
+ * scratch file removed), unless other connections share it. */
+static void serve_listen_resets(const char *store)
+{
+    char addr[200];
+    sock_addr(addr, sizeof addr, "s.sock", NULL, 0);
+    setenv("TMPDIR", ls.dir, 1); /* where the sqlite store makes its scratch file */
+    bool up = listen_start(&ls.l, store, addr, "specs/pizzas.yaml");
+    unsetenv("TMPDIR");
+    assert_true(up);
+    server *a = client(addr), *b = client(addr), *c = client(addr);
+    assert_string_equal(ask(a, CREATE("p1")), CREATED("p1"));
+    assert_string_equal(ask(a, "{\"reset\":true}"),
+                        "{\"ok\":false,\"error\":\"reset refused: 2 other connections are open, "
+                        "and a reset would empty the store under them\"}");
+    client_close(c);
+    assert_string_equal(ask(a, "{\"reset\":true}"),
+                        "{\"ok\":false,\"error\":\"reset refused: another connection is open, and "
+                        "a reset would empty the store under it\"}");
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(1, 1));
+    client_close(b);
+    assert_string_equal(ask(a, "{\"reset\":false}"),
+                        "{\"ok\":false,\"error\":\"not a request: a reset request is "
+                        "{\\\"reset\\\":true} and nothing else\"}");
+    assert_string_equal(ask(a, "{\"reset\":true}"), "{\"ok\":true}");
+    assert_string_equal(ask(a, "{\"count\":true}"), COUNT(0, 0));
+    assert_string_equal(ask(a, CREATE("p1")), CREATED("p1"));
+    if (store && !strcmp(store, "sqlite"))
+        assert_int_equal(sqlite_dirs(ls.dir), 1);
+    client_close(a);
+    assert_int_equal(listen_stop(&ls.l, SIGTERM), 0);
+    assert_string_equal(ls.l.log, "");
+    if (store && !strcmp(store, "sqlite"))
+        assert_int_equal(sqlite_dirs(ls.dir), 0);
+    listen_free(&ls.l);
+}
+
+static void test_serve_listen_reset_empties_the_store_unless_shared(void **state)
+{
+    serve_listen_resets(NULL);
+    serve_listen_resets("sqlite");
+    if (getenv("BENCH_PG_SCRATCH"))
+        serve_listen_resets("postgres");
+}
+
+/* On stdin there is no one else: the reset is done. */
+static void test_serve_resets_on_stdin_too(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    assert_string_equal(ask(s, CREATE("p1")), CREATED("p1"));
+    assert_string_equal(ask(s, "{\"reset\":true}"), "{\"ok\":true}");
+    assert_string_equal(ask(s, "{\"count\":true}"), COUNT(0, 0));
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* A client that sends and never reads is dropped once 1 MiB of its answers
+ * waits, and one whose line has no end once it passes 16 MiB; the others
+ * are served meanwhile. */
+static void test_serve_listen_drops_a_client_that_never_reads(void **state)
+{
+    char addr[200];
+    sock_addr(addr, sizeof addr, "s.sock", NULL, 0);
+    assert_true(listen_start(&ls.l, NULL, addr, "specs/pizzas.yaml"));
+    server *a = client(addr), *b = client(addr), *c = client(addr);
+    static const char req[] = "{\"verb\":\"Order.Purchse\",\"args\":{}}\n"; /* a long refusal */
+    static char burst[1000 * (sizeof req - 1)];
+    for (size_t i = 0; i < 1000; i++)
+        memcpy(burst + i * (sizeof req - 1), req, sizeof req - 1);
+    bool dropped = false;
+    for (int i = 0; i < 200 && !dropped; i++) /* 7 MiB of answers at most */
+        dropped = write(a->in, burst, sizeof burst) < 0;
+    assert_true(dropped);
+    assert_string_equal(ask(b, "{\"count\":true}"), COUNT(0, 0));
+    size_t big = (size_t)17 << 20;
+    char *line = malloc(big);
+    assert_non_null(line);
+    memset(line, 'x', big);
+    size_t sent = 0;
+    while (sent < big) {
+        ssize_t w = write(c->in, line + sent, big - sent);
+        if (w <= 0)
+            break;
+        sent += (size_t)w;
+    }
+    free(line);
+    assert_true(sent < big);
+    assert_string_equal(ask(b, CREATE("p1")), CREATED("p1"));
+    client_close(a);
+    client_close(b);
+    client_close(c);
+    assert_int_equal(listen_stop(&ls.l, SIGTERM), 0);
+    assert_string_equal(ls.l.log,
+                        "bench serve: connection 1 dropped: it sent a request with more than 1 "
+                        "MiB of its answers unread\n"
+                        "bench serve: connection 3 dropped: it sent a request line longer than 16 "
+                        "MiB\n");
+}
+
+/* --listen takes unix:PATH or a loopback TCP address, and nothing else. */
+static void test_serve_listen_refuses_other_addresses(void **state)
+{
+    static const struct {
+        const char *addr, *err;
+    } cases[] = {
+        {"tcp:0.0.0.0:1234", "tcp:0.0.0.0:1234 is not on loopback: bench serves and connects on "
+                             "127.0.0.1 only; give tcp:127.0.0.1:PORT"},
+        {"tcp:192.168.1.5:80", "tcp:192.168.1.5:80 is not on loopback: bench serves and connects "
+                               "on 127.0.0.1 only; give tcp:127.0.0.1:PORT"},
+        {"tcp:[::1]:80", "tcp:[::1]:80 is not on loopback: bench serves and connects on 127.0.0.1 "
+                         "only; give tcp:127.0.0.1:PORT"},
+        {"tcp:127.0.0.1", "tcp:127.0.0.1 has no port; give tcp:127.0.0.1:PORT"},
+        {"tcp:127.0.0.1:65536", "'65536' is not a port (0 to 65535)"},
+        {"tcp:127.0.0.1:http", "'http' is not a port (0 to 65535)"},
+        {"tcp:127.0.0.1:", "'' is not a port (0 to 65535)"},
+        {"unix:", "unix: names no socket file; give unix:PATH"},
+        {"/tmp/s.sock", "'/tmp/s.sock' is not unix:PATH or tcp:127.0.0.1:PORT"},
+        {"unix:/tmp/"
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         "aaaaaaaaaaaaaaaaaaaaaaaaa",
+         "the socket path /tmp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa is longer than the 107 bytes a unix socket "
+         "address holds"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *argv[] = {(char *)spawn_bench_path(), "serve", "--listen", (char *)cases[i].addr,
+                        "specs/pizzas.yaml",        NULL};
+        spawn_output o = spawn_run(argv);
+        char want[600];
+        snprintf(want, sizeof want, "bench serve: --listen: %s\n(see 'bench serve --help')\n",
+                 cases[i].err);
+        if (o.status != 2 || strcmp(o.err, want) != 0)
+            fail_msg("--listen %s: status %d, stderr\n%s\nwant\n%s", cases[i].addr, o.status, o.err,
+                     want);
+        spawn_output_free(&o);
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -635,6 +990,19 @@ int main(void)
         cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
         cmocka_unit_test(test_protocol_schema_accepts_the_lines_it_should),
         cmocka_unit_test(test_serve_command_line_errors),
+        cmocka_unit_test(test_serve_resets_on_stdin_too),
+        cmocka_unit_test_teardown(test_serve_listen_shares_one_store_between_connections,
+                                  listen_teardown),
+        cmocka_unit_test_teardown(test_serve_listen_a_client_ending_mid_line_disturbs_no_other,
+                                  listen_teardown),
+        cmocka_unit_test_teardown(test_serve_listen_replaces_a_stale_socket_and_refuses_a_live_one,
+                                  listen_teardown),
+        cmocka_unit_test_teardown(test_serve_listen_on_tcp_picks_a_free_port, listen_teardown),
+        cmocka_unit_test_teardown(test_serve_listen_reset_empties_the_store_unless_shared,
+                                  listen_teardown),
+        cmocka_unit_test_teardown(test_serve_listen_drops_a_client_that_never_reads,
+                                  listen_teardown),
+        cmocka_unit_test(test_serve_listen_refuses_other_addresses),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cJSON_Delete(protocol);

@@ -66,6 +66,13 @@ static int no_count(target *t, uint64_t *aggs, uint64_t *events)
     return TARGET_ERROR;
 }
 
+static int refuse_all(const char *text, char *why, size_t size)
+{
+    (void)text;
+    snprintf(why, size, "never");
+    return -1;
+}
+
 static void test_the_registry_refuses_a_driver_of_another_version(void **state)
 {
     (void)state;
@@ -79,6 +86,15 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
     static const target_option named_label[] = {
         {.name = "label", .type = TARGET_OPT_STRING, .about = "clashes with every target's"},
     };
+    static const target_option excludes_nothing[] = {
+        {.name = "host", .type = TARGET_OPT_STRING, .about = "where", .excludes = "path"},
+    };
+    static const target_option excludes_itself[] = {
+        {.name = "host", .type = TARGET_OPT_STRING, .about = "where", .excludes = "host"},
+    };
+    static const target_option checked_int[] = {
+        {.name = "depth", .type = TARGET_OPT_INT, .about = "how deep", .check = refuse_all},
+    };
     static const struct {
         target_driver d;
         const char *why;
@@ -89,7 +105,7 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .open = no_open,
           .dispatch = no_dispatch,
           .close = no_close},
-         "built for target interface version 1; this bench has version 4"},
+         "built for target interface version 1; this bench has version 5"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "Bad-Name",
           .about = "a",
@@ -156,6 +172,33 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .options = named_label,
           .noptions = 1},
          "the lbl target declares an option named 'label'"},
+        {{.version = TARGET_DRIVER_VERSION,
+          .name = "ex",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .options = excludes_nothing,
+          .noptions = 1},
+         "the ex target's option host excludes 'path', which is not another of its options"},
+        {{.version = TARGET_DRIVER_VERSION,
+          .name = "self",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .options = excludes_itself,
+          .noptions = 1},
+         "the self target's option host excludes 'host', which is not another of its options"},
+        {{.version = TARGET_DRIVER_VERSION,
+          .name = "chk",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .options = checked_int,
+          .noptions = 1},
+         "the chk target's option depth: only a string option has a check"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char why[256] = "";
@@ -225,7 +268,7 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
         {"postgres", "dsn durability fence keep",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
-        {"process", "command verbs verb_prefix timeout_ms",
+        {"process", "command verbs verb_prefix connect reset timeout_ms",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
              TARGET_ONE_CPU},
     };
