@@ -77,6 +77,24 @@ static const pool_def *find_pool(const workload *w, const char *name, size_t len
     return NULL;
 }
 
+/* "unknown WHAT 'word' (did you mean 'x'?)", or "...; the WHATs are a, b"
+ * when none is close, at byte `at` of n. Returns -1. */
+static int unknown_name(cc *c, const node *n, size_t at, const char *what, const char *word,
+                        const char *const *names, size_t m)
+{
+    const char *hint = diag_suggest(word, names, m);
+    if (hint) {
+        diag_error_in(c->d, n, at, "unknown %s '%s' (did you mean '%s'?)", what, word, hint);
+        return -1;
+    }
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < m && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+    diag_error_in(c->d, n, at, "unknown %s '%s'; the %ss are %s", what, word, what, list);
+    return -1;
+}
+
 static int unknown_pool(cc *c, const node *n, size_t at, const char *name, size_t len)
 {
     const workload *w = &c->p->work;
@@ -92,17 +110,7 @@ static int unknown_pool(cc *c, const node *n, size_t at, const char *name, size_
     snprintf(word, sizeof word, "%.*s", (int)len, name);
     for (size_t i = 0; i < w->npools && m < 256; i++)
         names[m++] = w->pools[i].name;
-    const char *hint = diag_suggest(word, names, m);
-    if (hint) {
-        diag_error_in(c->d, n, at, "unknown pool '%s' (did you mean '%s'?)", word, hint);
-        return -1;
-    }
-    char list[512];
-    size_t used = 0;
-    for (size_t i = 0; i < m && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
-    diag_error_in(c->d, n, at, "unknown pool '%s'; the pools are %s", word, list);
-    return -1;
+    return unknown_name(c, n, at, "pool", word, names, m);
 }
 
 /* ${uniform(lo, hi)}: the text between the parentheses is s[i, close). */
@@ -835,16 +843,7 @@ static int find_flow(cc *c, const node *name)
         if (m < 256)
             names[m++] = w->flows[i].name;
     }
-    const char *hint = diag_suggest(name->text, names, m);
-    char list[512];
-    size_t used = 0;
-    for (size_t i = 0; i < m && used < sizeof list; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
-    if (hint)
-        diag_error_at(c->d, name, "unknown flow '%s' (did you mean '%s'?)", name->text, hint);
-    else
-        diag_error_at(c->d, name, "unknown flow '%s'; the flows are %s", name->text, list);
-    return -1;
+    return unknown_name(c, name, 0, "flow", name->text, names, m);
 }
 
 static int compile_prefill(cc *c, const node *pf)

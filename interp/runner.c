@@ -228,20 +228,14 @@ static int run_setup(run_state *rs)
     return 0;
 }
 
-typedef struct progress {
-    double every_ns;
-    uint64_t next;
-    bool on;
-    bool live; /* redrawn in place on a terminal rather than one line each time */
-} progress;
-
 enum { LIVE_EVERY_MS = 250 };
 
-static void progress_line(run_state *rs, uint64_t done, bool live)
+/* The live line on a terminal, redrawn in place every LIVE_EVERY_MS. */
+static void progress_live(run_state *rs, uint64_t done)
 {
-    fprintf(stderr, "%s  %s %s run %d: %" PRIu64 " commands, p50 %.3f us so far%s",
-            live ? "\r\033[K" : "", rs->p->domain, rs->ts->label, rs->run, done,
-            (double)hist_percentile(&rs->all, 0.5) / 1000.0, live ? "" : "\n");
+    fprintf(stderr, "\r\033[K  %s %s run %d: %" PRIu64 " commands, p50 %.3f us so far",
+            rs->p->domain, rs->ts->label, rs->run, done,
+            (double)hist_percentile(&rs->all, 0.5) / 1000.0);
 }
 
 /* --progress: one line per interval closed, as pgbench -P: its end, rate,
@@ -372,9 +366,9 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
     unsigned tenth = 0;
     uint64_t next_tenth = stats_tenth_start(1, pp.cycles);
-    progress pg = {.on = o->progress_seconds > 0, .every_ns = o->progress_seconds * 1e9};
-    if (!pg.on && o->live && !o->quiet)
-        pg = (progress){.on = true, .live = true, .every_ns = LIVE_EVERY_MS * 1e6};
+    /* --progress prints each interval as it closes; without it, a terminal
+       gets a live line */
+    bool live = !(o->progress_seconds > 0) && o->live && !o->quiet;
     uint64_t every = o->interval_ns            ? o->interval_ns
                      : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
                                                : 1000000000u;
@@ -388,7 +382,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     uint64_t start = now_ns();
     intervals_restart(&rs->iv, start);
     uint64_t deadline = start + pp.duration_ns;
-    pg.next = start + (uint64_t)pg.every_ns;
+    uint64_t live_next = start + (uint64_t)LIVE_EVERY_MS * 1000000u;
     for (uint64_t k = 0; rc == 0; k++) {
         if (!pp.duration_ns && k >= pp.cycles)
             break; /* all done: an interrupt now stops before the next run */
@@ -425,9 +419,9 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             from = pp.open ? end : 0;
             if (rc == 0 && intervals_tick(&rs->iv, end) && o->progress_seconds > 0)
                 progress_interval(rs);
-            if (rc == 0 && pg.live && end >= pg.next) {
-                progress_line(rs, rs->timed_commands, true);
-                pg.next = end + (uint64_t)pg.every_ns;
+            if (rc == 0 && live && end >= live_next) {
+                progress_live(rs, rs->timed_commands);
+                live_next = end + (uint64_t)LIVE_EVERY_MS * 1000000u;
             }
         }
         if (rc == 0) {
@@ -439,7 +433,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     uint64_t stop = now_ns();
     intervals_finish(&rs->iv, stop);
     *wall_seconds = (double)(stop - start - settle_ns) / 1e9;
-    if (pg.live)
+    if (live)
         fputs("\r\033[K", stderr); /* the run's own line replaces the live one */
     return rc;
 }
@@ -607,19 +601,6 @@ static int shadow_replay(run_state *rs, shadow *sh)
     return 0;
 }
 
-/* v as flow YAML into out, cut to fit. */
-static void flow_text(const ty *t, const value *v, char *out, size_t size)
-{
-    out[0] = '\0';
-    FILE *f = fmemopen(out, size, "w");
-    if (!f)
-        return;
-    setvbuf(f, NULL, _IONBF, 0);
-    value_print_flow(f, t, v);
-    fclose(f);
-    out[size - 1] = '\0';
-}
-
 /* "Order 'pizza-7'": a record by its aggregate and identity. */
 static void record_name(const aggregate *agg, const value *key, char *out, size_t size)
 {
@@ -627,7 +608,7 @@ static void record_name(const aggregate *agg, const value *key, char *out, size_
     if (key->kind == VAL_STRING)
         snprintf(k, sizeof k, "%.*s", (int)(key->len < 60 ? key->len : 60), key->u.s);
     else
-        flow_text(agg->state->fields[agg->identity].type, key, k, sizeof k);
+        value_flow_text(agg->state->fields[agg->identity].type, key, k, sizeof k);
     snprintf(out, size, "%s '%s'", agg->name, k);
 }
 
@@ -651,19 +632,22 @@ static bool first_difference(const ty *state, const value *got, const value *wan
             size_t k = 0;
             while (k < g->len && value_equal(&g->u.items[k], &w->u.items[k]))
                 k++;
-            flow_text(f->type->elem, &g->u.items[k], gt, sizeof gt);
-            flow_text(f->type->elem, &w->u.items[k], wt, sizeof wt);
-            snprintf(out, size, "field %s item %zu is %s, the shadow %s", f->name, k, gt, wt);
+            value_flow_text(f->type->elem, &g->u.items[k], gt, sizeof gt);
+            value_flow_text(f->type->elem, &w->u.items[k], wt, sizeof wt);
+            /* cut to fit, as verify_detail is */
+            if (snprintf(out, size, "field %s item %zu is %s, the shadow %s", f->name, k, gt, wt) <
+                0)
+                out[0] = '\0';
             return true;
         }
         if (g->kind == VAL_NONE)
             snprintf(gt, sizeof gt, "unset");
         else
-            flow_text(f->type, g, gt, sizeof gt);
+            value_flow_text(f->type, g, gt, sizeof gt);
         if (w->kind == VAL_NONE)
             snprintf(wt, sizeof wt, "unset");
         else
-            flow_text(f->type, w, wt, sizeof wt);
+            value_flow_text(f->type, w, wt, sizeof wt);
         snprintf(out, size, "field %s is %s, the shadow %s", f->name, gt, wt);
         return true;
     }
