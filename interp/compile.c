@@ -662,6 +662,8 @@ static int compile_command(cc *c, type_ctx *tc, command *cmd, const node *def)
         rc = -1;
     if (rc == 0 && cmd->query && cc_query_returns(c, cmd, node_get(def, "returns"), &env) < 0)
         rc = -1;
+    if (rc == 0 && cmd->query && cc_query_scan(c, cmd, def) < 0) /* compile_query.c */
+        rc = -1;
     return rc;
 }
 

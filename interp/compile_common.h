@@ -49,9 +49,16 @@ int cc_query_writes(cc *c, const command *q, const node *def);
 /* Compiles a query's returns (name: expression, in env, where its reads
  * are known) into q->returns and q->returns_exprs. Returns 0 or -1. */
 int cc_query_returns(cc *c, command *q, const node *returns, const expr_env *env);
-/* Reads a step's expect when it is {returns: {...}} into st (whose cmd is
- * set): 1 when it was, 0 when exp is anything else (or NULL), -1 after an
- * error at the name or value that is wrong. */
+/* A query's `scan: {limit: PARAM}` (none: 0, q is no scan) into q->scan,
+ * q->scan_limit and q->rows (once returns is compiled: call it after
+ * cc_query_returns); a scan has no guards and no reads. One error at what
+ * is wrong (the key, the missing limit, the parameter that is unknown or
+ * not an int); returns 0 or -1. */
+int cc_query_scan(cc *c, command *q, const node *def);
+/* Reads a step's expect when it checks an answer, {returns: {...}} or
+ * {rows: N}, into st (whose cmd is set): 1 when it does, 0 when exp is
+ * anything else (or NULL), -1 after an error at the name or value that is
+ * wrong (returns on a scan, rows on anything but a scan). */
 int cc_expect_returns(cc *c, step *st, const node *exp);
 
 #endif

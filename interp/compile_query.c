@@ -15,6 +15,14 @@ bool plan_has_queries(const plan *p)
     return false;
 }
 
+bool plan_scans(const plan *p, const aggregate *agg)
+{
+    for (size_t i = 0; i < p->ncommands; i++)
+        if (p->commands[i]->scan && (!agg || p->commands[i]->agg == agg))
+            return true;
+    return false;
+}
+
 /* The keys of a command that change the store; a query has none. */
 static const char *const write_keys[] = {"creates", "deletes", "set", "append", "ensure", "emits"};
 
@@ -59,6 +67,76 @@ int cc_query_returns(cc *c, command *q, const node *returns, const expr_env *env
     return rc;
 }
 
+/* The names of q's parameters, for a suggestion. */
+static size_t param_names(const command *q, const char **names, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->params->nfields && n < max; i++)
+        names[n++] = q->params->fields[i].name;
+    return n;
+}
+
+/* Keys a scan query cannot have: a scan answers many records, so there is
+ * no one record for a guard to judge or a read to follow. */
+static const char *const scan_refuses[] = {"guards", "reads"};
+
+int cc_query_scan(cc *c, command *q, const node *def)
+{
+    const node_pair *sp = node_get_pair(def, "scan");
+    if (!sp)
+        return 0;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof scan_refuses / sizeof *scan_refuses; i++) {
+        const node_pair *kp = node_get_pair(def, scan_refuses[i]);
+        if (!kp)
+            continue;
+        diag_error_at(c->d, kp->key,
+                      "%s is a scan and answers many records; '%s' is for queries of one record",
+                      q->verb, scan_refuses[i]);
+        rc = -1;
+    }
+    const node *lim = sp->value->kind == NODE_MAP ? node_get(sp->value, "limit") : NULL;
+    if (!lim || lim->kind != NODE_STRING) {
+        diag_error_at(c->d, lim ? lim : sp->value,
+                      "%s: scan needs limit: the name of an int parameter, the most records it "
+                      "answers",
+                      q->verb);
+        return -1;
+    }
+    int li = ty_field_index(q->params, lim->text);
+    if (li < 0) {
+        const char *names[256];
+        size_t n = param_names(q, names, 256);
+        const char *hint = diag_suggest(lim->text, names, n);
+        diag_error_at(c->d, lim, "%s: scan limit '%s' is not a parameter%s%s%s", q->verb, lim->text,
+                      hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+        return -1;
+    }
+    const ty *lt = q->params->fields[li].type;
+    if (lt->kind != TY_INT || q->params->fields[li].optional) {
+        diag_error_at(c->d, lim, "%s: scan limit '%s' must be a required int parameter", q->verb,
+                      lim->text);
+        return -1;
+    }
+    if (li == q->identity_param) {
+        diag_error_at(c->d, lim,
+                      "%s: scan limit '%s' is the start key; the limit needs a "
+                      "parameter of its own",
+                      q->verb, lim->text);
+        return -1;
+    }
+    if (rc < 0)
+        return -1;
+    ty *rows = arena_alloc(c->a, sizeof *rows);
+    rows->kind = TY_LIST;
+    rows->elem = q->returns;
+    q->scan = true;
+    q->scan_limit = li;
+    q->rows = rows;
+    q->scan_at = sp->key;
+    return 0;
+}
+
 /* Reports a name in expect: returns that the query does not return. */
 static void no_such_field(cc *c, const command *q, const node *k)
 {
@@ -99,14 +177,47 @@ static int expect_field_value(cc *c, const field *f, const node *v, expect_field
     return 0;
 }
 
+/* expect: {rows: N} of a scan step. */
+static int expect_rows(cc *c, step *st, const node_pair *rp)
+{
+    const command *q = st->cmd;
+    if (!q->scan) {
+        diag_error_at(c->d, rp->key, "expect: rows is for scans; %s is a %s", q->verb,
+                      q->query ? "query of one record (expect: {returns: ...} checks it)"
+                               : "command");
+        return -1;
+    }
+    const node *v = rp->value;
+    if (v->kind != NODE_INT || v->v.i < 0) {
+        diag_error_at(c->d, v,
+                      "expect: rows is the number of records %s answers: an integer, 0 "
+                      "or more",
+                      q->verb);
+        return -1;
+    }
+    st->expect_rows_set = true;
+    st->expect_rows = v->v.i;
+    return 1;
+}
+
 int cc_expect_returns(cc *c, step *st, const node *exp)
 {
+    const node_pair *rows = exp && exp->kind == NODE_MAP ? node_get_pair(exp, "rows") : NULL;
+    if (rows)
+        return expect_rows(c, st, rows);
     const node_pair *rp = exp && exp->kind == NODE_MAP ? node_get_pair(exp, "returns") : NULL;
     if (!rp)
         return 0;
     const command *q = st->cmd;
     if (!q->query) {
         diag_error_at(c->d, rp->key, "expect: returns is for queries; %s is a command", q->verb);
+        return -1;
+    }
+    if (q->scan) {
+        diag_error_at(c->d, rp->key,
+                      "expect: returns is for queries of one record; %s is a scan: check how many "
+                      "records it answers with expect: {rows: N}",
+                      q->verb);
         return -1;
     }
     const node *m = rp->value;

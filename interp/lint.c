@@ -150,6 +150,17 @@ bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int r
 
 bool lint_answer_matches(const step *st, const value *answer, char *why, size_t size)
 {
+    if (st->expect_rows_set) {
+        if (answer && answer->kind == VAL_LIST && answer->len == st->expect_rows)
+            return true;
+        if (!answer)
+            snprintf(why, size, "gave no answer, but the step expects %" PRId64 " rows",
+                     st->expect_rows);
+        else
+            snprintf(why, size, "answered %" PRIu32 " row%s, the step expects %" PRId64,
+                     answer->len, answer->len == 1 ? "" : "s", st->expect_rows);
+        return false;
+    }
     const ty *t = st->cmd->returns;
     for (size_t i = 0; i < st->nexpect_returns; i++) {
         const expect_field *e = &st->expect_returns[i];

@@ -35,6 +35,8 @@ bool lint_refusal_matches(const step *st, const char *message, uint64_t n, int r
  * expect: {returns: ...} names equal to the constant written; a step that
  * checks no answer matches anything. When not, why says which field, in
  * the order written: "returned status available, the step expects sold". */
+/* A scan step's expect: {rows: N}: the answer (a list) holds N rows, or
+ * "answered 3 rows, the step expects 5". */
 bool lint_answer_matches(const step *st, const value *answer, char *why, size_t size);
 /* Warnings about a legal but suspect workload (no warmup, one run), read
  * from the schema-checked document root, so that they come with the errors

@@ -92,6 +92,14 @@ struct command {
     const ty *returns;          /* a query's answer: a struct of the returns names, each of its
                                    expression's type (NULL for a command) */
     const expr **returns_exprs; /* one per field of returns, compiled like guards */
+    /* a scan (scan: {limit: PARAM}): the identity parameter is the start
+       key; it answers the records whose identity is >= it, in identity
+       order, at most the limit parameter's value of them, returns
+       evaluated on each (no guards, no reads) */
+    bool scan;
+    int scan_limit;      /* a scan: index in params of its limit (an int) */
+    const ty *rows;      /* a scan's answer: a list of returns */
+    const node *scan_at; /* a scan: its scan key */
     const node *at;
 };
 
@@ -193,8 +201,10 @@ typedef struct step {
     const expect_field *expect_returns; /* expect: {returns: ...} of a query step, in the order
                                            written; NULL when the step checks no answer */
     size_t nexpect_returns;
-    value args;  /* a VAL_STRUCT of constants laid out as cmd->params */
-    tmpl *tmpls; /* values to fill in per cycle */
+    bool expect_rows_set; /* expect: {rows: N} of a scan step */
+    int64_t expect_rows;  /* N: the records the scan must answer */
+    value args;           /* a VAL_STRUCT of constants laid out as cmd->params */
+    tmpl *tmpls;          /* values to fill in per cycle */
     size_t ntmpls;
     const node *at;
 } step;
@@ -358,6 +368,15 @@ bool plan_is_fixed(const plan *p);
 const command *plan_find_verb(const plan *p, const char *verb);
 /* Whether the plan declares any query (a target must run queries, then). */
 bool plan_has_queries(const plan *p);
+/* Whether the plan declares a scan query on agg (NULL: on any aggregate;
+ * a target must run scans, then). */
+bool plan_scans(const plan *p, const aggregate *agg);
+/* Whether a step checks its query's answer (expect: {returns} or {rows}):
+ * the runner asks the target for the answer after the clock stops. */
+static inline bool step_checks_answer(const step *st)
+{
+    return st->expect_returns || st->expect_rows_set;
+}
 
 /* Prints the plan for review (bench plan). */
 void plan_print_text(const plan *p, FILE *out);

@@ -117,7 +117,7 @@ static int check_answer(run_state *rs, const step_inst *si, const char *phase, i
 {
     const value *answer = NULL;
     char why[TARGET_MESSAGE_MAX];
-    if (!si->st->expect_returns)
+    if (!step_checks_answer(si->st))
         return 0;
     if (target_answer(rs->t, &answer) == TARGET_ERROR)
         snprintf(why, sizeof why, "%s", rs->t->message);
@@ -333,7 +333,7 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
             drc = TARGET_ERROR;
         *settle_ns += now_ns() - s0;
     }
-    if (drc != TARGET_OK || si->st->expect_refused || si->st->expect_returns) {
+    if (drc != TARGET_OK || si->st->expect_refused || step_checks_answer(si->st)) {
         *rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
         if (drc == TARGET_REFUSED) /* null accepts them: not refused */
             (si->st->count_refusals ? rs->verb_counted : rs->verb_refused)[si->verb]++;
@@ -521,6 +521,12 @@ static int sh_count(store *s, uint64_t *aggs, uint64_t *events)
     return sh->inner->ops->count(sh->inner, aggs, events);
 }
 
+static int sh_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    shadow *sh = (shadow *)s;
+    return sh->inner->ops->scan(sh->inner, agg, from, limit, out);
+}
+
 static void shadow_free(shadow *sh)
 {
     mix_free(sh->mx);
@@ -571,7 +577,8 @@ static int shadow_replay(run_state *rs, shadow *sh)
                           .commit = sh_commit,
                           .rollback = sh_rollback,
                           .count = sh_count,
-                          .checks_creates = sh->inner->ops->checks_creates};
+                          .checks_creates = sh->inner->ops->checks_creates,
+                          .scan = sh->inner->ops->scan ? sh_scan : NULL};
     sh->base.ops = &sh->ops;
     if (runtime_new(p, &sh->base, &sh->rt) < 0 || !(sh->mx = mix_new(p, rs->run, rs->seed)))
         return err_set(e, "run %d, verify: the shadow: out of memory", rs->run);

@@ -27,8 +27,8 @@ void runtime_free(runtime *rt);
  * runs its guards and computes its answer; it writes nothing. */
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args);
 /* The answer of the last dispatch when it was a query that succeeded (a
- * VAL_STRUCT laid out as its returns), else NULL. Lent; valid until the
- * next dispatch. */
+ * VAL_STRUCT laid out as its returns; a scan's: a VAL_LIST of them, as
+ * cmd->rows), else NULL. Lent; valid until the next dispatch. */
 const value *runtime_answer(const runtime *rt);
 /* The last refusal or error, one line, e.g. "Order.Purchase refused: the
  * pizza is already sold". Lent; valid until the next dispatch. */

@@ -142,6 +142,12 @@ static int tap_read_begin(store *s)
     return tap_result(t, t->inner->ops->read_begin(t->inner));
 }
 
+static int tap_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->scan(t->inner, agg, from, limit, out));
+}
+
 static void tap_init(tap_store *t, store *inner)
 {
     *t = (tap_store){.inner = inner};
@@ -158,6 +164,7 @@ static void tap_init(tap_store *t, store *inner)
         .prefetch_via = inner->ops->prefetch_via ? tap_prefetch_via : NULL,
         .checks_creates = inner->ops->checks_creates,
         .read_begin = inner->ops->read_begin ? tap_read_begin : NULL,
+        .scan = inner->ops->scan ? tap_scan : NULL,
     };
     t->base.ops = &t->ops;
 }
@@ -298,7 +305,7 @@ static void unknown_verb(server *sv, const char *verb)
 
 /* A command request ({"verb": ...}) or a query request ({"query": ...}):
  * the verb must be of that kind. A command answers its events, a query its
- * returns. */
+ * returns, a scan its rows. */
 static void answer_command(server *sv, const json_request *req)
 {
     const command *cmd = plan_find_verb(sv->p, req->verb);
@@ -329,6 +336,12 @@ static void answer_command(server *sv, const json_request *req)
         return;
     }
     jline *b = &sv->out;
+    if (cmd->scan) {
+        jline_puts(b, "{\"ok\":true,\"rows\":");
+        json_put_value(b, cmd->rows, runtime_answer(sv->rt));
+        jline_put(b, "}\n", 2);
+        return;
+    }
     if (query) {
         jline_puts(b, "{\"ok\":true,\"returns\":");
         json_put_value(b, cmd->returns, runtime_answer(sv->rt));

@@ -69,6 +69,15 @@ typedef struct store_ops {
      * server there (nothing is written, nothing is left open). Returns 0,
      * or -1 on error. */
     int (*read_begin)(store *s);
+    /* Optional (NULL: the store cannot scan): a scan query's read, after
+     * read_begin, outside any transaction. The committed records of agg
+     * whose identity is >= from (ints by value; strings by their bytes, as
+     * memcmp, a prefix before what it begins), in identity order, at most
+     * limit (>= 1) of them: *out is a VAL_LIST of records (VAL_STRUCTs laid
+     * out as agg->state), lent until the next read_begin or begin. A store
+     * that talks to a server makes one round trip. Returns 0, or -1 on
+     * error. */
+    int (*scan)(store *s, const aggregate *agg, const value *from, int64_t limit, value *out);
 } store_ops;
 
 struct store {

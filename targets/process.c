@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -83,12 +84,13 @@ typedef struct process_target {
     pid_t pid;      /* the child, or 0 with connect */
     bool connected; /* connect: in_fd and out_fd are one socket to a server */
     bool reaped, exited, broken;
-    bool answered;     /* the last dispatch answered a success, for settle */
-    bool no_record;    /* the runtime refused the record request: read back from instances */
-    bool no_instances; /* it refused the instances request too: it cannot read back */
-    bool has_answer;   /* answer holds the last query's returns (settle decoded them) */
-    cJSON *instances;  /* the store as {"instances":true} answered it, until the next command */
-    value answer;      /* in answer_mem, until the next dispatch */
+    bool answered;      /* the last dispatch answered a success, for settle */
+    bool no_record;     /* the runtime refused the record request: read back from instances */
+    bool no_instances;  /* it refused the instances request too: it cannot read back */
+    bool has_answer;    /* answer holds the last query's returns (settle decoded them) */
+    int64_t scan_limit; /* the last dispatch's limit, when it was a scan */
+    cJSON *instances;   /* the store as {"instances":true} answered it, until the next command */
+    value answer;       /* in answer_mem, until the next dispatch */
     arena answer_mem;
     int status; /* as waitpid reports it, once exited */
     int in_fd;  /* the child's stdin (our write end), or -1; with connect the socket */
@@ -708,26 +710,34 @@ static int event_names(const cJSON *events, jline *b)
 }
 
 /* A query's returns from its answer root, decoded as q->returns into
- * pt->answer; the run fails when they are missing or are not the query's. */
+ * pt->answer (a scan's rows as q->rows); the run fails when they are
+ * missing or are not the query's, or a scan answers more rows than its
+ * limit. */
 static int take_returns(process_target *pt, const command *q, const cJSON *root)
 {
-    const cJSON *ret = cJSON_GetObjectItemCaseSensitive(root, "returns");
-    char *text = cJSON_IsObject(ret) ? cJSON_PrintUnformatted(ret) : NULL;
+    const char *key = q->scan ? "rows" : "returns";
+    const cJSON *ret = cJSON_GetObjectItemCaseSensitive(root, key);
+    bool shaped = q->scan ? cJSON_IsArray(ret) : cJSON_IsObject(ret);
+    char *text = shaped ? cJSON_PrintUnformatted(ret) : NULL;
     if (!text)
-        return broken(pt, "%s answered the query %s without a returns object", pt->name, q->verb);
+        return broken(pt, "%s answered the %s %s without a %s %s", pt->name,
+                      q->scan ? "scan" : "query", q->verb, key, q->scan ? "array" : "object");
+    const ty *t = q->scan ? q->rows : q->returns;
     char why[512];
     arena_reset(&pt->answer_mem);
     value got;
-    int rc =
-        json_decode(text, strlen(text), q->returns, "", &pt->answer_mem, &got, why, sizeof why);
+    int rc = json_decode(text, strlen(text), t, "", &pt->answer_mem, &got, why, sizeof why);
     if (rc == 0) {
         pt->answer = value_copy(&pt->answer_mem, &got); /* its strings point into text */
-        rc = value_check(q->returns, &pt->answer, "", why, sizeof why);
+        rc = value_check(t, &pt->answer, "", why, sizeof why);
     }
     free(text);
     if (rc < 0)
-        return broken(pt, "%s answered %s with returns that are not the query's: %s", pt->name,
-                      q->verb, why);
+        return broken(pt, "%s answered %s with %s that are not the %s's: %s", pt->name, q->verb,
+                      key, q->scan ? "scan" : "query", why);
+    if (q->scan && pt->answer.len > pt->scan_limit)
+        return broken(pt, "%s answered %s with %" PRIu32 " rows; its limit was %" PRId64, pt->name,
+                      q->verb, pt->answer.len, pt->scan_limit);
     pt->has_answer = true;
     return TARGET_OK;
 }
@@ -1073,6 +1083,7 @@ static int process_prepare(target *t, const command *cmd, const value *args)
         pt->instances = NULL;
     }
     pt->has_answer = false;
+    pt->scan_limit = cmd->scan ? args->u.items[cmd->scan_limit].u.i : 0;
     jline *b = &pt->req;
     b->len = 0;
     jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
@@ -1357,7 +1368,7 @@ const target_driver process_target_driver = {
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
     .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
-            TARGET_ONE_CPU,
+            TARGET_CAN_SCAN | TARGET_ONE_CPU,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,

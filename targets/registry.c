@@ -89,6 +89,11 @@ int target_driver_check(const target_driver *d, char *why, size_t size)
         snprintf(why, size, "the %s target's capabilities do not match its callbacks", d->name);
         return -1;
     }
+    if ((d->caps & TARGET_CAN_SCAN) && !(d->caps & TARGET_CAN_QUERY)) {
+        snprintf(why, size, "the %s target declares scans but not queries, whose answers they are",
+                 d->name);
+        return -1;
+    }
     if (d->noptions && !d->options) {
         snprintf(why, size, "the %s target declares options it does not list", d->name);
         return -1;
@@ -108,10 +113,15 @@ int target_driver_check(const target_driver *d, char *why, size_t size)
 
 bool target_runs_plan(const target_driver *d, const plan *p, char *why, size_t size)
 {
-    if ((d->caps & TARGET_CAN_QUERY) || !plan_has_queries(p))
-        return true;
-    snprintf(why, size, "the %s target cannot run queries", d->name);
-    return false;
+    if (!(d->caps & TARGET_CAN_QUERY) && plan_has_queries(p)) {
+        snprintf(why, size, "the %s target cannot run queries", d->name);
+        return false;
+    }
+    if (!(d->caps & TARGET_CAN_SCAN) && plan_scans(p, NULL)) {
+        snprintf(why, size, "the %s target cannot run scans", d->name);
+        return false;
+    }
+    return true;
 }
 
 /* A driver that cannot run here (postgres without a server or without

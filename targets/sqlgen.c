@@ -155,6 +155,10 @@ static void gen_table(gen *g, sql_table *tb)
         const field *f = &st->fields[i];
         add(&g->t, "%s\"%s\" %s", i ? ", " : "", tb->columns[i],
             sqlgen_column_type(g->s->dialect, f->type));
+        /* identities order by their bytes on every store (scans): SQLite's
+           BINARY does, PostgreSQL's default collation may not */
+        if (i == id && pg && f->type->kind == TY_STRING)
+            add(&g->t, " COLLATE \"C\"");
         if (i == id)
             add(&g->t, " PRIMARY KEY");
         else if (!f->optional)
@@ -219,6 +223,18 @@ static void gen_table(gen *g, sql_table *tb)
     add(&g->t, "SELECT count(*) FROM ");
     add_table(g, tb->name);
     tb->count = take(&g->s->mem, &g->t);
+
+    add(&g->t, "SELECT \"%s\"", tb->columns[id]);
+    for (size_t i = 0; i < st->nfields; i++)
+        if (i != id)
+            add(&g->t, ", \"%s\"", tb->columns[i]);
+    add(&g->t, " FROM ");
+    add_table(g, tb->name);
+    add(&g->t, " WHERE \"%s\" >= ", tb->columns[id]);
+    add_param(g, 1);
+    add(&g->t, " ORDER BY \"%s\" LIMIT ", tb->columns[id]);
+    add_param(g, 2);
+    tb->scan = take(&g->s->mem, &g->t);
 }
 
 static void gen_events(gen *g)
@@ -336,8 +352,11 @@ const char *sqlgen_select_via(sql_schema *s, const aggregate *agg, const aggrega
     add_table(&g, fr->name);
     add(&g.t, " AS f LEFT JOIN ");
     add_table(&g, to->name);
-    add(&g.t, " AS a ON a.\"%s\" = f.\"%s\" WHERE f.\"%s\" = ", to->columns[agg->identity],
-        fr->columns[from_field], fr->columns[from->identity]);
+    add(&g.t, " AS a ON a.\"%s\" = f.\"%s\"", to->columns[agg->identity], fr->columns[from_field]);
+    /* the identity column's collation is C (gen_table), the field's the default */
+    if (s->dialect == SQL_POSTGRES && st->fields[agg->identity].type->kind == TY_STRING)
+        add(&g.t, " COLLATE \"C\"");
+    add(&g.t, " WHERE f.\"%s\" = ", fr->columns[from->identity]);
     add_param(&g, 1);
     const char *sql = take(&s->mem, &g.t);
     free(g.t.buf);

@@ -5,7 +5,8 @@
  * One table per aggregate, named after it, with one column per field of
  * its state: ints, strings, bools and enums (by name) as typed columns;
  * structs and lists as one JSON column each. The identity field is the
- * primary key. One events table: (sequence, aggregate, identity, event,
+ * primary key (a PostgreSQL text one COLLATE "C", ordered by bytes as
+ * SQLite's and the memory store's). One events table: (sequence, aggregate, identity, event,
  * payload) with the payload as JSON.
  *
  * Every name is checked against [A-Za-z_][A-Za-z0-9_]* (lint refuses any
@@ -42,6 +43,11 @@ typedef struct sql_table {
     const char *update;
     const char *remove; /* DELETE, with the identity as $1 */
     const char *count;  /* SELECT count(*) */
+    /* a scan: the identity as $1 (the start) and the limit as $2; returns
+       the identity, then every other field in order, of the records whose
+       identity is >= $1, in identity order (by bytes: PostgreSQL's key
+       column is COLLATE "C", SQLite's BINARY) */
+    const char *scan;
 } sql_table;
 
 typedef struct sql_schema {

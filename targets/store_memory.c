@@ -8,7 +8,15 @@
  * malloc'd block. A transaction buffers its writes (and removals, as a
  * block holding only the key) and applies them in order on commit
  * (freeing the blocks they replace), or frees them on rollback. Events are deep-copied into a
- * chunked log; a rollback truncates the log back to where the transaction began. */
+ * chunked log; a rollback truncates the log back to where the transaction began.
+ *
+ * An aggregate the plan scans also has an ordered index over its committed
+ * records' identities: a skip list (Pugh 1990; a node rises one more level
+ * with probability 1/4) whose nodes point at the table's records. A scan
+ * is a seek and a walk, O(log n + limit); commit moves a replaced record's
+ * node to the new block, links a created one and unlinks a removed one.
+ * The node of a write is allocated by save, so commit still cannot fail
+ * half-way. Nothing of this exists for the other aggregates. */
 #include "store_memory.h"
 
 #include <stdlib.h>
@@ -41,12 +49,30 @@ typedef struct table {
     size_t count;
 } table;
 
+enum { SKIP_LEVELS = 32 }; /* enough for 4^32 records */
+
+typedef struct skip_node skip_node;
+struct skip_node {
+    const record *rec; /* the committed record, in its table */
+    int levels;
+    skip_node *next[]; /* levels of them */
+};
+
+/* The ordered index of a scanned aggregate. */
+typedef struct skip_list {
+    skip_node *head; /* SKIP_LEVELS next pointers, no record */
+    int levels;      /* levels in use */
+    uint64_t rng;    /* xorshift64 state for node levels */
+} skip_list;
+
 /* A write of the open transaction, applied on commit. */
 typedef struct pending {
     size_t agg;
     uint64_t hash;
-    record *rec;  /* the new record; a removal's holds the key only */
-    bool removed; /* the record goes */
+    record *rec;     /* the new record; a removal's holds the key only */
+    bool removed;    /* the record goes */
+    skip_node *node; /* a create's index node when the aggregate is scanned, linked by commit
+                        (freed when the record turns out to be there: it replaces it) */
 } pending;
 
 typedef struct log_chunk {
@@ -63,7 +89,10 @@ typedef struct log_entry {
 typedef struct memory_store {
     store base;
     const plan *p;
-    table *tables;    /* per aggregate index */
+    table *tables;     /* per aggregate index */
+    skip_list **index; /* per aggregate index: its ordered index when the plan scans it, or NULL */
+    value *rows;       /* a scan's answer: the records' states, lent from their blocks */
+    size_t rows_cap;
     uint64_t *events; /* committed events per event index */
     bool in_txn;
     pending *writes;
@@ -237,6 +266,112 @@ static void table_remove(table *t, uint64_t hash, const value *key)
     t->slots[gap] = (slot){0};
 }
 
+/* ---- the ordered index ---- */
+
+/* Identities in scan order: ints by value, strings by bytes (a prefix
+ * first), as SQLite's BINARY and PostgreSQL's COLLATE "C" order them. */
+static int key_compare(const value *a, const value *b)
+{
+    if (a->kind != VAL_STRING)
+        return (a->u.i > b->u.i) - (a->u.i < b->u.i);
+    uint32_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->u.s, b->u.s, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static skip_list *skip_new(void)
+{
+    skip_list *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->head = calloc(1, sizeof *l->head + SKIP_LEVELS * sizeof(skip_node *));
+    if (!l->head) {
+        free(l);
+        return NULL;
+    }
+    l->head->levels = SKIP_LEVELS;
+    l->levels = 1;
+    l->rng = 0x9e3779b97f4a7c15ULL;
+    return l;
+}
+
+static void skip_free(skip_list *l)
+{
+    if (!l)
+        return;
+    for (skip_node *n = l->head; n;) {
+        skip_node *next = n->next[0];
+        free(n);
+        n = next;
+    }
+    free(l);
+}
+
+/* A node of a random height: one level, and one more with probability 1/4
+ * each time. */
+static skip_node *skip_node_new(skip_list *l)
+{
+    l->rng ^= l->rng << 13;
+    l->rng ^= l->rng >> 7;
+    l->rng ^= l->rng << 17;
+    int levels = 1;
+    for (uint64_t r = l->rng; levels < SKIP_LEVELS && (r & 3) == 0; r >>= 2)
+        levels++;
+    skip_node *n = calloc(1, sizeof *n + (size_t)levels * sizeof(skip_node *));
+    if (n)
+        n->levels = levels;
+    return n;
+}
+
+/* The last node before key at each level (into before), and the first node
+ * whose key is >= key (NULL: none). */
+static skip_node *skip_seek(const skip_list *l, const value *key, skip_node **before)
+{
+    skip_node *x = l->head;
+    for (int i = l->levels - 1; i >= 0; i--) {
+        while (x->next[i] && key_compare(&x->next[i]->rec->key, key) < 0)
+            x = x->next[i];
+        if (before)
+            before[i] = x;
+    }
+    return x->next[0];
+}
+
+/* Links n (whose rec is set; its key is not in the list). */
+static void skip_insert(skip_list *l, skip_node *n)
+{
+    skip_node *before[SKIP_LEVELS];
+    skip_seek(l, &n->rec->key, before);
+    for (int i = l->levels; i < n->levels; i++)
+        before[i] = l->head;
+    if (n->levels > l->levels)
+        l->levels = n->levels;
+    for (int i = 0; i < n->levels; i++) {
+        n->next[i] = before[i]->next[i];
+        before[i]->next[i] = n;
+    }
+}
+
+/* The node of key, or NULL. */
+static skip_node *skip_find(const skip_list *l, const value *key, skip_node **before)
+{
+    skip_node *n = skip_seek(l, key, before);
+    return n && key_compare(&n->rec->key, key) == 0 ? n : NULL;
+}
+
+static void skip_remove(skip_list *l, const value *key)
+{
+    skip_node *before[SKIP_LEVELS];
+    skip_node *n = skip_find(l, key, before);
+    if (!n)
+        return;
+    for (int i = 0; i < n->levels; i++)
+        before[i]->next[i] = n->next[i];
+    while (l->levels > 1 && !l->head->next[l->levels - 1])
+        l->levels--;
+    free(n);
+}
+
 /* ---- the event log ---- */
 
 static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value *key,
@@ -326,10 +461,15 @@ static int mem_save(store *s, const aggregate *agg, const value *key, const valu
         return no_txn(m, "save");
     if (array_reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
         return oom(m);
-    record *r = record_new(key, state);
-    if (!r)
+    skip_list *ix = m->index[agg->index];
+    skip_node *nd = ix && created ? skip_node_new(ix) : NULL; /* an update keeps its node */
+    record *r = ix && created && !nd ? NULL : record_new(key, state);
+    if (!r) {
+        free(nd);
         return oom(m);
-    m->writes[m->nwrites++] = (pending){.agg = agg->index, .hash = key_hash(key), .rec = r};
+    }
+    m->writes[m->nwrites++] =
+        (pending){.agg = agg->index, .hash = key_hash(key), .rec = r, .node = nd};
     return 0;
 }
 
@@ -366,9 +506,35 @@ static int mem_append_event(store *s, const event_def *ev, const aggregate *agg,
 
 static void discard_writes(memory_store *m)
 {
-    for (size_t i = 0; i < m->nwrites; i++)
+    for (size_t i = 0; i < m->nwrites; i++) {
         free(m->writes[i].rec);
+        free(m->writes[i].node);
+    }
     m->nwrites = 0;
+}
+
+/* Keeps the ordered index of w's aggregate (if any) in step with applying
+ * w: before table_put or table_remove, which free the block a node may
+ * point at. */
+static void index_apply(memory_store *m, const pending *w)
+{
+    skip_list *ix = m->index[w->agg];
+    if (!ix)
+        return;
+    if (w->removed) {
+        skip_remove(ix, &w->rec->key);
+        return;
+    }
+    skip_node *n = skip_find(ix, &w->rec->key, NULL);
+    if (n) { /* replaced: the node moves to the new block */
+        n->rec = w->rec;
+        free(w->node);
+        return;
+    }
+    if (!w->node)
+        return; /* not reached: only a create adds a record, and its save made a node */
+    w->node->rec = w->rec;
+    skip_insert(ix, w->node);
 }
 
 static int mem_rollback(store *s)
@@ -405,6 +571,7 @@ static int mem_commit(store *s)
     }
     for (size_t i = 0; i < m->nwrites; i++) {
         const pending *w = &m->writes[i];
+        index_apply(m, w);
         if (!w->removed) {
             table_put(&m->tables[w->agg], w->hash, w->rec);
             continue;
@@ -430,6 +597,25 @@ static int mem_count(store *s, uint64_t *aggs, uint64_t *events)
     return 0;
 }
 
+/* A seek in the ordered index and a walk of at most limit nodes. */
+static int mem_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    memory_store *m = (memory_store *)s;
+    const skip_list *ix = m->index[agg->index];
+    if (!ix) {
+        snprintf(s->error, sizeof s->error, "memory store: %s is not indexed for scans", agg->name);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (const skip_node *x = skip_seek(ix, from, NULL); x && n < limit; x = x->next[0]) {
+        if (array_reserve((void **)&m->rows, &m->rows_cap, n, sizeof *m->rows) < 0)
+            return oom(m);
+        m->rows[n++] = x->rec->state;
+    }
+    *out = (value){.kind = VAL_LIST, .len = n, .u.items = m->rows};
+    return 0;
+}
+
 static const store_ops memory_store_ops = {
     .begin = mem_begin,
     .load = mem_load,
@@ -439,6 +625,7 @@ static const store_ops memory_store_ops = {
     .commit = mem_commit,
     .rollback = mem_rollback,
     .count = mem_count,
+    .scan = mem_scan,
 };
 
 int memory_store_new(const plan *p, store **out)
@@ -451,10 +638,16 @@ int memory_store_new(const plan *p, store **out)
     m->p = p;
     m->tables = calloc(p->naggs ? p->naggs : 1, sizeof *m->tables);
     m->events = calloc(p->nevents ? p->nevents : 1, sizeof *m->events);
-    if (!m->tables || !m->events) {
+    m->index = calloc(p->naggs ? p->naggs : 1, sizeof *m->index);
+    if (!m->tables || !m->events || !m->index) {
         memory_store_free(&m->base);
         return -1;
     }
+    for (size_t a = 0; a < p->naggs; a++)
+        if (plan_scans(p, &p->aggs[a]) && !(m->index[a] = skip_new())) {
+            memory_store_free(&m->base);
+            return -1;
+        }
     *out = &m->base;
     return 0;
 }
@@ -474,6 +667,10 @@ void memory_store_free(store *s)
     for (size_t i = 0; i < m->nchunks; i++)
         free(m->chunks[i]);
     free(m->chunks);
+    for (size_t a = 0; m->index && a < m->p->naggs; a++)
+        skip_free(m->index[a]);
+    free(m->index);
+    free(m->rows);
     free(m->tables);
     free(m->events);
     free(m->writes);
@@ -497,6 +694,7 @@ const store_driver memory_store_driver = {
     .version = STORE_DRIVER_VERSION,
     .name = "memory",
     .about = "the C runtime on an in-process store (hash table per aggregate type, event log)",
+    .caps = TARGET_CAN_SCAN,
     .open = memory_open,
     .close = memory_store_free,
 };

@@ -30,7 +30,9 @@
  *     its hinted SELECTs (its record, and each read whose key comes from
  *     the arguments) go with its first load and a sync, one round trip
  *     whose implicit transaction only reads and ends at that sync; a read
- *     keyed by the record costs one more.
+ *     keyed by the record costs one more. A scan is likewise one SELECT
+ *     ... WHERE id >= $1 ORDER BY id LIMIT $2 and a sync (the key column
+ *     of a string identity is COLLATE "C": bytes order it, as elsewhere).
  * The hints include the record each policy of the command's event loads
  * when its key is an argument, or a field of the command's stored record
  * (prefetch_via: one SELECT joins the two, prepared in the pipeline on its
@@ -356,6 +358,7 @@ typedef enum op_kind {
     OP_EVENT,
     OP_PREPARE, /* a via statement, prepared with the first use */
     OP_VIA,     /* a record whose key is a field of another (prefetch_via) */
+    OP_SCAN,    /* a scan's SELECT, its rows into pg_store.scan */
 } op_kind;
 
 /* A statement waiting for the next sync. */
@@ -384,6 +387,7 @@ typedef struct pg_rec {
 
 typedef struct stmt_names {
     char select[32], insert[32], update[32], remove[32];
+    char scan[32]; /* "" unless the plan scans the aggregate */
 } stmt_names;
 
 /* A statement of prefetch_via: table's record keyed by field `field` of a
@@ -409,6 +413,7 @@ typedef struct pg_store {
     size_t nrecs, recs_cap;
     via_stmt *vias;
     size_t nvias, vias_cap;
+    value scan; /* the last scan's answer, in mem */
     bool in_txn;
     bool reading;     /* after read_begin, until begin: a query's loads share the cache */
     bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
@@ -498,6 +503,7 @@ static const char *stmt_of(const pg_store *g, const pg_op *op)
     case OP_INSERT: return g->names[op->table].insert;
     case OP_UPDATE: return g->names[op->table].update;
     case OP_DELETE: return g->names[op->table].remove;
+    case OP_SCAN: return g->names[op->table].scan;
     case OP_PREPARE:
     case OP_VIA: return g->vias[op->via].name;
     case OP_EVENT: break;
@@ -530,26 +536,23 @@ typedef struct outcome {
     char first[PG_ERROR_MAX];
 } outcome;
 
-/* Row 0 of r from column first on, the record's fields but its identity
- * as select returns them, as cache entry rec. */
-static int fill_rec(pg_store *g, int at, PGresult *r, int first)
+/* Row `row` of r from column first on, the record's fields but its
+ * identity as select returns them, into items (zeroed, as many as the
+ * state's fields; the identity's is left). */
+static int decode_row(pg_store *g, const aggregate *agg, PGresult *r, int row, int first,
+                      value *items)
 {
-    pg_rec *rec = &g->recs[at];
-    const aggregate *agg = &g->p->aggs[rec->table];
     const ty *t = agg->state;
-    value *items = arena_alloc(&g->mem, (t->nfields + 1) * sizeof *items);
     int col = 0;
     for (size_t i = 0; i < t->nfields; i++) {
         const field *f = &t->fields[i];
-        if ((int)i == agg->identity) {
-            items[i] = rec->key;
+        if ((int)i == agg->identity)
             continue;
-        }
         int c = first + col++;
-        if (pq->getisnull(r, 0, c))
+        if (pq->getisnull(r, row, c))
             continue; /* zeroed: VAL_NONE */
-        const char *text = pq->getvalue(r, 0, c);
-        size_t len = (size_t)pq->getlength(r, 0, c);
+        const char *text = pq->getvalue(r, row, c);
+        size_t len = (size_t)pq->getlength(r, row, c);
         value *v = &items[i];
         char why[256] = "";
         bool ok = true;
@@ -580,6 +583,20 @@ static int fill_rec(pg_store *g, int at, PGresult *r, int first)
                                "its type%s%s",
                                f->name, text, why[0] ? ": " : "", why);
     }
+    return 0;
+}
+
+/* Row 0 of r from column first on, the record's fields but its identity
+ * as select returns them, as cache entry rec. */
+static int fill_rec(pg_store *g, int at, PGresult *r, int first)
+{
+    pg_rec *rec = &g->recs[at];
+    const aggregate *agg = &g->p->aggs[rec->table];
+    const ty *t = agg->state;
+    value *items = arena_alloc(&g->mem, (t->nfields + 1) * sizeof *items);
+    if (decode_row(g, agg, r, 0, first, items) < 0)
+        return -1;
+    items[agg->identity] = rec->key;
     rec->state = REC_PRESENT;
     rec->val = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
     return 0;
@@ -593,6 +610,41 @@ static int take_row(pg_store *g, const pg_op *op, PGresult *r)
         return 0;
     }
     return fill_rec(g, op->rec, r, 0);
+}
+
+/* An identity as PostgreSQL's text of it: an int's digits, or the string. */
+static int key_of_text(const ty *t, const char *text, size_t len, arena *a, value *out)
+{
+    if (t->kind != TY_INT) {
+        *out =
+            (value){.kind = VAL_STRING, .len = (uint32_t)len, .u.s = arena_strndup(a, text, len)};
+        return 0;
+    }
+    char *end;
+    *out = (value){.kind = VAL_INT, .u.i = strtoll(text, &end, 10)};
+    return *end == '\0' ? 0 : -1;
+}
+
+/* A scan's rows: the identity, then the other fields, each a record of the
+ * answer (g->scan). */
+static int take_scan(pg_store *g, const pg_op *op, PGresult *r)
+{
+    const aggregate *agg = &g->p->aggs[op->table];
+    const ty *t = agg->state;
+    int n = pq->ntuples(r);
+    value *rows = arena_alloc(&g->mem, ((size_t)n + 1) * sizeof *rows);
+    for (int row = 0; row < n; row++) {
+        value *items = arena_alloc(&g->mem, (t->nfields + 1) * sizeof *items);
+        const char *text = pq->getvalue(r, row, 0);
+        if (key_of_text(t->fields[agg->identity].type, text, (size_t)pq->getlength(r, row, 0),
+                        &g->mem, &items[agg->identity]) < 0)
+            return store_error(g, "a scan of %s answered the identity '%.100s'", agg->name, text);
+        if (decode_row(g, agg, r, row, 1, items) < 0)
+            return -1;
+        rows[row] = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    }
+    g->scan = (value){.kind = VAL_LIST, .len = (uint32_t)n, .u.items = rows};
+    return 0;
 }
 
 /* A via statement's row: the key K found in the other record, then the
@@ -641,9 +693,13 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
             o->status = dup ? STORE_CONFLICT : -1;
             one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
         }
-    } else if (st == PGRES_TUPLES_OK && (op->kind == OP_SELECT || op->kind == OP_VIA)) {
-        if (o->status == 0 &&
-            (op->kind == OP_SELECT ? take_row(g, op, r) : take_via_row(g, op, r)) < 0) {
+    } else if (st == PGRES_TUPLES_OK &&
+               (op->kind == OP_SELECT || op->kind == OP_VIA || op->kind == OP_SCAN)) {
+        int rc = o->status != 0          ? 0
+                 : op->kind == OP_SELECT ? take_row(g, op, r)
+                 : op->kind == OP_VIA    ? take_via_row(g, op, r)
+                                         : take_scan(g, op, r);
+        if (rc < 0) {
             o->status = -1;
             snprintf(o->first, sizeof o->first, "%s", g->base.error + strlen("postgres: "));
         }
@@ -876,6 +932,33 @@ static int pg_load(store *s, const aggregate *agg, const value *key, value *out)
     return 1;
 }
 
+/* A scan: its SELECT and a sync, one round trip whose implicit
+ * transaction only reads and ends at the sync. */
+static int pg_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    pg_store *g = (pg_store *)s;
+    if (!g->pipeline)
+        return store_error(g, "the connection is no longer usable");
+    if (g->in_txn)
+        return store_error(g, "a scan inside a transaction");
+    if (!g->names[agg->index].scan[0])
+        return store_error(g, "%s has no scan statement", agg->name);
+    g->nreads = g->nwrites = 0;
+    pg_op *op = queue(g, false, OP_SCAN, (int)agg->index, 2);
+    if (!op)
+        return oom(g);
+    char num[24];
+    snprintf(num, sizeof num, "%" PRId64, limit);
+    op->params[1] = arena_strdup(&g->mem, num);
+    if (param_text(g, agg->state->fields[agg->identity].type, from, &op->params[0]) < 0)
+        return -1;
+    g->scan = (value){.kind = VAL_LIST};
+    if (flush(g, true) != 0)
+        return -1;
+    *out = g->scan;
+    return 0;
+}
+
 static int pg_save(store *s, const aggregate *agg, const value *key, const value *state,
                    bool created)
 {
@@ -1034,6 +1117,7 @@ static const store_ops postgres_store_ops = {
     .prefetch_via = pg_prefetch_via,
     .checks_creates = true,
     .read_begin = pg_read_begin,
+    .scan = pg_scan,
 };
 
 /* ---- the driver ---- */
@@ -1231,6 +1315,11 @@ static int prepare_all(pg_store *g, char *err, size_t size)
             prepare_one(g, n->update, tb->update, err, size) < 0 ||
             prepare_one(g, n->remove, tb->remove, err, size) < 0)
             return -1;
+        if (!plan_scans(g->p, &g->p->aggs[i]))
+            continue;
+        snprintf(n->scan, sizeof n->scan, "scan_%zu", i);
+        if (prepare_one(g, n->scan, tb->scan, err, size) < 0)
+            return -1;
     }
     if (prepare_one(g, "event", g->sql->insert_event, err, size) < 0)
         return -1;
@@ -1346,6 +1435,7 @@ const store_driver postgres_store_driver = {
              "one pipelined transaction per command",
     .options = postgres_options,
     .noptions = sizeof postgres_options / sizeof *postgres_options,
+    .caps = TARGET_CAN_SCAN,
     .available = postgres_available,
     .open = postgres_open,
     .close = postgres_close,

@@ -7,7 +7,9 @@
  * tables come from sqlgen; every statement is prepared once when the run
  * opens. A command is one transaction (BEGIN ... COMMIT, policies inside
  * it); its statements run as the runtime calls the store, and a refusal
- * rolls the transaction back; a query is its SELECTs alone, in autocommit.
+ * rolls the transaction back; a query is its SELECTs alone, in autocommit,
+ * and a scan one SELECT ... WHERE id >= ?1 ORDER BY id LIMIT ?2, prepared
+ * for the aggregates the plan scans.
  * A create is checked by its INSERT: the
  * primary key refuses an identity that exists (checks_creates); a deleted
  * record's row is gone, so its identity may be inserted again. */
@@ -29,6 +31,7 @@
 
 typedef struct sq_table {
     sqlite3_stmt *select, *insert, *update, *remove;
+    sqlite3_stmt *scan; /* only for an aggregate the plan scans */
 } sq_table;
 
 typedef struct sqlite_store {
@@ -215,6 +218,59 @@ static int sq_load(store *s, const aggregate *agg, const value *key, value *out)
     return 1;
 }
 
+/* The current row of a scan: the identity in column 0, then every other
+ * field, as a record in the arena. */
+static int scan_row(sqlite_store *q, sqlite3_stmt *st, const aggregate *agg, value *out)
+{
+    const ty *t = agg->state;
+    value *items = arena_alloc(&q->mem, (t->nfields + 1) * sizeof *items);
+    if (column_value(q, st, 0, &t->fields[agg->identity], &items[agg->identity]) < 0)
+        return -1;
+    int col = 1;
+    for (size_t i = 0; i < t->nfields; i++)
+        if ((int)i != agg->identity && column_value(q, st, col++, &t->fields[i], &items[i]) < 0)
+            return -1;
+    *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return 0;
+}
+
+/* One SELECT in autocommit, as a query's loads: WHERE id >= ?1 ORDER BY id
+ * LIMIT ?2, on the primary key's b-tree. */
+static int sq_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    sqlite_store *q = (sqlite_store *)s;
+    sqlite3_stmt *st = q->tables[agg->index].scan;
+    if (!st) {
+        snprintf(s->error, sizeof s->error, "sqlite: %s has no scan statement", agg->name);
+        return -1;
+    }
+    if (bind_key(st, 1, from) != SQLITE_OK || sqlite3_bind_int64(st, 2, limit) != SQLITE_OK)
+        return fail(q, "binding a scan");
+    value *rows = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { /* in the arena: doubling leaves the old copies there until reset */
+            size_t more = cap ? cap * 2 : 16;
+            value *grown = arena_alloc(&q->mem, more * sizeof *grown);
+            if (n)
+                memcpy(grown, rows, n * sizeof *rows);
+            rows = grown;
+            cap = more;
+        }
+        if (scan_row(q, st, agg, &rows[n]) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+        n++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(q, "scanning records");
+    *out = (value){.kind = VAL_LIST, .len = (uint32_t)n, .u.items = rows};
+    return 0;
+}
+
 static int sq_save(store *s, const aggregate *agg, const value *key, const value *state,
                    bool created)
 {
@@ -347,6 +403,7 @@ static const store_ops sqlite_store_ops = {
     .count = sq_count,
     .checks_creates = true,
     .read_begin = sq_read_begin,
+    .scan = sq_scan,
 };
 
 /* ---- opening and closing ---- */
@@ -358,6 +415,7 @@ static void close_db(sqlite_store *q)
         sqlite3_finalize(q->tables[i].insert);
         sqlite3_finalize(q->tables[i].update);
         sqlite3_finalize(q->tables[i].remove);
+        sqlite3_finalize(q->tables[i].scan);
     }
     sqlite3_finalize(q->begin);
     sqlite3_finalize(q->commit);
@@ -432,7 +490,8 @@ static int open_db(sqlite_store *q, const char *path, const char *durability)
         if (prepare(q, tb->select, &q->tables[i].select) < 0 ||
             prepare(q, tb->insert, &q->tables[i].insert) < 0 ||
             prepare(q, tb->update, &q->tables[i].update) < 0 ||
-            prepare(q, tb->remove, &q->tables[i].remove) < 0)
+            prepare(q, tb->remove, &q->tables[i].remove) < 0 ||
+            (plan_scans(q->p, &q->p->aggs[i]) && prepare(q, tb->scan, &q->tables[i].scan) < 0))
             return -1;
     }
     if (prepare(q, "BEGIN", &q->begin) < 0 || prepare(q, "COMMIT", &q->commit) < 0 ||
@@ -536,6 +595,7 @@ const store_driver sqlite_store_driver = {
              "a scratch file removed after the run",
     .options = sqlite_options,
     .noptions = sizeof sqlite_options / sizeof *sqlite_options,
+    .caps = TARGET_CAN_SCAN,
     .open = sqlite_open,
     .close = sqlite_close,
 };

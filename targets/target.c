@@ -27,6 +27,7 @@ static const struct {
     {TARGET_CAN_PROBE, "floor probe"}, {TARGET_CAN_SESSIONS, "sessions"},
     {TARGET_CAN_QUERY, "queries"},     {TARGET_ACCEPTS_ALL, "accepts all"},
     {TARGET_HARNESS, "harness floor"}, {TARGET_ONE_CPU, "one CPU with its child"},
+    {TARGET_CAN_SCAN, "scans"},
 };
 
 const char *target_capability_name(unsigned bit)

@@ -71,6 +71,8 @@ typedef enum target_capability {
                                       pins bench and the child to one CPU, where a round trip
                                       is fast and steady (across CPUs it is ten times slower,
                                       and the scheduler moves them mid-run) */
+    TARGET_CAN_SCAN = 1 << 8,      /* range scans (a query with scan), answered as rows;
+                                      needs TARGET_CAN_QUERY */
 } target_capability;
 
 /* One capability's name for `bench targets` ("count", "read back" ...), or
@@ -129,7 +131,8 @@ struct target_driver {
      * for a process), for the round-trip floor. */
     int (*probe)(target *t);
     /* With TARGET_CAN_QUERY: the answer of the last dispatch, a query that
-     * succeeded, once settled (a VAL_STRUCT laid out as cmd->returns), lent
+     * succeeded, once settled (a VAL_STRUCT laid out as cmd->returns; a
+     * scan's, with TARGET_CAN_SCAN, a VAL_LIST of them as cmd->rows), lent
      * in *out until the next dispatch. Returns TARGET_OK, TARGET_UNSUPPORTED
      * when the target gives no answers (null, which accepts every query
      * unjudged), or TARGET_ERROR with the reason in t->message. */
@@ -164,7 +167,9 @@ int target_driver_check(const target_driver *d, char *why, size_t size);
 const char *target_names(void);
 /* Whether driver d can run plan p at all, whatever its options: false with
  * one sentence in why ("the X target cannot run queries") when p declares
- * queries and d lacks TARGET_CAN_QUERY. The runner skips such a target. */
+ * queries and d lacks TARGET_CAN_QUERY, or ("the X target cannot run
+ * scans") scans and d lacks TARGET_CAN_SCAN. The runner skips such a
+ * target. */
 bool target_runs_plan(const target_driver *d, const plan *p, char *why, size_t size);
 
 /* The JSON Schema (draft-07) of one entry of a workload's targets, made

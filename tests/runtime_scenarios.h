@@ -1897,6 +1897,211 @@ static inline void scenario_query_writes_nothing(const target_spec *ts)
     fx_close(f);
 }
 
+/* ---- scans ---- */
+
+/* clang-format off */
+static const char scan_spec[] =
+    "spec: 1\n"
+    "domain: ranges\n"
+    "aggregates:\n"
+    "  User:\n"
+    "    identity: key\n"
+    "    fields: {key: string, n: int}\n"
+    "    commands:\n"
+    "      Insert: {creates: true, params: {key: string, n: int}, set: {n: arg.n}}\n"
+    "      Bump: {params: {key: string}, set: {n: n + 100}}\n"
+    "      Drop: {deletes: true, params: {key: string}}\n"
+    "    queries:\n"
+    "      Scan:\n"
+    "        params: {key: string, count: int}\n"
+    "        scan: {limit: count}\n"
+    "        returns: {key: key, n: n, twice: n * 2}\n"
+    "  Row:\n"
+    "    identity: id\n"
+    "    fields: {id: int, label: {type: string, optional: true}}\n"
+    "    commands:\n"
+    "      Add: {creates: true, params: {id: int}}\n"
+    "      Remove: {deletes: true, params: {id: int}}\n"
+    "    queries:\n"
+    "      Scan: {params: {id: int, count: int}, scan: {limit: count}, returns: {id: id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - User.Insert: {key: \"u${n}\", n: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+/* The identities a scan answered, "a b c" (the first returns field), and
+ * checks each row's n and twice (User.Scan) agree. */
+static inline const char *scan_keys(fx *f, const char *verb, const char *args, char *buf,
+                                    size_t size)
+{
+    const value *a = fx_ask(f, verb, args);
+    assert_int_equal(a->kind, VAL_LIST);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < a->len; i++) {
+        const value *row = &a->u.items[i];
+        assert_int_equal(row->kind, VAL_STRUCT);
+        const value *k = &row->u.items[0];
+        if (k->kind == VAL_INT)
+            len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64, i ? " " : "", k->u.i);
+        else
+            len += (size_t)snprintf(buf + len, size - len, "%s%.*s", i ? " " : "", (int)k->len,
+                                    k->u.s);
+        if (row->len == 3)
+            assert_int_equal(row->u.items[2].u.i, 2 * row->u.items[1].u.i);
+        assert_true(len < size);
+    }
+    return buf;
+}
+
+/* user1 user10 user2 user9 (by bytes), n the number in the name. */
+static inline fx *open_ranges(const target_spec *ts)
+{
+    fx *f = fx_open(scan_spec, ts);
+    fx_ok(f, "User.Insert", "{key: user9, n: 9}");
+    fx_ok(f, "User.Insert", "{key: user10, n: 10}");
+    fx_ok(f, "User.Insert", "{key: user1, n: 1}");
+    fx_ok(f, "User.Insert", "{key: user2, n: 2}");
+    return f;
+}
+
+static inline void scenario_scan_reads_in_identity_order_by_bytes(const target_spec *ts)
+{
+    fx *f = open_ranges(ts);
+    char b[256];
+    /* from an existing key, "user10" < "user2" < "user9" by bytes */
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user1, count: 3}", b, sizeof b),
+                        "user1 user10 user2");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user10, count: 1}", b, sizeof b),
+                        "user10");
+    /* from a key between two: the next greater; a prefix comes first */
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user11, count: 5}", b, sizeof b),
+                        "user2 user9");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user, count: 2}", b, sizeof b),
+                        "user1 user10");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: \"\", count: 9}", b, sizeof b),
+                        "user1 user10 user2 user9");
+    /* past the end: no rows, and no refusal */
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user95, count: 5}", b, sizeof b), "");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: v, count: 5}", b, sizeof b), "");
+    /* a limit larger than what is left */
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user2, count: 100}", b, sizeof b),
+                        "user2 user9");
+    /* the fields come with each row */
+    const value *a = fx_ask(f, "User.Scan", "{key: user9, count: 1}");
+    assert_int_equal(a->len, 1);
+    assert_int_equal(a->u.items[0].u.items[1].u.i, 9);
+    fx_close(f);
+}
+
+static inline void scenario_scan_orders_int_identities_by_value(const target_spec *ts)
+{
+    fx *f = fx_open(scan_spec, ts);
+    static const char *const ids[] = {"{id: 10}", "{id: 9}", "{id: -3}", "{id: 100}", "{id: 0}"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        fx_ok(f, "Row.Add", ids[i]);
+    char b[256];
+    assert_string_equal(scan_keys(f, "Row.Scan", "{id: -100, count: 10}", b, sizeof b),
+                        "-3 0 9 10 100");
+    assert_string_equal(scan_keys(f, "Row.Scan", "{id: 9, count: 2}", b, sizeof b), "9 10");
+    assert_string_equal(scan_keys(f, "Row.Scan", "{id: 11, count: 2}", b, sizeof b), "100");
+    assert_string_equal(scan_keys(f, "Row.Scan", "{id: 101, count: 2}", b, sizeof b), "");
+    fx_close(f);
+}
+
+static inline void scenario_scan_sees_creates_deletes_and_updates(const target_spec *ts)
+{
+    fx *f = open_ranges(ts);
+    char b[256];
+    fx_ok(f, "User.Drop", "{key: user10}");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user1, count: 3}", b, sizeof b),
+                        "user1 user2 user9");
+    /* a create in the same run, between two */
+    fx_ok(f, "User.Insert", "{key: user15, n: 15}");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user1, count: 3}", b, sizeof b),
+                        "user1 user15 user2");
+    /* deleted and created again */
+    fx_ok(f, "User.Insert", "{key: user10, n: 10}");
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user10, count: 2}", b, sizeof b),
+                        "user10 user15");
+    /* an update shows its new state; a refused create changes nothing */
+    fx_ok(f, "User.Bump", "{key: user15}");
+    fx_refused(f, "User.Insert", "{key: user2, n: 0}",
+               "User.Insert refused: User 'user2' already exists");
+    const value *a = fx_ask(f, "User.Scan", "{key: user15, count: 2}");
+    assert_int_equal(a->len, 2);
+    assert_int_equal(a->u.items[0].u.items[1].u.i, 115);
+    assert_int_equal(a->u.items[1].u.items[1].u.i, 2);
+    /* every record gone: nothing to scan */
+    static const char *const keys[] = {"user1", "user10", "user15", "user2", "user9"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "{key: %s}", keys[i]);
+        fx_ok(f, "User.Drop", args);
+    }
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: \"\", count: 9}", b, sizeof b), "");
+    fx_close(f);
+}
+
+static inline void scenario_scan_limit_below_one_refuses(const target_spec *ts)
+{
+    fx *f = open_ranges(ts);
+    fx_refused(f, "User.Scan", "{key: user1, count: 0}",
+               "User.Scan refused: count: 0 is less than the minimum 1");
+    fx_refused(f, "User.Scan", "{key: user1, count: -5}",
+               "User.Scan refused: count: -5 is less than the minimum 1");
+    const value *a = NULL;
+    assert_int_equal(target_answer(f->t, &a), TARGET_ERROR);
+    char b[64];
+    assert_string_equal(scan_keys(f, "User.Scan", "{key: user9, count: 1}", b, sizeof b), "user9");
+    fx_close(f);
+}
+
+static inline void scenario_scans_write_nothing(const target_spec *ts)
+{
+    fx *f = open_ranges(ts);
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(fx_ask(f, "User.Scan", "{key: user, count: 3}")->len, 3);
+    assert_int_equal(fx_count(f, "User"), 4);
+    /* a command after scans runs as before */
+    fx_ok(f, "User.Bump", "{key: user9}");
+    value rec;
+    assert_true(fx_load(f, "User", "user9", &rec));
+    assert_int_equal(fx_int(f, "User", &rec, "n"), 109);
+    fx_close(f);
+}
+
+/* A scan over many records, after many creates and deletes: every second
+ * one is gone, and the walk returns the rest in order. */
+static inline void scenario_scan_walks_many_records(const target_spec *ts)
+{
+    fx *f = fx_open(scan_spec, ts);
+    char args[64];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(args, sizeof args, "{id: %d}", (i * 7919) % 2000); /* not in order */
+        fx_ok(f, "Row.Add", args);
+    }
+    const value *a = fx_ask(f, "Row.Scan", "{id: 1000, count: 100}");
+    assert_int_equal(a->len, 100);
+    for (uint32_t i = 0; i < a->len; i++)
+        assert_int_equal(a->u.items[i].u.items[0].u.i, 1000 + (int64_t)i);
+    for (int i = 0; i < 2000; i += 2) { /* every second one goes */
+        snprintf(args, sizeof args, "{id: %d}", i);
+        fx_ok(f, "Row.Remove", args);
+    }
+    a = fx_ask(f, "Row.Scan", "{id: 1000, count: 100}");
+    assert_int_equal(a->len, 100);
+    for (uint32_t i = 0; i < a->len; i++)
+        assert_int_equal(a->u.items[i].u.items[0].u.i, 1001 + 2 * (int64_t)i);
+    a = fx_ask(f, "Row.Scan", "{id: 1950, count: 100}");
+    assert_int_equal(a->len, 25);
+    assert_int_equal(fx_count(f, "Row"), 1000);
+    fx_close(f);
+}
+
 /* ---- the table ---- */
 
 typedef struct runtime_scenario {
@@ -1961,6 +2166,12 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(query_guard_refuses_with_its_text),
     RUNTIME_SCENARIO(query_reads_other_records),
     RUNTIME_SCENARIO(query_writes_nothing),
+    RUNTIME_SCENARIO(scan_reads_in_identity_order_by_bytes),
+    RUNTIME_SCENARIO(scan_orders_int_identities_by_value),
+    RUNTIME_SCENARIO(scan_sees_creates_deletes_and_updates),
+    RUNTIME_SCENARIO(scan_limit_below_one_refuses),
+    RUNTIME_SCENARIO(scans_write_nothing),
+    RUNTIME_SCENARIO(scan_walks_many_records),
 };
 
 enum { RUNTIME_NSCENARIOS = sizeof runtime_scenarios / sizeof *runtime_scenarios };

@@ -397,6 +397,48 @@ static void test_postgres_a_query_is_one_round_trip_and_writes_nothing(void **st
     fx_close(f);
 }
 
+/* A scan is one round trip whatever it reads and writes nothing: 1000
+ * scans of up to 100 records leave the counters where they were; a string
+ * identity's key column orders by bytes (COLLATE "C") as the other stores
+ * do, whatever the database's default. */
+static void test_postgres_a_scan_is_one_round_trip_and_writes_nothing(void **state)
+{
+    fx *f = fx_open(scan_spec, &pg_plain);
+    char args[64];
+    for (int i = 0; i < 300; i++) {
+        snprintf(args, sizeof args, "{key: user%d, n: %d}", i, i);
+        fx_ok(f, "User.Insert", args);
+    }
+    long before = rows_written(f);
+    assert_true(before >= 300);
+    uint64_t trips = f->t->round_trips;
+    uint64_t rows = 0;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(args, sizeof args, "{key: user%d, count: %d}", (i * 37) % 300, 1 + i % 100);
+        rows += fx_ask(f, "User.Scan", args)->len;
+    }
+    assert_int_equal(f->t->round_trips - trips, 1000);
+    assert_true(rows > 1000);
+    /* past the end and a refusal: one and none */
+    trips = f->t->round_trips;
+    assert_int_equal(fx_ask(f, "User.Scan", "{key: z, count: 5}")->len, 0);
+    assert_int_equal(f->t->round_trips - trips, 1);
+    fx_refused(f, "User.Scan", "{key: a, count: 0}",
+               "User.Scan refused: count: 0 is less than the minimum 1");
+    assert_int_equal(f->t->round_trips - trips, 1);
+    assert_int_equal(rows_written(f), before);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT collation_name FROM information_schema.columns WHERE table_schema = '%s' "
+             "AND table_name = 'User' AND column_name = 'key'",
+             postgres_store_schema(runtime_target_store(f->t)));
+    target_query(f, sql, "C");
+    /* nothing was left open: a command goes on as ever */
+    assert_int_equal(fx_trips(f, "User.Bump", "{key: user7}"), 2);
+    assert_int_equal(rows_written(f), before + 1);
+    fx_close(f);
+}
+
 /* In a run, the report says so too: examples/pizza_status.yaml's query
  * takes one round trip per dispatch, its commands as ever. */
 static void test_postgres_a_run_reports_one_round_trip_per_query(void **state)
@@ -705,6 +747,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_postgres_scenarios_leave_no_schema),
         cmocka_unit_test(test_postgres_a_query_is_one_round_trip_and_writes_nothing),
+        cmocka_unit_test(test_postgres_a_scan_is_one_round_trip_and_writes_nothing),
         cmocka_unit_test(test_postgres_query_round_trips_under_the_fence),
         cmocka_unit_test(test_postgres_a_run_reports_one_round_trip_per_query),
         cmocka_unit_test(test_postgres_round_trips_per_command),

@@ -88,6 +88,10 @@ static void test_sqlgen_postgres_tables_for_pizzas_match_the_pgbench_setup(void 
     assert_string_equal(s->tables[0].select, "SELECT \"pizza\", \"toppings\", \"customer_name\", "
                                              "\"status\" FROM \"S\".\"Order\" WHERE \"name\" = $1");
     assert_string_equal(s->tables[0].remove, "DELETE FROM \"S\".\"Order\" WHERE \"name\" = $1");
+    assert_string_equal(
+        s->tables[0].scan,
+        "SELECT \"name\", \"pizza\", \"toppings\", \"customer_name\", \"status\" FROM "
+        "\"S\".\"Order\" WHERE \"name\" >= $1 ORDER BY \"name\" LIMIT $2");
     assert_string_equal(s->insert_event, "INSERT INTO \"S\".\"events\" (\"aggregate\", "
                                          "\"identity\", \"event\", \"payload\") VALUES ($1, $2, "
                                          "$3, $4)");
@@ -102,7 +106,7 @@ static void test_sqlgen_select_via_joins_the_key_column_to_the_record(void **sta
     assert_string_equal(sqlgen_select_via(s, &p->aggs[0], &p->aggs[1], 2),
                         "SELECT f.\"card\", a.\"card\", a.\"loans\", a.\"max_loans\" FROM "
                         "\"S\".\"Copy\" AS f LEFT JOIN \"S\".\"Member\" AS a ON a.\"card\" = "
-                        "f.\"card\" WHERE f.\"barcode\" = $1");
+                        "f.\"card\" COLLATE \"C\" WHERE f.\"barcode\" = $1");
     sqlgen_free(s);
     plan_free(p);
 }
@@ -143,7 +147,7 @@ static void test_sqlgen_names_are_unique_ignoring_case_and_short(void **state)
     assert_int_equal(strlen(t->columns[4]), SQL_NAME_MAX);
     assert_int_equal(strlen(t->columns[5]), SQL_NAME_MAX);
     assert_true(strcmp(t->columns[4], t->columns[5]) != 0);
-    assert_non_null(strstr(t->create, "\"select\" text PRIMARY KEY"));
+    assert_non_null(strstr(t->create, "\"select\" text COLLATE \"C\" PRIMARY KEY"));
     sqlgen_free(s);
     plan_free(p);
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_fixture.h"
 #include "spec.h"
 #include "store_driver.h"
 #include "target.h"
@@ -146,6 +147,14 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .caps = TARGET_CAN_QUERY},
          "the mute target's capabilities do not match its callbacks"},
         {{.version = TARGET_DRIVER_VERSION,
+          .name = "skimmer",
+          .about = "a",
+          .open = no_open,
+          .dispatch = no_dispatch,
+          .close = no_close,
+          .caps = TARGET_CAN_SCAN},
+         "the skimmer target declares scans but not queries, whose answers they are"},
+        {{.version = TARGET_DRIVER_VERSION,
           .name = "twice",
           .about = "a",
           .open = no_open,
@@ -263,14 +272,16 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         const char *options; /* in declaration order */
         unsigned caps;
     } cases[] = {
-        {"memory", "", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
-        {"null", "", TARGET_CAN_QUERY | TARGET_ACCEPTS_ALL | TARGET_HARNESS},
-        {"sqlite", "durability keep", TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
+        {"memory", "",
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
+        {"null", "", TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_ACCEPTS_ALL | TARGET_HARNESS},
+        {"sqlite", "durability keep",
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
         {"postgres", "dsn durability fence keep",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY},
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
         {"process", "command verbs verb_prefix connect reset timeout_ms",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
-             TARGET_ONE_CPU},
+             TARGET_CAN_SCAN | TARGET_ONE_CPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const target_driver *d = target_find(cases[i].target);
@@ -284,9 +295,48 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
     }
 }
 
+/* A target that runs queries but not scans is skipped for a spec with a
+ * scan, with one sentence; without scans it runs the spec. */
+static void test_a_target_without_scans_cannot_run_a_scan(void **state)
+{
+    (void)state;
+    static const char head[] = "spec: 1\n"
+                               "domain: d\n"
+                               "aggregates:\n"
+                               "  User:\n"
+                               "    identity: key\n"
+                               "    fields: {key: string}\n"
+                               "    commands:\n"
+                               "      Add: {creates: true, params: {key: string}}\n"
+                               "    queries:\n";
+    static const char tail[] = "workload:\n"
+                               "  cycle:\n"
+                               "    - User.Add: {key: \"u${n}\"}\n";
+    char with_scan[1024], without[1024];
+    snprintf(with_scan, sizeof with_scan,
+             "%s      Scan: {params: {key: string, count: int}, scan: {limit: count}, returns: "
+             "{key: key}}\n%s",
+             head, tail);
+    snprintf(without, sizeof without,
+             "%s      Look: {params: {key: string}, returns: {key: key}}\n%s", head, tail);
+    target_driver reader = {.name = "reader", .caps = TARGET_CAN_QUERY};
+    plan *p = fx_compile(with_scan);
+    char why[128] = "";
+    assert_false(target_runs_plan(&reader, p, why, sizeof why));
+    assert_string_equal(why, "the reader target cannot run scans");
+    assert_true(target_runs_plan(target_find("memory"), p, why, sizeof why));
+    assert_true(plan_scans(p, &p->aggs[0]));
+    plan_free(p);
+    p = fx_compile(without);
+    assert_true(target_runs_plan(&reader, p, why, sizeof why));
+    assert_false(plan_scans(p, NULL));
+    plan_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_target_without_scans_cannot_run_a_scan),
         cmocka_unit_test(test_every_driver_passes_the_registry_check),
         cmocka_unit_test(test_the_registry_refuses_a_driver_of_another_version),
         cmocka_unit_test(test_the_schema_file_holds_the_drivers_target_definition),
