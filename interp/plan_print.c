@@ -127,12 +127,17 @@ static void print_inputs(FILE *out, const command *cmd)
     print_checks(out, "guard", cmd->guards, cmd->nguards);
 }
 
-/* "    query Order.Status", its inputs, then "      returns name: type = expr". */
+/* "    query Order.Status", its inputs, then "      returns name: type = expr";
+ * a scan says where it starts and how far it goes. */
 static void print_query(FILE *out, const command *q)
 {
     char buf[1024], tl[512];
     fprintf(out, "    query %s\n", q->verb);
     print_inputs(out, q);
+    if (q->scan)
+        fprintf(out,
+                "      scan from %s on, in identity order, at most %s records; returns each:\n",
+                q->params->fields[q->identity_param].name, q->params->fields[q->scan_limit].name);
     for (size_t i = 0; i < q->returns->nfields; i++) {
         type_line(q->returns->fields[i].type, tl, sizeof tl);
         fprintf(out, "      returns %s: %s = %s\n", q->returns->fields[i].name, tl,
@@ -477,6 +482,11 @@ static cJSON *query_json(const command *q)
     cJSON_AddStringToObject(o, "name", q->name);
     cJSON_AddStringToObject(o, "verb", q->verb);
     inputs_json(o, q);
+    if (q->scan) { /* {"from": the start key's parameter, "limit": the limit's} */
+        cJSON *sc = cJSON_AddObjectToObject(o, "scan");
+        cJSON_AddStringToObject(sc, "from", q->params->fields[q->identity_param].name);
+        cJSON_AddStringToObject(sc, "limit", q->params->fields[q->scan_limit].name);
+    }
     cJSON *ret = cJSON_AddArrayToObject(o, "returns");
     for (size_t i = 0; i < q->returns->nfields; i++) {
         cJSON *r = type_json(q->returns->fields[i].type);

@@ -328,6 +328,8 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_us(b, vo, "p50_us", v->p50_ns);
         add_us(b, vo, "p99_us", v->p99_ns);
         add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);
+        if (v->scan)
+            add(b, vo, "rows_returned", u64_value(b, v->rows_returned));
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {

@@ -274,21 +274,28 @@ static void put_open_loop(FILE *out, const report *r)
     }
 }
 
+/* "Label: target (domain): ", the start of a line about one result. */
+static void put_result_head(FILE *out, const char *label, const target_result *t)
+{
+    char target[512];
+    results_target_cell(t, target, sizeof target);
+    fputs(label, out);
+    put_inline(out, target, false);
+    fputs(" (", out);
+    put_inline(out, t->domain, false);
+    fputs("): ", out);
+}
+
 /* "Mix: target (domain): order 10.0% asked, 9.8% ran; ..." for each result
  * of a workload of several flows. */
 static void put_mix(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
         const target_result *t = &r->results[i];
-        char shares[1024], target[512];
+        char shares[1024];
         if (!report_flow_shares(t, shares, sizeof shares)[0])
             continue;
-        results_target_cell(t, target, sizeof target);
-        fputs("Mix: ", out);
-        put_inline(out, target, false);
-        fputs(" (", out);
-        put_inline(out, t->domain, false);
-        fputs("): ", out);
+        put_result_head(out, "Mix: ", t);
         put_inline(out, shares, false);
         fputs(".\n", out);
     }
@@ -338,6 +345,40 @@ static void put_goodput(FILE *out, const report *r)
     }
 }
 
+/* "Scans: target (domain): User.Scan 51,200 rows in 1,000 scans (51.2 a
+ * scan), all runs." for each result with a scan verb, so that what the
+ * scans read can be compared across targets. */
+static void put_scans(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        bool first = true;
+        for (size_t v = 0; !t->failed && t->nruns && v < t->runs[0].nverbs; v++) {
+            if (!t->runs[0].verbs[v].scan)
+                continue;
+            uint64_t rows = 0, scans = 0;
+            for (size_t k = 0; k < t->nruns; k++)
+                if (v < t->runs[k].nverbs) {
+                    rows += t->runs[k].verbs[v].rows_returned;
+                    scans += t->runs[k].verbs[v].count;
+                }
+            if (first)
+                put_result_head(out, "Scans: ", t);
+            else
+                fputs("; ", out);
+            first = false;
+            char rs[32], ss[32];
+            report_fmt_int((int64_t)rows, rs, sizeof rs);
+            report_fmt_int((int64_t)scans, ss, sizeof ss);
+            put_inline(out, t->runs[0].verbs[v].verb, false);
+            fprintf(out, " %s rows in %s scans (%.1f a scan)", rs, ss,
+                    scans ? (double)rows / (double)scans : 0.0);
+        }
+        if (!first)
+            fputs(", all runs.\n", out);
+    }
+}
+
 /* "Unstable: target (domain): run N: reasons." for each unstable result. */
 static void put_unstable(FILE *out, const report *r)
 {
@@ -345,13 +386,7 @@ static void put_unstable(FILE *out, const report *r)
         const target_result *t = &r->results[i];
         if (!t->unstable)
             continue;
-        char target[512];
-        results_target_cell(t, target, sizeof target);
-        fputs("Unstable: ", out);
-        put_inline(out, target, false);
-        fputs(" (", out);
-        put_inline(out, t->domain, false);
-        fputs("): ", out);
+        put_result_head(out, "Unstable: ", t);
         put_inline(out, t->unstable_reason, false);
         fputs(".\n", out);
     }
@@ -441,6 +476,7 @@ int report_markdown(const report *r, FILE *out)
         fputc('\n', out);
         put_verify(out, r);
         put_goodput(out, r);
+        put_scans(out, r);
         put_open_loop(out, r);
         put_mix(out, r);
         put_unstable(out, r);

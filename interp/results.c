@@ -430,6 +430,8 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->p50_ns = ns_of(v, "p50_us");
         vr->p99_ns = ns_of(v, "p99_us");
         vr->round_trips_per_command = num(v, "round_trips_per_command");
+        vr->scan = get(v, "rows_returned") != NULL;
+        vr->rows_returned = vr->scan ? (uint64_t)int_of(v, "rows_returned") : 0;
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);

@@ -42,6 +42,7 @@ typedef struct run_state {
     uint64_t *verb_refused;
     uint64_t *verb_counted; /* refusals of on_refusal: count steps */
     uint64_t *verb_trips;   /* round trips per verb in the timed pass */
+    uint64_t *verb_rows;    /* rows the scans of a verb answered in the timed pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
     int flow;               /* the flow of the cycle begun */
     size_t nverbs;
@@ -341,6 +342,9 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
             rs->flow_counted[rs->flow]++;
     }
     note_outcome(rs, si, drc);
+    const value *answer;
+    if (drc == TARGET_OK && si->st->cmd->scan && target_answer(rs->t, &answer) == TARGET_OK)
+        rs->verb_rows[si->verb] += answer->len; /* untimed: after the second clock read */
     return t1;
 }
 
@@ -910,6 +914,7 @@ static int state_init(run_state *rs)
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
+    rs->verb_rows = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_rows);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
     if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
@@ -1029,6 +1034,8 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
         vr->round_trips_per_command =
             round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
+        vr->scan = plan_find_verb(rs->p, vr->verb)->scan;
+        vr->rows_returned = rs->verb_rows[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     collect_flows(rs, rr);

@@ -57,6 +57,8 @@ static void trace_step(tracer *tr, const step_inst *si, cJSON *steps)
             cJSON_AddStringToObject(o, "message", runtime_message(tr->rt));
         if (st == RUNTIME_OK && si->st->into >= 0)
             cJSON_AddStringToObject(o, "into", tr->p->work.pools[si->st->into].name);
+        if (st == RUNTIME_OK && si->st->cmd->scan)
+            cJSON_AddNumberToObject(o, "rows", runtime_answer(tr->rt)->len);
         cJSON_AddItemToArray(steps, o);
     } else {
         fprintf(tr->out, "  %s %s  %s", si->st->cmd->verb, args ? args : "", outcome);
@@ -65,6 +67,9 @@ static void trace_step(tracer *tr, const step_inst *si, cJSON *steps)
         if (st == RUNTIME_OK && si->st->into >= 0)
             fprintf(tr->out, "; into %s (%zu)", tr->p->work.pools[si->st->into].name,
                     mix_pool_size(tr->m, (size_t)si->st->into));
+        if (st == RUNTIME_OK && si->st->cmd->scan)
+            fprintf(tr->out, "; %" PRIu32 " row%s", runtime_answer(tr->rt)->len,
+                    runtime_answer(tr->rt)->len == 1 ? "" : "s");
         fputc('\n', tr->out);
     }
     free(args);

@@ -108,6 +108,26 @@ static const char query_spec[] = "spec: 1\n"
                                  "      expect: {returns: {small: true}}\n"
                                  "  targets: [memory, sqlite]\n";
 
+/* A scan from 7 finds nothing until cycle 7 makes the record 7. */
+static const char scan_spec[] =
+    "spec: 1\n"
+    "domain: counter\n"
+    "aggregates:\n"
+    "  Counter:\n"
+    "    identity: id\n"
+    "    fields: {id: int}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: int}}\n"
+    "    queries:\n"
+    "      From: {params: {id: int, count: int}, scan: {limit: count},\n"
+    "             returns: {id: id}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Counter.Make: {id: \"${n}\"}\n"
+    "    - Counter.From: {id: 7, count: 3}\n"
+    "      expect: {rows: 0}\n"
+    "  targets: [memory, sqlite]\n";
+
 static void write_scratch(const char *name, const char *text)
 {
     char path[128];
@@ -126,6 +146,7 @@ static int make_scratch(void **state)
     write_scratch("bad.yaml", bad_spec);
     write_scratch("warn.yaml", warn_spec);
     write_scratch("query.yaml", query_spec);
+    write_scratch("scan.yaml", scan_spec);
     setenv("TMPDIR", scratch, 1); /* where a fallback file goes */
     return 0;
 }
@@ -626,6 +647,22 @@ static const cli_case cases[] = {
             "      returns status: enum [available, sold] = status\n"
             "      returns toppings: int = len(toppings)\n"
             "workload\n"},
+    {.args = ARGS("plan", "tests/fixtures/ranges.yaml"),
+     .status = 0,
+     .out = "    query User.Scan\n"
+            "      param key: string, identity\n"
+            "      param count: int\n"
+            "      scan from key on, in identity order, at most count records; returns each:\n"
+            "      returns key: string = key\n"},
+    {.args = ARGS("plan", "--trace", "2", "tests/fixtures/ranges.yaml"),
+     .status = 0,
+     .out = "  User.Scan {key: \"user\", count: 2}  ok; 1 row\n"
+            "cycle 1 (warmup): cycle\n"
+            "  User.Insert {key: \"user1\", n: 1}  ok\n"
+            "  User.Scan {key: \"user\", count: 2}  ok; 2 rows\n"},
+    {.args = ARGS("plan", "--format", "json", "tests/fixtures/ranges.yaml"),
+     .status = 0,
+     .out = "\"scan\":\t{\n\t\t\t\t\t\t\"from\":\t\"key\",\n\t\t\t\t\t\t\"limit\":\t\"count\"\n"},
     {.args = ARGS("plan", "--format", "json", "specs/pizzas.yaml"),
      .status = 0,
      .check = plan_json_has_totals},
@@ -660,6 +697,13 @@ static const cli_case cases[] = {
             "returned small false, the step expects true\n",
      .out = "Failed:\n- memory: run 1, timed cycle 7, Counter.Small (@/query.yaml:14): returned "
             "small false, the step expects true\n"},
+    /* and a scan's row count */
+    {.args = ARGS("run", "@/scan.yaml", "--warmup", "0", "--iterations", "20", "--runs", "1"),
+     .status = 1,
+     .err = "counter memory run 1 failed: run 1, timed cycle 7, Counter.From (@/scan.yaml:15): "
+            "answered 1 row, the step expects 0\n"
+            "counter sqlite run 1 failed: run 1, timed cycle 7, Counter.From (@/scan.yaml:15): "
+            "answered 1 row, the step expects 0\n"},
     /* targets */
     {.args = ARGS("targets"), .status = 0, .check = targets_lists_memory_and_null},
     {.args = ARGS("targets", "--help"), .status = 0, .out = "usage: bench targets"},

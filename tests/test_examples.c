@@ -6,7 +6,9 @@
  * `--verify state` (every record read back equals the shadow's), and the
  * timed command streams (verb and cycle of every timed command, from
  * --samples) must be the same on every target: the same spec and seed give
- * the same stream, and verify gives the same final state. */
+ * the same stream, and verify gives the same final state. The rows each
+ * run's scans answered (rows_returned per scan verb) must be the same on
+ * every target too, so a store that scans wrongly fails here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,6 +101,30 @@ static char *stream_of(const char *csv, const char *label)
     return out ? out : strdup("");
 }
 
+/* What the scans of one result answered: "run verb rows\n" for each scan
+ * verb (rows_returned) of each run, malloc'd; "" without scans. */
+static char *rows_of(const cJSON *result)
+{
+    char *out = NULL;
+    size_t len = 0;
+    const cJSON *run, *verb;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(result, "runs"))
+    {
+        cJSON_ArrayForEach(verb, cJSON_GetObjectItem(run, "by_verb"))
+        {
+            const cJSON *rows = cJSON_GetObjectItem(verb, "rows_returned");
+            if (!rows)
+                continue;
+            char item[256];
+            int w = snprintf(item, sizeof item, "%d %s %.0f\n",
+                             (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "run")),
+                             verb->string, cJSON_GetNumberValue(rows));
+            spawn_append(&out, &len, item, (size_t)w);
+        }
+    }
+    return out ? out : strdup("");
+}
+
 static void run_example(const char *spec, const char *dir)
 {
     char targets[128], json[512], samples[512];
@@ -138,6 +164,7 @@ static void run_example(const char *spec, const char *dir)
     const cJSON *results = cJSON_GetObjectItem(root, "results"), *r;
     const char *labels[MAX_LABELS];
     size_t nlabels = 0;
+    char *rows = NULL; /* the first result's scans: every target's must answer as many */
     cJSON_ArrayForEach(r, results)
     {
         const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(r, "label"));
@@ -148,6 +175,14 @@ static void run_example(const char *spec, const char *dir)
                      cJSON_GetStringValue(cJSON_GetObjectItem(r, "status_reason")));
         if (nlabels < MAX_LABELS)
             labels[nlabels++] = label;
+        char *these = rows_of(r);
+        if (rows && strcmp(rows, these) != 0)
+            fail_msg("%s: the scans on %s answered\n%sbut on %s\n%s", spec, label, these, labels[0],
+                     rows);
+        if (rows)
+            free(these);
+        else
+            rows = these;
     }
     /* each driver ran (postgres is skipped only without the scratch server) */
     static const char *const drivers[] = {"memory", "sqlite", "process", "postgres"};
@@ -172,8 +207,10 @@ static void run_example(const char *spec, const char *dir)
     size_t commands = 0;
     for (const char *c = first; *c; c++)
         commands += *c == '\n';
-    print_message("%s: %zu targets, the same %zu-command stream, verify state passes\n", spec,
-                  nlabels, commands);
+    print_message("%s: %zu targets, the same %zu-command stream, verify state passes%s%.*s\n", spec,
+                  nlabels, commands, *rows ? "; scans answer the same rows: " : "",
+                  (int)strcspn(rows, "\n"), rows);
+    free(rows);
     free(first);
     cJSON_Delete(root);
     free(text);

@@ -325,6 +325,42 @@ static void test_returns_that_are_not_the_querys_fail_the_run(void **state)
                              "toppings: expected an integer, got a string");
 }
 
+/* A scan answered wrongly fails the run at the first scan, decoded after
+ * the clock stops: no rows array, rows of the wrong types, more rows than
+ * the limit (tests/fixtures/ranges.yaml scans with count 2). */
+static void test_scan_answers_that_are_not_the_scans_fail_the_run(void **state)
+{
+    static const struct {
+        const char *answer, *why;
+    } cases[] = {
+        {"{\"ok\":true,\"returns\":{\"key\":\"user0\",\"n\":0}}",
+         "sh answered the scan User.Scan without a rows array"},
+        {"{\"ok\":true,\"rows\":[{\"key\":1,\"n\":0}]}",
+         "sh answered User.Scan with rows that are not the scan's: [0].key: expected a string, got "
+         "a number"},
+        {"{\"ok\":true,\"rows\":[{\"key\":\"a\",\"n\":0},{\"key\":\"b\",\"n\":1},{"
+         "\"key\":\"c\",\"n\":2}]}",
+         "sh answered User.Scan with 3 rows; its limit was 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char targets[512];
+        snprintf(targets, sizeof targets,
+                 "    - process: {command: [/bin/sh, " FIXTURE ", scan, {PIDS}, '0', '%s']}\n",
+                 cases[i].answer);
+        report r = {0};
+        const target_result *tr =
+            run_fails(scratch_spec("tests/fixtures/ranges.yaml", targets), 1, &r);
+        char want[1024];
+        snprintf(want, sizeof want, "run 1, warmup cycle 0, User.Scan (%s:20): %s", scratch.spec,
+                 cases[i].why);
+        if (strncmp(tr->reason, want, strlen(want)) != 0)
+            fail_msg("reason '%s'\n  does not start with '%s'", tr->reason, want);
+        report_free(&r);
+        assert_int_equal(children_left(), 0);
+        scratch_teardown(NULL);
+    }
+}
+
 /* The fixture answers only Pizzas::Order.* verbs: with the renames the run
  * passes; without them the first command is refused. */
 static void test_verb_renames_reach_the_runtime(void **state)
@@ -922,6 +958,8 @@ int main(void)
         cmocka_unit_test_teardown(test_a_runtime_without_queries_fails_at_the_first_query,
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_returns_that_are_not_the_querys_fail_the_run,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_scan_answers_that_are_not_the_scans_fail_the_run,
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_verb_renames_reach_the_runtime, scratch_teardown),
         cmocka_unit_test_teardown(test_a_runtime_without_the_count_request_verifies_na,

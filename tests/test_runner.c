@@ -1050,6 +1050,62 @@ static void test_counted_refusals_are_reported_with_goodput(void **state)
     scratch_close();
 }
 
+/* A scan verb's rows_returned counts the rows of its timed dispatches (after
+ * the clock stops), reads back from the JSON, and the Markdown says so;
+ * a verb that is no scan has none. */
+static void test_scan_rows_are_counted_per_verb(void **state)
+{
+    static const char yaml[] = "spec: 1\n"
+                               "domain: rows\n"
+                               "aggregates:\n"
+                               "  Row:\n"
+                               "    identity: id\n"
+                               "    fields: {id: int}\n"
+                               "    commands:\n"
+                               "      Add: {creates: true, params: {id: int}}\n"
+                               "    queries:\n"
+                               "      From: {params: {id: int, count: int}, scan: {limit: count}, "
+                               "returns: {id: id}}\n"
+                               "workload:\n"
+                               "  cycle:\n"
+                               "    - Row.Add: {id: \"${n}\"}\n"
+                               "    - Row.From: {id: 0, count: 3}\n"
+                               "  warmup: 0\n"
+                               "  runs: 1\n"
+                               "  targets: [memory]\n";
+    const plan *p = scratch_open(yaml);
+    run_options o = options();
+    o.iterations = 10;
+    report r = {0};
+    fill_config(&r, &p, 1, &o);
+    assert_int_equal(run_one(p, &o, &r), 0);
+    const run_result *rr = &result_for(&r, "memory", 0)->runs[0];
+    /* cycles 0, 1, 2 find 1, 2, 3 rows, the seven after them 3 each */
+    assert_true(verb_of(rr, "Row.From")->scan);
+    assert_int_equal(verb_of(rr, "Row.From")->rows_returned, 1 + 2 + 3 * 8);
+    assert_false(verb_of(rr, "Row.Add")->scan);
+    assert_report_validates(&r);
+    char *json = render(report_json, &r);
+    assert_non_null(strstr(json, "\"rows_returned\":\t27"));
+    cJSON *tree = cJSON_Parse(json);
+    report *back = NULL;
+    char err[256];
+    assert_int_equal(results_from_json("r.json", tree, &back, err, sizeof err), 0);
+    assert_true(back->results[0].runs[0].verbs[1].scan);
+    assert_int_equal(back->results[0].runs[0].verbs[1].rows_returned, 27);
+    assert_false(back->results[0].runs[0].verbs[0].scan);
+    results_free(back);
+    cJSON_Delete(tree);
+    free(json);
+    char *md = render(report_markdown, &r);
+    assert_non_null(strstr(md, "\nScans: memory (rows): Row.From 27 rows in 10 scans (2.7 a scan), "
+                               "all runs.\n"));
+    free(md);
+    config_free(&r);
+    report_free(&r);
+    scratch_close();
+}
+
 /* ---- 5. statistics ----------------------------------------------------------- */
 
 static void test_figures_follow_from_the_timed_commands(void **state)
@@ -1856,6 +1912,7 @@ int main(void)
         T(test_unexpected_success_of_an_expect_step_fails_the_run),
         T(test_unexpected_success_on_memory_fails_the_run),
         T(test_counted_refusals_are_reported_with_goodput),
+        T(test_scan_rows_are_counted_per_verb),
         T(test_figures_follow_from_the_timed_commands),
         T(test_drift_is_absent_with_fewer_than_ten_cycles),
         T(test_prepare_precedes_each_dispatch_outside_the_clock),

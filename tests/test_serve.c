@@ -360,13 +360,34 @@ static void test_serve_runs_a_for_each_policy_all_or_nothing(void **state)
 
 #define STATUS(name) "{\"query\":\"Order.Status\",\"args\":{\"name\":\"" name "\"}}"
 
+/* A request line and its exact answer (NULL: any success). */
+typedef struct line_answer {
+    const char *line, *answer;
+} line_answer;
+
+/* Asks bench serve on store (NULL: memory) for spec each line in turn, and
+ * holds each answer to the one given; a success that starts with prefix
+ * must be valid as the protocol schema's definition def. */
+static void ask_each(const char *store, const char *spec, const line_answer *lines, size_t n,
+                     const char *prefix, const char *def)
+{
+    server *s = serve_start_on(store, spec);
+    for (size_t i = 0; i < n; i++) {
+        const char *got = ask(s, lines[i].line);
+        if (lines[i].answer ? strcmp(got, lines[i].answer) != 0 : !strstr(got, "\"ok\":true"))
+            fail_msg("%s: line %s\n  got  %s\n  want %s", store ? store : "memory", lines[i].line,
+                     got, lines[i].answer ? lines[i].answer : "ok");
+        if (!strncmp(got, prefix, strlen(prefix)))
+            assert_true(valid_as(def, got) && valid_as("answer", got));
+    }
+    assert_int_equal(serve_stop(s), 0);
+}
+
 /* A query request answers the query's returns from the committed record,
  * or refuses as the C runtime does; it writes nothing. */
 static void serve_answers_queries(const char *store)
 {
-    static const struct {
-        const char *line, *answer;
-    } lines[] = {
+    static const line_answer lines[] = {
         {CREATE("p1"), NULL},
         {STATUS("p1"), "{\"ok\":true,\"returns\":{\"status\":\"available\",\"toppings\":0}}"},
         {"{\"verb\":\"Order.AddTopping\",\"args\":{\"name\":\"p1\",\"topping\":\"B\",\"amount\":1}"
@@ -392,16 +413,47 @@ static void serve_answers_queries(const char *store)
          "{\"ok\":true,\"aggregates\":{\"Order\":1},\"events\":{\"PizzaCreated\":1,"
          "\"ToppingAdded\":1,\"PizzaPurchased\":1}}"},
     };
-    server *s = serve_start_on(store, "examples/pizza_status.yaml");
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
-        const char *got = ask(s, lines[i].line);
-        if (lines[i].answer ? strcmp(got, lines[i].answer) != 0 : !strstr(got, "\"ok\":true"))
-            fail_msg("%s: line %s\n  got  %s\n  want %s", store ? store : "memory", lines[i].line,
-                     got, lines[i].answer ? lines[i].answer : "ok");
-        if (!strncmp(lines[i].line, "{\"query\"", 9) && strstr(got, "\"ok\":true"))
-            assert_true(valid_as("queryAnswer", got));
-    }
-    assert_int_equal(serve_stop(s), 0);
+    ask_each(store, "examples/pizza_status.yaml", lines, sizeof lines / sizeof *lines,
+             "{\"ok\":true,\"returns\"", "queryAnswer");
+}
+
+#define SCAN(key, count)                                                                           \
+    "{\"query\":\"User.Scan\",\"args\":{\"key\":\"" key "\",\"count\":" #count "}}"
+#define INSERT(key, n) "{\"verb\":\"User.Insert\",\"args\":{\"key\":\"" key "\",\"n\":" #n "}}"
+
+/* A scan answers rows from the start key on, in identity order by bytes,
+ * at most the limit; the same on every store. */
+static void serve_answers_scans(const char *store)
+{
+    static const line_answer lines[] = {
+        {SCAN("a", 5), "{\"ok\":true,\"rows\":[]}"},
+        {INSERT("user9", 9), NULL},
+        {INSERT("user10", 10), NULL},
+        {INSERT("user1", 1), NULL},
+        {SCAN("user", 2),
+         "{\"ok\":true,\"rows\":[{\"key\":\"user1\",\"n\":1},{\"key\":\"user10\",\"n\":10}]}"},
+        {SCAN("user11", 5), "{\"ok\":true,\"rows\":[{\"key\":\"user9\",\"n\":9}]}"},
+        {SCAN("user95", 5), "{\"ok\":true,\"rows\":[]}"},
+        {"{\"verb\":\"User.Drop\",\"args\":{\"key\":\"user10\"}}", NULL},
+        {SCAN("user1", 5),
+         "{\"ok\":true,\"rows\":[{\"key\":\"user1\",\"n\":1},{\"key\":\"user9\",\"n\":9}]}"},
+        {SCAN("user1", 0),
+         "{\"ok\":false,\"error\":\"User.Scan refused: count: 0 is less than the minimum 1\"}"},
+        {"{\"verb\":\"User.Scan\",\"args\":{\"key\":\"user1\",\"count\":1}}",
+         "{\"ok\":false,\"error\":\"User.Scan is a query: send it as {\\\"query\\\": "
+         "\\\"User.Scan\\\", \\\"args\\\": {...}}\"}"},
+        {"{\"count\":true}", "{\"ok\":true,\"aggregates\":{\"User\":2},\"events\":{}}"},
+    };
+    ask_each(store, "tests/fixtures/ranges.yaml", lines, sizeof lines / sizeof *lines,
+             "{\"ok\":true,\"rows\"", "scanAnswer");
+}
+
+static void test_serve_answers_scans_on_every_store(void **state)
+{
+    serve_answers_scans(NULL);
+    serve_answers_scans("sqlite");
+    if (getenv("BENCH_PG_SCRATCH"))
+        serve_answers_scans("postgres");
 }
 
 static void test_serve_answers_a_query_with_its_returns(void **state)
@@ -591,6 +643,11 @@ static void test_protocol_schema_accepts_the_lines_it_should(void **state)
         {"queryAnswer", "{\"ok\":true,\"returns\":{\"status\":\"sold\"}}", true},
         {"queryAnswer", "{\"ok\":true,\"returns\":3}", false},
         {"success", "{\"ok\":true,\"returns\":{}}", false},
+        {"answer", "{\"ok\":true,\"rows\":[{\"key\":\"u\"}]}", true},
+        {"scanAnswer", "{\"ok\":true,\"rows\":[]}", true},
+        {"scanAnswer", "{\"ok\":true,\"rows\":{}}", false},
+        {"scanAnswer", "{\"ok\":true,\"rows\":[3]}", false},
+        {"success", "{\"ok\":true,\"rows\":[]}", false},
         {"request", "{\"reset\":true}", true},
         {"request", "{\"reset\":false}", false},
         {"request", "{\"reset\":true,\"count\":true}", false},
@@ -983,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
         cmocka_unit_test(test_serve_answers_a_query_with_its_returns),
+        cmocka_unit_test(test_serve_answers_scans_on_every_store),
         cmocka_unit_test(test_serve_answers_queries_on_the_sql_stores),
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
