@@ -596,6 +596,13 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup, const 
         return -1;
     }
     const node *into = node_get(item, "into");
+    if (into && cmd->scan) { /* a scan succeeds whether its start key is a record's or not */
+        diag_error_at(c->d, node_get_pair(item, "into")->key,
+                      "into: adds the step's record to a pool; %s is a scan, whose start key "
+                      "need not be a record's",
+                      cmd->verb);
+        return -1;
+    }
     if (into) {
         const pool_def *pool = find_pool(&c->p->work, into->text, into->len);
         if (!pool || pool->agg != cmd->agg) /* the pools' pass reported it */
