@@ -16,12 +16,18 @@
 #               with the default GATE_AB_A (this build) it checks that an
 #               unchanged binary passes
 #   make baseline  re-record baselines/memory.json on this machine
+#   make install   install the release build under PREFIX (default /usr/local;
+#               DESTDIR is honoured): bin/bench, the manual pages (made from
+#               --help), bash and zsh completion, share/bench/{schema,specs,examples}
+#   make package   build/release/bench_VERSION_ARCH.deb with CPack (Depends
+#               from dpkg-shlibdeps, and libpq5, which bench dlopens)
 
 RELEASE := build/release
 ASAN    := build/asan
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 TIDY_JOBS ?= 2
 BENCH   := $(RELEASE)/bench
+PREFIX  ?= /usr/local
 SPECS   := specs/pizzas.yaml specs/banking.yaml
 EXAMPLES := $(wildcard examples/*.yaml examples/*/*.yaml)
 # `make gate`: the settings of the baseline and of the run gated against it.
@@ -42,7 +48,8 @@ GATE_AB_A       ?= $(BENCH)
 GATE_AB_RUN     := specs/pizzas.yaml --targets memory --iterations 200000 --runs 1
 GATE_AB_METRICS ?= --threshold 10 --metric '*.throughput_per_s' --metric '*.p50_us'
 
-.PHONY: all deps build build-asan run test bench lint format clean gate gate-ab baseline
+.PHONY: all deps build build-asan run test bench lint format clean gate gate-ab baseline install \
+	package
 
 all: build
 
@@ -82,6 +89,12 @@ gate-ab: build
 
 baseline: build
 	@$(BENCH) run $(GATE_RUN) --label baseline --format json --output $(GATE_BASELINE)
+
+install: build
+	@cmake --install $(RELEASE) --prefix $(PREFIX)
+
+package: build
+	@cd $(RELEASE) && cpack -G DEB
 
 format:
 	@clang-format -i interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c

@@ -11,27 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diag.h"
 #include "spec.h"
 
-static const char usage_top[] =
+/* The top-level help: the command list between the two comes from the
+ * commands table at the end of this file. */
+static const char usage_top_head[] =
     "usage: bench [--version] [--help] COMMAND [ARGS]\n"
+    "       bench --man DIR\n"
     "\n"
     "Checks workload specs, compiles them into dispatch plans and runs them\n"
-    "against targets with one timing loop.\n"
+    "against targets with one timing loop. --man writes the manual pages\n"
+    "(bench.1 and bench-COMMAND.1, made from this help) into DIR.\n"
     "\n"
-    "commands:\n"
-    "  lint     check specs: structure, names, types, expressions\n"
-    "  plan     print the compiled plan of a spec for review\n"
-    "  run      run specs against their targets and report the figures\n"
-    "  targets  list the targets, whether each can run here, and their options\n"
-    "  schema   print the spec schema (JSON Schema) that lint checks against\n"
-    "  compare  compare two result files metric by metric\n"
-    "  gate     fail when a metric got worse than a threshold against a baseline\n"
-    "  report   write a result file as an HTML page with charts\n"
-    "  serve    serve a spec's domain as a JSON-lines runtime (stdio, or a socket)\n"
-    "\n"
-    "Run 'bench COMMAND --help' for a command's options.\n";
+    "commands:\n";
+static const char usage_top_tail[] = "\n"
+                                     "Run 'bench COMMAND --help' for a command's options.\n";
 
 static const char usage_lint[] =
     "usage: bench lint [--format text|json|github] [--strict] FILE...\n"
@@ -128,15 +124,29 @@ static const exit_code_row exit_codes[] = {
     {EXIT_OUTPUT, "report", "the page could not be written"},
 };
 
+bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning)
+{
+    for (size_t k = 0; k < sizeof exit_codes / sizeof *exit_codes; k++) {
+        const exit_code_row *e = &exit_codes[k];
+        if (cmd ? !e->command || strcmp(e->command, cmd) != 0 : e->command != NULL)
+            continue;
+        if (i-- == 0) {
+            *status = e->status;
+            *meaning = e->meaning;
+            return true;
+        }
+    }
+    return false;
+}
+
 void cli_print_exit_codes(const char *cmd, FILE *out)
 {
     fputs("exit status:\n", out);
-    for (size_t i = 0; i < sizeof exit_codes / sizeof *exit_codes; i++) {
-        const exit_code_row *e = &exit_codes[i];
-        if (cmd ? !e->command || strcmp(e->command, cmd) != 0 : e->command != NULL)
-            continue;
-        fprintf(out, "  %3d  ", e->status);
-        for (const char *p = e->meaning; *p; p++) { /* continuation lines indented */
+    int status;
+    const char *meaning;
+    for (size_t i = 0; cli_exit_code(cmd, i, &status, &meaning); i++) {
+        fprintf(out, "  %3d  ", status);
+        for (const char *p = meaning; *p; p++) { /* continuation lines indented */
             fputc(*p, out);
             if (*p == '\n')
                 fputs("       ", out);
@@ -145,12 +155,28 @@ void cli_print_exit_codes(const char *cmd, FILE *out)
     }
 }
 
+/* bench --man: while set, cli_help writes the page of the help it is given
+ * here instead of printing the help. */
+static FILE *man_out;
+
 int cli_help(const char *cmd, const char *usage)
 {
+    if (man_out) {
+        cli_man_write(man_out, cmd, usage);
+        return EXIT_CLEAN;
+    }
     fputs(usage, stdout);
     fputc('\n', stdout);
     cli_print_exit_codes(cmd, stdout);
     return EXIT_CLEAN;
+}
+
+int cli_once(const char *cmd, const char *flag, uint64_t *seen, unsigned bit)
+{
+    if (*seen & (UINT64_C(1) << bit))
+        return cli_usage_error(cmd, "%s given twice", flag);
+    *seen |= UINT64_C(1) << bit;
+    return 0;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -236,12 +262,14 @@ int cli_lint(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int format = DIAG_FORMAT_TEXT, c;
     bool strict = false;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (parse_format("lint", optarg, true, &format))
+            if (cli_once("lint", "--format", &seen, 0) ||
+                parse_format("lint", optarg, true, &format))
                 return EXIT_USAGE;
             break;
         case 's': strict = true; break;
@@ -289,20 +317,24 @@ int cli_plan(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int format = DIAG_FORMAT_TEXT, c;
     int64_t trace = -1, seed = -1;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hf:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (parse_format("plan", optarg, false, &format))
+            if (cli_once("plan", "--format", &seen, 0) ||
+                parse_format("plan", optarg, false, &format))
                 return EXIT_USAGE;
             break;
         case 't':
-            if (cli_parse_count("plan", "--trace", optarg, 1, &trace))
+            if (cli_once("plan", "--trace", &seen, 1) ||
+                cli_parse_count("plan", "--trace", optarg, 1, &trace))
                 return EXIT_USAGE;
             break;
         case 's':
-            if (cli_parse_count("plan", "--seed", optarg, 0, &seed))
+            if (cli_once("plan", "--seed", &seen, 2) ||
+                cli_parse_count("plan", "--seed", optarg, 0, &seed))
                 return EXIT_USAGE;
             break;
         case 'h': return cli_help("plan", usage_plan);
@@ -335,16 +367,87 @@ int cli_plan(int argc, char **argv)
     return status;
 }
 
+/* The commands, in the order --help lists them, each with the line it
+ * shows there and in the NAME of its manual page. */
 typedef struct command_entry {
     const char *name;
     int (*run)(int argc, char **argv);
+    const char *summary;
 } command_entry;
 
 static const command_entry commands[] = {
-    {"lint", cli_lint},       {"plan", cli_plan},       {"run", cli_run},
-    {"targets", cli_targets}, {"compare", cli_compare}, {"gate", cli_gate},
-    {"report", cli_report},   {"serve", cli_serve},     {"schema", cli_schema},
+    {"lint", cli_lint, "check specs: structure, names, types, expressions"},
+    {"plan", cli_plan, "print the compiled plan of a spec for review"},
+    {"run", cli_run, "run specs against their targets and report the figures"},
+    {"targets", cli_targets, "list the targets, whether each can run here, and their options"},
+    {"schema", cli_schema, "print the spec schema (JSON Schema) that lint checks against"},
+    {"compare", cli_compare, "compare two result files metric by metric"},
+    {"gate", cli_gate, "fail when a metric got worse than a threshold against a baseline"},
+    {"report", cli_report, "write a result file as an HTML page with charts"},
+    {"serve", cli_serve, "serve a spec's domain as a JSON-lines runtime (stdio, or a socket)"},
 };
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
+
+bool cli_command(size_t i, const char **name, const char **summary)
+{
+    if (i >= NCOMMANDS)
+        return false;
+    *name = commands[i].name;
+    *summary = commands[i].summary;
+    return true;
+}
+
+/* The top-level help, its command list from the table; the caller frees. */
+static char *usage_top(void)
+{
+    size_t cap = sizeof usage_top_head + sizeof usage_top_tail, len = 0;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        cap += strlen(commands[i].summary) + 16;
+    char *s = xmalloc(cap);
+    len += (size_t)snprintf(s, cap, "%s", usage_top_head);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        len += (size_t)snprintf(s + len, cap - len, "  %-8s %s\n", commands[i].name,
+                                commands[i].summary);
+    snprintf(s + len, cap - len, "%s", usage_top_tail);
+    return s;
+}
+
+static int top_help(FILE *out, int status)
+{
+    char *u = usage_top();
+    if (out == stdout)
+        cli_help(NULL, u);
+    else
+        fputs(u, out);
+    free(u);
+    return status;
+}
+
+/* bench --man DIR: each command's help as its page, bench.1 for the top. */
+static int write_man_pages(const char *dir)
+{
+    int status = EXIT_CLEAN;
+    for (size_t i = 0; i <= NCOMMANDS && status == EXIT_CLEAN; i++) {
+        char path[4096];
+        const char *name = i < NCOMMANDS ? commands[i].name : NULL;
+        snprintf(path, sizeof path, "%s/bench%s%s.1", dir, name ? "-" : "", name ? name : "");
+        if (!(man_out = fopen(path, "w"))) {
+            fprintf(stderr, "bench: cannot write %s: %s\n", path, strerror(errno));
+            return EXIT_USAGE;
+        }
+        char *help[] = {(char *)name, "--help", NULL};
+        if (name)
+            commands[i].run(2, help);
+        else
+            top_help(stdout, EXIT_CLEAN);
+        if (fclose(man_out) != 0) {
+            fprintf(stderr, "bench: cannot write %s: %s\n", path, strerror(errno));
+            status = EXIT_OUTPUT;
+        }
+        man_out = NULL;
+    }
+    return status;
+}
 
 /* Whatever a command printed must have reached stdout: a full disk or a
  * closed pipe is EXIT_OUTPUT, not success (nor a failed check). */
@@ -367,31 +470,35 @@ static void print_version(void)
 
 int cli_main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage_top, stderr);
-        return EXIT_USAGE;
-    }
+    if (argc < 2)
+        return top_help(stderr, EXIT_USAGE);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-        return cli_help(NULL, usage_top);
+        return top_help(stdout, EXIT_CLEAN);
+    if (!strcmp(cmd, "--man")) {
+        if (argc == 3)
+            return write_man_pages(argv[2]);
+        fputs("bench: --man takes the directory to write the pages into\n", stderr);
+        return EXIT_USAGE;
+    }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
         print_version();
         return EXIT_CLEAN;
     }
     if (!strcmp(cmd, "help")) {
         if (argc < 3)
-            return cli_help(NULL, usage_top);
+            return top_help(stdout, EXIT_CLEAN);
         char *sub[] = {argv[2], "--help", NULL};
         cmd = argv[2];
-        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        for (size_t i = 0; i < NCOMMANDS; i++)
             if (!strcmp(commands[i].name, cmd))
                 return commands[i].run(2, sub);
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(commands[i].name, cmd))
             return finish_stdout(cmd, commands[i].run(argc - 1, argv + 1));
-    const char *names[sizeof commands / sizeof *commands];
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
         names[i] = commands[i].name;
     const char *hint = diag_suggest(cmd, names, sizeof names / sizeof *names);
     if (hint)

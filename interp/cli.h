@@ -2,6 +2,8 @@
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diag.h"
@@ -19,6 +21,13 @@ enum {
                         saves the results to a fallback file and names it) */
     EXIT_INTERRUPTED = 130,
 };
+
+/* Row i (from 0) of the exit statuses cmd lists (NULL: their meanings
+ * across the commands) into *status and *meaning (lent); false past the last. */
+bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning);
+/* Command i (from 0) of bench's commands, in --help's order: its name and
+ * the one line --help shows for it (lent); false past the last. */
+bool cli_command(size_t i, const char **name, const char **summary);
 
 /* Prints "exit status:" and the table's rows for cmd (NULL: what each status
  * means across the commands) to out. */
@@ -41,6 +50,14 @@ int cli_serve(int argc, char **argv); /* serve.c */
 /* Prints usage, a blank line and cmd's exit statuses to stdout; returns
  * EXIT_CLEAN. cmd NULL: the top level. */
 int cli_help(const char *cmd, const char *usage);
+/* Writes usage, the help text of cmd (NULL: the top level) in the layout
+ * every --help uses, as the roff source of its manual page: bench-CMD(1),
+ * or bench(1). cli_man.c; bench --man DIR calls it through cli_help. */
+void cli_man_write(FILE *out, const char *cmd, const char *usage);
+/* Refuses a single-valued option given twice: bit (below 64) is flag's bit
+ * in *seen. Returns 0 the first time, else the usage error (reported)
+ * "bench CMD: FLAG given twice". */
+int cli_once(const char *cmd, const char *flag, uint64_t *seen, unsigned bit);
 /* Prints "bench COMMAND: message" to stderr and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A whole number of at least min for option opt of cmd into *out; returns

@@ -264,11 +264,16 @@ int cli_compare(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *format = "markdown";
     int c;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
         switch (c) {
-        case 'f': format = optarg; break;
+        case 'f':
+            if (cli_once("compare", "--format", &seen, 0))
+                return EXIT_USAGE;
+            format = optarg;
+            break;
         case 'h': return cli_help("compare", usage_compare);
         default:
             return cli_usage_error("compare", "unknown option or missing value: '%s'",
@@ -724,11 +729,14 @@ int cli_gate(int argc, char **argv)
         return EXIT_FAILED;
     int c, status = EXIT_CLEAN;
     bool pairs_given = false;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while (status == EXIT_CLEAN && (c = getopt_long(end, argv, "ht:m:", opts, NULL)) != -1) {
         switch (c) {
         case 't':
+            if ((status = cli_once("gate", "--threshold", &seen, 0)))
+                break;
             if (parse_pct(optarg, &g.threshold) < 0)
                 status = cli_usage_error(
                     "gate", "--threshold takes a percentage of 0 or more, not '%s'", optarg);
@@ -737,6 +745,8 @@ int cli_gate(int argc, char **argv)
         case 'a': g.ab = true; break;
         case 'p':
             pairs_given = true;
+            if ((status = cli_once("gate", "--pairs", &seen, 1)))
+                break;
             if (parse_pairs(optarg, &g.pairs) < 0)
                 status = cli_usage_error(
                     "gate", "--pairs takes a whole number from 1 to 1000, not '%s'", optarg);
@@ -786,11 +796,16 @@ int cli_report(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *html = NULL;
     int c;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': html = optarg; break;
+        case 'o':
+            if (cli_once("report", "--html", &seen, 0))
+                return EXIT_USAGE;
+            html = optarg;
+            break;
         case 'h': return cli_help("report", usage_report);
         default:
             return cli_usage_error("report", "unknown option or missing value: '%s'",

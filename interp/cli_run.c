@@ -27,13 +27,15 @@ static const char usage_run[] =
     "usage: bench run [options] SPEC...\n"
     "\n"
     "Runs each spec's cycle against its targets and reports commands/s, latency\n"
-    "percentiles and drift. Flags override the spec.\n"
+    "percentiles and drift. Flags override the spec. Each is given once, but\n"
+    "--targets, whose lists add up.\n"
     "\n"
     "  --targets LIST     labels or target names to run, comma-separated\n"
     "  --iterations N     timed cycles per run\n"
     "  --warmup N         untimed cycles before timing\n"
     "  --runs N           fresh boots per target (the report shows medians)\n"
     "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
+    "                     (each size once)\n"
     "  --duration D       time the pass for D (30s, 500ms, 2m) instead of --iterations\n"
     "  --rate R           open loop: start R cycles per second on a Poisson schedule\n"
     "                     (the spec's arrival process if it has one); latencies are\n"
@@ -105,25 +107,38 @@ static size_t split_commas(char *s, const char **out, size_t max)
     return n;
 }
 
-/* A flag given twice: the last one wins, and the first one's buffers go. */
+/* --prefill: the sizes, each once (a size twice would be two rows of one
+ * metric name). */
 static int parse_prefill(run_args *a, const char *s)
 {
-    free(a->prefill_buf);
-    free(a->prefill);
-    a->o.prefill = NULL;
-    a->o.nprefill = 0;
     a->prefill_buf = xstrdup(s);
-    const char *parts[64];
-    size_t n = split_commas(a->prefill_buf, parts, 64);
-    a->prefill = xcalloc(n, sizeof *a->prefill);
-    for (size_t i = 0; i < n; i++)
-        if (parse_count("--prefill", parts[i], 0, &a->prefill[i]))
-            return EXIT_USAGE;
+    size_t max = strlen(s) / 2 + 1; /* k sizes take 2k - 1 characters or more */
+    const char **parts = xcalloc(max, sizeof *parts);
+    size_t n = split_commas(a->prefill_buf, parts, max);
+    a->prefill = xcalloc(n ? n : 1, sizeof *a->prefill);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = parse_count("--prefill", parts[i], 0, &a->prefill[i]);
+        for (size_t k = 0; k < i && rc == 0; k++)
+            if (a->prefill[k] == a->prefill[i])
+                rc = cli_usage_error("run", "--prefill lists %" PRId64 " twice", a->prefill[i]);
+    }
+    free(parts);
+    if (rc)
+        return rc;
     if (n == 0)
         return cli_usage_error("run", "--prefill needs at least one size");
     a->o.prefill = a->prefill;
     a->o.nprefill = n;
     return 0;
+}
+
+/* --targets is cumulative: `--targets a --targets b` is `--targets a,b`. */
+static void add_targets(run_args *a, const char *s)
+{
+    size_t old = a->only_buf ? strlen(a->only_buf) : 0;
+    a->only_buf = xrealloc(a->only_buf, old + strlen(s) + 2);
+    snprintf(a->only_buf + old, strlen(s) + 2, "%s%s", old ? "," : "", s);
 }
 
 static int parse_cpu(const char *s)
@@ -198,20 +213,20 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     a->o.iterations = a->o.warmup = a->o.runs = -1;
     a->o.floor_cycles = 2000;
     a->format = report_formats[0].name;
-    int c, rc = 0;
+    int c, rc = 0, at;
     int64_t secs = 0;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_TARGETS:
-            free(a->only_buf);
-            free(a->only);
-            a->only_buf = xstrdup(optarg);
-            a->only = xcalloc(64, sizeof *a->only);
-            a->o.nonly = split_commas(a->only_buf, a->only, 64);
-            a->o.only = a->only;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, &at)) != -1) {
+        /* every option with a value is given once, but the list --targets */
+        char flag[32];
+        snprintf(flag, sizeof flag, "--%s", c >= O_ITER && c <= O_HLOG ? opts[at].name : "");
+        if (c >= O_ITER && c <= O_HLOG && c != O_QUIET && c != O_KEEP &&
+            (rc = cli_once("run", flag, &seen, (unsigned)(c - O_TARGETS))))
             break;
+        switch (c) {
+        case O_TARGETS: add_targets(a, optarg); break;
         case O_ITER: rc = parse_count("--iterations", optarg, 1, &a->o.iterations); break;
         case O_WARM: rc = parse_count("--warmup", optarg, 0, &a->o.warmup); break;
         case O_RUNS: rc = parse_count("--runs", optarg, 1, &a->o.runs); break;
@@ -272,6 +287,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     }
     if (rc)
         return rc;
+    if (a->only_buf) {
+        a->only = xcalloc(strlen(a->only_buf) / 2 + 1, sizeof *a->only);
+        a->o.nonly = split_commas(a->only_buf, a->only, strlen(a->only_buf) / 2 + 1);
+        a->o.only = a->only;
+    }
     if (!report_format_find(a->format)) {
         char names[256];
         report_format_names(false, names, sizeof names);

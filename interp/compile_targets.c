@@ -6,10 +6,27 @@
  * each option into its value and checks what the schema cannot: verbs that
  * exist, labels, the values a driver's check refuses, and options given
  * together that exclude each other. */
+#include <stdio.h>
 #include <string.h>
 
 #include "compile_common.h"
 #include "target.h"
+
+/* An argv element that starts with ./ or ../ names a file beside the spec:
+ * it resolves against the spec's directory, so that the spec runs from any
+ * working directory. Any other element is passed as written (a bare name
+ * is looked up on PATH, a/b is relative to the working directory). */
+static const char *beside_spec(cc *c, const char *arg)
+{
+    const char *spec = c->p->path, *slash = spec ? strrchr(spec, '/') : NULL;
+    bool dot = !strncmp(arg, "./", 2), dotdot = !strncmp(arg, "../", 3);
+    if (!slash || !(dot || dotdot)) /* a spec in the working directory, or on stdin */
+        return arg;
+    size_t dir = (size_t)(slash - spec), len = dir + 1 + strlen(arg) + 1;
+    char *out = arena_alloc(c->a, len);
+    snprintf(out, len, "%.*s/%s", (int)dir, spec, dot ? arg + 2 : arg);
+    return out;
+}
 
 static int option_value(cc *c, const target_driver *d, const node_pair *pr, target_opt_value *v)
 {
@@ -45,7 +62,7 @@ static int option_value(cc *c, const target_driver *d, const node_pair *pr, targ
             break;
         const char **argv = arena_alloc(c->a, (n->count + 1) * sizeof *argv);
         for (size_t i = 0; i < n->count; i++)
-            argv[i] = n->items[i]->text;
+            argv[i] = beside_spec(c, n->items[i]->text);
         v->argv = argv;
         return 0;
     }

@@ -876,6 +876,11 @@ static int compile_prefill(cc *c, const node *pf)
             diag_error_at(c->d, items[i], "prefill is a number of cycles (0 or more)");
             return -1;
         }
+        for (size_t k = 0; k < w->nprefill; k++)
+            if (w->prefill[k] == items[i]->v.i) { /* one row per size, each its metric name */
+                diag_error_at(c->d, items[i], "prefill lists %" PRId64 " twice", items[i]->v.i);
+                return -1;
+            }
         w->prefill[w->nprefill++] = items[i]->v.i;
     }
     if (w->nprefill == 0) {

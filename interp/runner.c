@@ -231,12 +231,24 @@ static int run_setup(run_state *rs)
 
 enum { LIVE_EVERY_MS = 250 };
 
-/* The live line on a terminal, redrawn in place every LIVE_EVERY_MS. */
-static void progress_live(run_state *rs, uint64_t done)
+/* The live line on a terminal, redrawn in place every LIVE_EVERY_MS: the
+ * commands so far, their rate, p50, and the share of the pass done with
+ * the time left (of the duration, else of `cycles` at the rate so far). */
+static void progress_live(run_state *rs, uint64_t start, uint64_t now, uint64_t duration_ns,
+                          uint64_t cycles)
 {
-    fprintf(stderr, "\r\033[K  %s %s run %d: %" PRIu64 " commands, p50 %.3f us so far",
-            rs->p->domain, rs->ts->label, rs->run, done,
-            (double)hist_percentile(&rs->all, 0.5) / 1000.0);
+    double secs = (double)(now - start) / 1e9;
+    double done = duration_ns ? secs * 1e9 / (double)duration_ns
+                  : cycles    ? (double)rs->timed_cycles / (double)cycles
+                              : 0;
+    done = done > 1 ? 1 : done;
+    fprintf(stderr,
+            "\r\033[K  %s %s run %d: %" PRIu64 " commands, %.0f commands/s, p50 %.3f us, "
+            "%.0f%% done, ETA %.0f s",
+            rs->p->domain, rs->ts->label, rs->run, rs->timed_commands,
+            secs > 0 ? (double)rs->timed_commands / secs : 0.0,
+            (double)hist_percentile(&rs->all, 0.5) / 1000.0, done * 100,
+            done > 0 ? secs / done - secs : 0.0);
 }
 
 /* --progress: one line per interval closed, as pgbench -P: its end, rate,
@@ -424,7 +436,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             if (rc == 0 && intervals_tick(&rs->iv, end) && o->progress_seconds > 0)
                 progress_interval(rs);
             if (rc == 0 && live && end >= live_next) {
-                progress_live(rs, rs->timed_commands);
+                progress_live(rs, start, end, pp.duration_ns, pp.cycles);
                 live_next = end + (uint64_t)LIVE_EVERY_MS * 1000000u;
             }
         }

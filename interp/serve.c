@@ -577,16 +577,21 @@ int cli_serve(int argc, char **argv)
     bool listen = false;
     char why[512];
     int c;
+    uint64_t seen = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
+            if (cli_once("serve", "--store", &seen, 0))
+                return EXIT_USAGE;
             if (!(sd = store_find(optarg)))
                 return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
                                        store_names());
             break;
         case 'l':
+            if (cli_once("serve", "--listen", &seen, 1))
+                return EXIT_USAGE;
             if (endpoint_parse(optarg, &ep, why, sizeof why) < 0)
                 return cli_usage_error("serve", "--listen: %s", why);
             listen = true;

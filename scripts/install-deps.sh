@@ -5,7 +5,17 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
 libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
-python3 clang-format clang-tidy"
+python3 clang-format clang-tidy
+man-db zsh"
+# man-db and zsh: tests/install_check.sh renders the installed manual pages
+# with man and runs the zsh completion (the bash one needs only bash).
+# BENCH_DEPS=build: only what building and running bench needs (the GitHub
+# Action in action.yml installs this much): no test tools, no server.
+if [ "${BENCH_DEPS:-all}" = build ]; then
+    packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
+libpcre2-dev nettle-dev zlib1g-dev python3"
+    BENCH_WITH_CHROMIUM=0
+fi
 # chromium renders `bench report --html` pages in tests/test_html.c (an ~80 MB
 # download, ~290 MB installed, about 20 s to install on a 2-core machine);
 # BENCH_WITH_CHROMIUM=0 leaves it out, and that check then says it skipped.
@@ -13,7 +23,8 @@ python3 clang-format clang-tidy"
 # node and npm run hdr-histogram-js, the peer that reads `--hlog` files in
 # tests/test_hlog.c. A Node.js that is already there (Debian's or another
 # packager's, whose nodejs package may bundle npm) is used as it is.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+if [ "${BENCH_DEPS:-all}" != build ] &&
+    { ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; }; then
     packages="$packages nodejs npm"
 fi
 

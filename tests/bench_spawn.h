@@ -55,6 +55,8 @@ typedef struct spawn_options {
                                 instead of a pipe; then out stays empty */
     int signal;              /* sent once, signal_after_ms after the start */
     int signal_after_ms;
+    const char *cwd; /* its working directory; NULL: the test's (argv[0] must not
+                        be relative then) */
 } spawn_options;
 
 static inline long spawn_elapsed_ms(const struct timespec *start)
@@ -99,7 +101,14 @@ static inline spawn_output spawn_run_with(char *const *argv, const spawn_options
         posix_spawn_file_actions_addclose(&fa, in_pipe[1]);
     }
     pid_t pid;
+    int here = opt->cwd ? open(".", O_RDONLY | O_DIRECTORY) : -1; /* the child starts in cwd */
+    if (opt->cwd)
+        assert_int_equal(chdir(opt->cwd), 0);
     int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    if (here >= 0) {
+        assert_int_equal(fchdir(here), 0);
+        close(here);
+    }
     posix_spawn_file_actions_destroy(&fa);
     close(out_pipe[1]);
     close(err_pipe[1]);

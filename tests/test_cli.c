@@ -3,8 +3,10 @@
  * bench binary through bench_spawn.h. "@" at the start of an argument or an
  * expected text stands for a scratch directory made for the run, which holds
  * a bad spec, a spec with only warnings and whatever a row writes; it is also
- * $TMPDIR, where bench run puts a fallback file. The table has a row for
+ * $TMPDIR, where bench run puts a fallback file; "%" stands for the source
+ * directory (the test's working directory). The table has a row for
  * every exit status of every command (cli.c's table of exit statuses). */
+#define _XOPEN_SOURCE 700 /* posix_openpt, the live line's terminal */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -15,7 +17,10 @@
 /* clang-format on */
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +31,21 @@
 
 #include "bench_spawn.h"
 
-static char scratch[64]; /* the "@" directory */
+static char scratch[64];  /* the "@" directory */
+static char srcdir[4096]; /* the "%" directory */
 
 /* ---- running the binary ---- */
 
-/* "@/x" becomes "<scratch>/x"; the caller frees. */
+/* "@/x" becomes "<scratch>/x", "%/x" "<srcdir>/x"; the caller frees. */
 static char *expand(const char *s)
 {
-    size_t n = strlen(scratch) + strlen(s) + 1;
+    size_t n = strlen(scratch) + strlen(srcdir) + strlen(s) + 1;
     char *r = malloc(n);
     assert_non_null(r);
     if (s[0] == '@')
         snprintf(r, n, "%s%s", scratch, s + 1);
+    else if (s[0] == '%')
+        snprintf(r, n, "%s%s", srcdir, s + 1);
     else
         snprintf(r, n, "%s", s);
     return r;
@@ -470,6 +478,27 @@ static void page_written(const spawn_output *o)
     free(text);
 }
 
+/* --targets null --targets memory ran both. */
+static void both_targets_ran(const spawn_output *o)
+{
+    assert_non_null(strstr(o->out, "| tickets | null@5 |"));
+    assert_non_null(strstr(o->out, "| tickets | memory@7 |"));
+}
+
+/* bench --man @: a page per command and bench.1, each from its help. */
+static void man_pages_written(const spawn_output *o)
+{
+    char *top = read_whole(scratch_path("bench.1"));
+    assert_non_null(strstr(top, ".TH BENCH 1 "));
+    assert_non_null(strstr(top, ".BR bench\\-run (1),\n"));
+    free(top);
+    char *run = read_whole(scratch_path("bench-run.1"));
+    assert_non_null(strstr(run, ".SH NAME\nbench\\-run \\- run specs against their targets"));
+    assert_non_null(strstr(run, ".TP\n\\fB\\-\\-iterations\\fR \\fIN\\fR\ntimed cycles per run\n"));
+    assert_non_null(strstr(run, ".SH \"EXIT STATUS\"\n.TP\n.B 0\neverything ran"));
+    free(run);
+}
+
 static const char pizzas_path[] = "specs/pizzas.yaml";
 static char *pizzas_text; /* the spec fed on stdin; read in main */
 
@@ -479,6 +508,13 @@ static char *pizzas_text; /* the spec fed on stdin; read in main */
     (const char *const[])                                                                          \
     {                                                                                              \
         __VA_ARGS__, NULL                                                                          \
+    }
+
+/* FLAG twice with value V: refused before anything is read. */
+#define TWICE(cmd, flag, v)                                                                        \
+    {                                                                                              \
+        .args = ARGS(cmd, flag, v, flag, v, "specs/pizzas.yaml"), .status = 2,                     \
+        .err = "bench " cmd ": " flag " given twice\n", .out_empty = true                          \
     }
 
 typedef struct cli_case {
@@ -494,6 +530,7 @@ typedef struct cli_case {
     int sigint_after_ms;     /* SIGINT after this long, if nonzero */
     bool needs_dev_full;     /* skipped where /dev/full is not a character device */
     bool stdin_pizzas;       /* stdin_text is specs/pizzas.yaml */
+    const char *cwd;         /* its working directory ("@" expanded); NULL: the source's */
 } cli_case;
 
 /* The flags of a short run on the memory target. */
@@ -955,12 +992,73 @@ static const cli_case cases[] = {
                   "--iterations", "2000", "--format", "json", "--quiet"),
      .status = 0,
      .check = pinned_runs_say_their_status},
-    /* a flag given twice: the last one wins, the first one's buffers are
-     * freed (ASan's leak check fails the run otherwise) */
+    /* a flag with a value given twice is refused, naming it; --targets adds up */
+    TWICE("run", "--iterations", "5"),
+    TWICE("run", "--warmup", "5"),
+    TWICE("run", "--runs", "2"),
+    TWICE("run", "--prefill", "10"),
+    TWICE("run", "--format", "json"),
+    TWICE("run", "--output", "@/twice.md"),
+    TWICE("run", "--samples", "@/twice.csv"),
+    TWICE("run", "--label", "a"),
+    TWICE("run", "--cpu", "0"),
+    TWICE("run", "--progress", "1"),
+    TWICE("run", "--process-cmd", "python3"),
+    TWICE("run", "--verify", "state"),
+    TWICE("run", "--seed", "3"),
+    TWICE("run", "--duration", "1s"),
+    TWICE("run", "--rate", "100"),
+    TWICE("run", "--interval", "1s"),
+    TWICE("run", "--hlog", "@/twice.hlog"),
+    TWICE("lint", "--format", "json"),
+    TWICE("plan", "--format", "json"),
+    TWICE("plan", "--trace", "2"),
+    TWICE("plan", "--seed", "2"),
+    TWICE("compare", "--format", "json"),
+    TWICE("gate", "--threshold", "5"),
+    TWICE("gate", "--pairs", "2"),
+    TWICE("report", "--html", "@/twice.html"),
+    TWICE("serve", "--store", "memory"),
+    TWICE("serve", "--listen", "unix:@/twice.sock"),
+    {.args = ARGS("lint", "-f", "json", "--format=text", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench lint: --format given twice\n",
+     .out_empty = true},
+    /* the first one's buffers are freed too (ASan's leak check fails the run otherwise) */
     {.args = ARGS("run", "--quiet", "--targets", "null", "--targets", "memory", "--prefill", "5,7",
-                  "--prefill", "10", "--iterations", "20", "--runs", "1", "examples/tickets.yaml"),
+                  "--iterations", "20", "--runs", "1", "examples/tickets.yaml"),
      .status = 0,
-     .out = "prefill 10 cycles"},
+     .check = both_targets_ran},
+    /* one row per prefill size, so each size once */
+    {.args = ARGS("run", "--prefill", "10,20,10", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --prefill lists 10 twice\n",
+     .out_empty = true},
+    {.args = ARGS("lint", "tests/lint/prefill_size_twice.yaml"),
+     .status = 1,
+     .out = "tests/lint/prefill_size_twice.yaml:11:25: error: prefill lists 100 twice\n"},
+    /* a command's ./ path is beside the spec: the spec runs from anywhere */
+    {.args = ARGS("run", "--quiet", "--targets", "python", "--iterations", "20", "--runs", "1",
+                  "%/examples/pizzeria.yaml"),
+     .cwd = "@",
+     .status = 0,
+     .out = "| pizzeria | python"},
+    {.args = ARGS("plan", "%/examples/pizzeria.yaml"),
+     .cwd = "/",
+     .status = 0,
+     .out = "/examples/pizzas_runtime.py, reset"},
+    {.args = ARGS("plan", "pizzeria.yaml"),
+     .cwd = "%/examples",
+     .status = 0,
+     .out = "command python3 ./pizzas_runtime.py, reset"},
+    /* the manual pages, from the help */
+    {.args = ARGS("--man", "@"), .status = 0, .out_empty = true, .check = man_pages_written},
+    {.args = ARGS("--man"),
+     .status = 2,
+     .err = "bench: --man takes the directory to write the pages into\n"},
+    {.args = ARGS("--man", "@/nodir"),
+     .status = 2,
+     .err = "bench: cannot write @/nodir/bench-lint.1"},
 };
 
 /* Replaces every "@" in want by the scratch path; the caller frees. */
@@ -1014,11 +1112,14 @@ static void test_cli_case(void **state)
     }
     if (c->setup)
         c->setup();
+    char *cwd = c->cwd ? expand(c->cwd) : NULL;
     spawn_options opt = {.stdin_text = c->stdin_pizzas ? pizzas_text : c->stdin_text,
                          .stdout_path = c->stdout_path,
                          .signal = c->sigint_after_ms ? SIGINT : 0,
-                         .signal_after_ms = c->sigint_after_ms};
+                         .signal_after_ms = c->sigint_after_ms,
+                         .cwd = cwd};
     spawn_output o = run_bench(c->args, &opt);
+    free(cwd);
     failure[0] = '\0';
     if (strstr(o.err, "Sanitizer"))
         snprintf(failure, sizeof failure, "%s: a sanitizer reported:\n%s", cmd, o.err);
@@ -1039,6 +1140,51 @@ static void test_cli_case(void **state)
     spawn_output_free(&o);
 }
 
+/* On a terminal, a timed pass shows a live line with its rate and how long
+ * is left: bench's stderr is a pseudo-terminal here, read to its end. */
+static void test_live_line_shows_rate_and_eta(void **state)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(master >= 0);
+    assert_int_equal(grantpt(master), 0);
+    assert_int_equal(unlockpt(master), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, ptsname(master), O_RDWR | O_NOCTTY, 0);
+    posix_spawn_file_actions_addclose(&fa, master);
+    char *argv[] = {(char *)spawn_bench_path(),
+                    "run",
+                    "--targets",
+                    "memory",
+                    "--duration",
+                    "2s",
+                    "--runs",
+                    "1",
+                    "--format",
+                    "json",
+                    "specs/pizzas.yaml",
+                    NULL};
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    char *text = NULL, buf[4096];
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(master, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
+        if (got > 0)
+            spawn_append(&text, &len, buf, (size_t)got);
+    close(master); /* EIO: every writer of the terminal is gone */
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    assert_non_null(text);
+    if (!strstr(text, " commands/s, p50 ") || !strstr(text, "% done, ETA "))
+        fail_msg("no live line with a rate and an ETA in:\n%s", text);
+    free(text);
+}
+
 static void test_cli_table_has_enough_rows(void **state)
 {
     assert_true(sizeof cases / sizeof *cases >= 25);
@@ -1046,6 +1192,8 @@ static void test_cli_table_has_enough_rows(void **state)
 
 int main(void)
 {
+    if (!getcwd(srcdir, sizeof srcdir))
+        return 1;
     FILE *f = fopen(pizzas_path, "r");
     pizzas_text = calloc(1, 1 << 20);
     if (!f || !pizzas_text)
@@ -1054,12 +1202,14 @@ int main(void)
     fclose(f);
     enum { NCASES = sizeof cases / sizeof *cases };
     static char names[NCASES][256];
-    struct CMUnitTest tests[NCASES + 1];
+    struct CMUnitTest tests[NCASES + 2];
     tests[0] = (struct CMUnitTest){"table has enough rows", test_cli_table_has_enough_rows, NULL,
                                    NULL, NULL};
+    tests[1] = (struct CMUnitTest){"live line shows rate and ETA",
+                                   test_live_line_shows_rate_and_eta, NULL, NULL, NULL};
     for (size_t i = 0; i < NCASES; i++) {
         describe_args(&cases[i], names[i], sizeof names[i]);
-        tests[i + 1] = (struct CMUnitTest){names[i], test_cli_case, NULL, NULL, (void *)&cases[i]};
+        tests[i + 2] = (struct CMUnitTest){names[i], test_cli_case, NULL, NULL, (void *)&cases[i]};
     }
-    return _cmocka_run_group_tests("cli", tests, NCASES + 1, make_scratch, remove_scratch);
+    return _cmocka_run_group_tests("cli", tests, NCASES + 2, make_scratch, remove_scratch);
 }
