@@ -5,7 +5,9 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
 libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
-python3 clang-format clang-tidy"
+python3 python3-yaml clang-format clang-tidy"
+# python3-yaml is PyYAML, a YAML 1.1 reader: tests/test_yaml11.c checks that it
+# reads every bundled spec as bench does.
 # chromium renders `bench report --html` pages in tests/test_html.c (an ~80 MB
 # download, ~290 MB installed, about 20 s to install on a 2-core machine);
 # BENCH_WITH_CHROMIUM=0 leaves it out, and that check then says it skipped.
