@@ -28,7 +28,7 @@ static const char usage_top[] =
     "  schema   print the spec schema (JSON Schema) that lint checks against\n"
     "  compare  compare two result files metric by metric\n"
     "  gate     fail when a metric got worse than a threshold against a baseline\n"
-    "  report   write a result file as an HTML page with charts\n"
+    "  report   write a result file as an HTML page with charts, or as run printed it\n"
     "  serve    serve a spec's domain as a JSON-lines runtime (stdio, or a socket)\n"
     "\n"
     "Run 'bench COMMAND --help' for a command's options.\n";
@@ -122,11 +122,11 @@ static const exit_code_row exit_codes[] = {
      "usage error, a result file unreadable or invalid, or (--ab) a binary that cannot be run "
      "or refused RUN_ARGS"},
     {EXIT_OUTPUT, "gate", "stdout could not be written"},
-    {EXIT_CLEAN, "report", "the page is written"},
+    {EXIT_CLEAN, "report", "the page (or, with --format, the report) is written"},
     {EXIT_USAGE, "report",
-     "usage error, the result file cannot be read or is not one, or the\n"
-     "page's path cannot be written (checked before reading)"},
-    {EXIT_OUTPUT, "report", "the page could not be written"},
+     "usage error, the result file (or --baseline's) cannot be read or is not\n"
+     "one, or the page's path cannot be written (checked before reading)"},
+    {EXIT_OUTPUT, "report", "the page (or the report) could not be written"},
 };
 
 void cli_print_exit_codes(const char *cmd, FILE *out)
