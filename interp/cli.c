@@ -100,7 +100,8 @@ static const exit_code_row exit_codes[] = {
     {EXIT_USAGE, "targets", "usage error"},
     {EXIT_OUTPUT, "targets", "stdout could not be written"},
     {EXIT_CLEAN, "schema", "printed"},
-    {EXIT_USAGE, "schema", "usage error"},
+    {EXIT_FAILED, "schema", "SPEC has errors"},
+    {EXIT_USAGE, "schema", "usage error, or SPEC cannot be read"},
     {EXIT_OUTPUT, "schema", "stdout could not be written"},
     {EXIT_CLEAN, "serve", "stdin ended, or (--listen) SIGTERM or SIGINT stopped it"},
     {EXIT_FAILED, "serve",
@@ -117,11 +118,11 @@ static const exit_code_row exit_codes[] = {
      "usage error, a result file unreadable or invalid, or (--ab) a binary that cannot be run "
      "or refused RUN_ARGS"},
     {EXIT_OUTPUT, "gate", "stdout could not be written"},
-    {EXIT_CLEAN, "report", "the page is written"},
+    {EXIT_CLEAN, "report", "the page (or, with --format, the report) is written"},
     {EXIT_USAGE, "report",
-     "usage error, the result file cannot be read or is not one, or the\n"
-     "page's path cannot be written (checked before reading)"},
-    {EXIT_OUTPUT, "report", "the page could not be written"},
+     "usage error, the result file (or --baseline's) cannot be read or is not\n"
+     "one, or the page's path cannot be written (checked before reading)"},
+    {EXIT_OUTPUT, "report", "the page (or the report) could not be written"},
 };
 
 bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning)
@@ -383,7 +384,7 @@ static const command_entry commands[] = {
     {"schema", cli_schema, "print the spec schema (JSON Schema) that lint checks against"},
     {"compare", cli_compare, "compare two result files metric by metric"},
     {"gate", cli_gate, "fail when a metric got worse than a threshold against a baseline"},
-    {"report", cli_report, "write a result file as an HTML page with charts"},
+    {"report", cli_report, "write a result file as an HTML page with charts, or as run printed it"},
     {"serve", cli_serve, "serve a spec's domain as a JSON-lines runtime (stdio, or a socket)"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };

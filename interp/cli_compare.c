@@ -65,18 +65,25 @@ static const char usage_gate[] =
     "  -h, --help       show this help\n";
 
 static const char usage_report[] =
-    "usage: bench report RESULT.json --html FILE\n"
+    "usage: bench report RESULT.json --html FILE [--baseline BASE.json]\n"
+    "       bench report RESULT.json --format FMT\n"
     "\n"
     "Writes one self-contained HTML page (inline CSS and SVG, no script, no\n"
     "network) for a result file of `bench run --format json`: the results\n"
-    "table, throughput per target with its run range, the latency percentile\n"
-    "distribution per target on log scales, and p50/p99 per tenth of the timed\n"
-    "pass, so that drift shows.\n"
+    "table, throughput per target on a log scale with its run range, the latency\n"
+    "percentile distribution per target on log scales, p50/p99 per tenth of the\n"
+    "timed pass (so that drift shows), cost against store size when the file\n"
+    "holds a prefill sweep, each verb and flow with its refusals, and the\n"
+    "intervals over time when the runs have them. With --format, prints the\n"
+    "result file as `bench run --format FMT` printed it instead.\n"
     "\n"
-    "  --html FILE    the page to write: atomically for a regular file (a\n"
-    "                 symlink's target is replaced, the link kept), in place for a\n"
-    "                 FIFO or a device; '-' is stdout\n"
-    "  -h, --help     show this help\n";
+    "  --html FILE          the page to write: atomically for a regular file (a\n"
+    "                       symlink's target is replaced, the link kept), in place\n"
+    "                       for a FIFO or a device; '-' is stdout\n"
+    "  --baseline BASE.json with --html: a section comparing every metric with\n"
+    "                       BASE's (change and verdict, as bench compare BASE RESULT)\n"
+    "  --format FMT         markdown, json or csv to stdout, instead of --html\n"
+    "  -h, --help           show this help\n";
 
 /* Loads both files; on failure prints the sentence and returns EXIT_USAGE. */
 static int load_pair(const char *cmd, char **paths, result_file **base, result_file **cur)
@@ -773,17 +780,21 @@ int cli_gate(int argc, char **argv)
 
 /* ---- report ----------------------------------------------------------------- */
 
+typedef struct page_args {
+    const result_file *cur, *base; /* base NULL: no comparison */
+} page_args;
+
 static int write_page(FILE *out, const void *ctx)
 {
-    const result_file *f = ctx;
-    return report_html(f->r, f->path, out);
+    const page_args *a = ctx;
+    return report_html_compared(a->cur, a->base, out);
 }
 
 /* Writes the page atomically, as every report bench writes. */
-static int write_html_atomic(const result_file *f, const char *path)
+static int write_html_atomic(const page_args *a, const char *path)
 {
     char err[1024];
-    if (write_atomic(path, write_page, f, err, sizeof err) == 0)
+    if (write_atomic(path, write_page, a, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "bench report: %s\n", err);
     return -1;
@@ -792,9 +803,12 @@ static int write_html_atomic(const result_file *f, const char *path)
 int cli_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"html", required_argument, NULL, 'o'},
+                                         {"baseline", required_argument, NULL, 'b'},
+                                         {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *html = NULL;
+    const char *html = NULL, *baseline = NULL;
+    const report_format *format = NULL;
     int c;
     uint64_t seen = 0;
     optind = 1;
@@ -806,6 +820,20 @@ int cli_report(int argc, char **argv)
                 return EXIT_USAGE;
             html = optarg;
             break;
+        case 'b':
+            if (cli_once("report", "--baseline", &seen, 1))
+                return EXIT_USAGE;
+            baseline = optarg;
+            break;
+        case 'f':
+            if (cli_once("report", "--format", &seen, 2))
+                return EXIT_USAGE;
+            if (!(format = report_format_find(optarg))) {
+                char names[128];
+                report_format_names(false, names, sizeof names);
+                return cli_usage_error("report", "unknown format '%s' (use %s)", optarg, names);
+            }
+            break;
         case 'h': return cli_help("report", usage_report);
         default:
             return cli_usage_error("report", "unknown option or missing value: '%s'",
@@ -814,19 +842,32 @@ int cli_report(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error("report", "give one result file");
-    if (!html || !*html)
-        return cli_usage_error("report", "give the page to write with --html FILE");
+    if (format && (html || baseline))
+        return cli_usage_error("report", "--format prints to stdout: give it without --html "
+                                         "and --baseline");
+    if (!format && (!html || !*html))
+        return cli_usage_error("report", "give the page to write with --html FILE, or --format");
     char err[1024];
-    if (output_check(html, err, sizeof err) != 0) {
+    if (html && output_check(html, err, sizeof err) != 0) {
         fprintf(stderr, "bench report: %s\n", err);
         return EXIT_USAGE;
     }
-    result_file *f;
-    if (result_file_load(argv[optind], &f, err, sizeof err) < 0) {
+    result_file *f = NULL, *base = NULL;
+    if (result_file_load(argv[optind], &f, err, sizeof err) < 0 ||
+        (baseline && result_file_load(baseline, &base, err, sizeof err) < 0)) {
         fprintf(stderr, "bench report: %s\n", err);
+        result_file_free(f);
         return EXIT_USAGE;
     }
-    int rc = write_html_atomic(f, html);
+    int rc;
+    if (format) {
+        /* cli_main checks that stdout was written (EXIT_OUTPUT) */
+        rc = format->write(f->r, stdout);
+    } else {
+        page_args a = {.cur = f, .base = base};
+        rc = write_html_atomic(&a, html);
+    }
+    result_file_free(base);
     result_file_free(f);
     return rc == 0 ? EXIT_CLEAN : EXIT_OUTPUT;
 }

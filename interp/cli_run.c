@@ -80,11 +80,17 @@ static const char usage_targets[] =
     "targets declare them.\n";
 
 static const char usage_schema[] =
-    "usage: bench schema\n"
+    "usage: bench schema [SPEC]\n"
     "\n"
     "Prints the spec schema (JSON Schema draft-07) that lint checks specs against,\n"
     "with each target's options as its driver declares them; schema/spec.schema.json\n"
-    "is the same document, for editors.\n";
+    "is the same document, for editors.\n"
+    "\n"
+    "With SPEC, prints the schema of that spec's domain: a step's keys are its verbs,\n"
+    "each with its parameters, their types and which are required, and a policy's\n"
+    "when and run its events and commands. Point an editor at it to complete verbs\n"
+    "and arguments and flag a verb the domain does not have (docs/spec.md, \"Editor\n"
+    "support\"). SPEC must compile; its errors are printed as lint prints them.\n";
 
 typedef struct run_args {
     run_options o;
@@ -600,10 +606,27 @@ int cli_schema(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
         return cli_help("schema", usage_schema);
-    if (argc > 1)
-        return cli_usage_error("schema", "takes no arguments");
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+        return cli_usage_error("schema", argc > 2 ? "give at most one spec" : "unknown option '%s'",
+                               argv[1]);
+    spec s = {0};
+    cJSON *own = NULL;
     const cJSON *schema = spec_schema();
+    if (argc == 2) {
+        diag_list d = {0};
+        spec_status st = spec_open(argv[1], &d, &s);
+        diag_sort(&d);
+        cli_print_diags(&d, s.dc, DIAG_FORMAT_TEXT, stderr);
+        diag_list_free(&d);
+        if (st != SPEC_OK) {
+            spec_close(&s);
+            return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
+        }
+        schema = own = spec_schema_for(s.p);
+    }
     char *text = schema ? cJSON_Print(schema) : NULL;
+    cJSON_Delete(own);
+    spec_close(&s);
     if (!text) {
         fputs("bench schema: out of memory\n", stderr);
         return EXIT_FAILED;

@@ -854,6 +854,27 @@ static int policy_args(cc *c, policy *po, const node *args)
     return rc;
 }
 
+/* The event key of a policy into *out: 'when', or 'on', its name before YAML
+ * 1.1 readers (PyYAML among them) were found to read the key on as the boolean
+ * true. 'on' is still read, with a warning at the key that says what to write;
+ * both at once is an error (-1). *out is NULL when neither is there. */
+static int policy_event(cc *c, const node *item, const node **out)
+{
+    const node_pair *old = node_get_pair(item, "on");
+    *out = node_get(item, "when");
+    if (old && *out) {
+        diag_error_at(c->d, old->key, "a policy has 'when' or 'on', not both: remove 'on'");
+        return -1;
+    }
+    if (old) {
+        diag_warning_at(c->d, old->key,
+                        "'on' is read as true by YAML 1.1 readers such as PyYAML: write 'when: %s'",
+                        old->value->kind == NODE_STRING ? old->value->text : "EVENT");
+        *out = old->value;
+    }
+    return 0;
+}
+
 static int compile_policies(cc *c, const node *list)
 {
     size_t n = list && list->kind == NODE_SEQ ? list->count : 0;
@@ -862,9 +883,13 @@ static int compile_policies(cc *c, const node *list)
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         const node *item = list->items[i];
-        const node *on = node_get(item, "on"), *run = node_get(item, "run");
+        const node *on, *run = node_get(item, "run");
+        if (policy_event(c, item, &on) < 0) {
+            rc = -1;
+            continue;
+        }
         if (!on || !run || on->kind != NODE_STRING || run->kind != NODE_STRING) {
-            diag_error_at(c->d, item, "a policy needs 'on' and 'run'");
+            diag_error_at(c->d, item, "a policy needs 'when' and 'run'");
             rc = -1;
             continue;
         }

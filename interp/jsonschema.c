@@ -1328,8 +1328,8 @@ static const struct {
 const char *const jschema_keywords[] = {KEYWORDS(KEYWORD_NAME) NULL};
 
 const char *const jschema_annotations[] = {
-    "$schema",  "$id",      "$comment",  "title",     "description", "default",
-    "examples", "readOnly", "writeOnly", "x-message", NULL,
+    "$schema",  "$id",      "$comment",  "title",      "description", "default",
+    "examples", "readOnly", "writeOnly", "deprecated", "x-message",   NULL,
 };
 
 enum { NRULES = sizeof keyword_rules / sizeof keyword_rules[0] };

@@ -9,21 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "compare.h"
 #include "report_fmt.h"
 #include "stats.h"
 
-/* Okabe-Ito first (readable with colour-blindness), then more. */
-static const char *const palette[] = {"#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7",
-                                      "#56b4e9", "#8c6d31", "#000000", "#7f7f7f", "#bcbd22"};
-#define NPALETTE (sizeof palette / sizeof palette[0])
+/* The targets' hues: Okabe-Ito's (readable with colour-blindness) without its
+ * yellow and black, which do not show on white; past them, hues a golden
+ * angle apart (target_hue). */
+static const unsigned okabe_ito[] = {0x0072b2, 0xe69f00, 0x009e73, 0xd55e00, 0xcc79a7, 0x56b4e9};
+#define NOKABE (sizeof okabe_ito / sizeof okabe_ito[0])
 
 #define WIDTH 960.0 /* every chart's width in SVG units */
 
 typedef struct series {
     char name[512];   /* "pizzas · memory@1000 (normal)" */
     char metric[512]; /* "pizzas.memory@1000", the metric names' prefix */
-    const char *color;
+    char color[8];    /* "#rrggbb": its target's hue, in its own shade (assign_colors) */
+    char hue[8];      /* its target's colour, unshaded: the lines of the cost chart */
+    size_t group;     /* its target's index among the page's targets (by label) */
     const target_result *t;
     double tput, lo, hi;                         /* commands/s: median and range */
     double p50, p99, drift;                      /* median figures, µs */
@@ -36,6 +40,9 @@ typedef struct page {
     const report *r;
     series *s;
     size_t n;
+    const result_file *cur, *base; /* the baseline section's files; base NULL: none */
+    comparison *cmp;               /* base against cur, ncmp of them */
+    size_t ncmp;
 } page;
 
 /* ---- reading the results --------------------------------------------------- */
@@ -70,6 +77,66 @@ static void tenths_median(series *s)
     free(b);
 }
 
+/* ---- colours ---------------------------------------------------------------- */
+
+/* Target i's colour: Okabe-Ito's first, then HSL hues a golden angle apart
+ * (saturation 0.65, lightness 0.42), which never repeat. */
+static unsigned target_hue(size_t i)
+{
+    if (i < NOKABE)
+        return okabe_ito[i];
+    double h = fmod((double)(i - NOKABE) * 137.508 + 20.0, 360.0) / 60.0, s = 0.65, l = 0.42;
+    double c = (1 - fabs(2 * l - 1)) * s, x = c * (1 - fabs(fmod(h, 2) - 1)), m = l - c / 2;
+    double rgb[3][6] = {{c, x, 0, 0, x, c}, {x, c, c, x, 0, 0}, {0, 0, x, c, c, x}};
+    int k = (int)h % 6;
+    unsigned out = 0;
+    for (int j = 0; j < 3; j++)
+        out = out << 8 | (unsigned)lround((rgb[j][k] + m) * 255);
+    return out;
+}
+
+/* rgb moved towards black (f < 0) or white (f > 0) by |f|. */
+static unsigned shade(unsigned rgb, double f)
+{
+    unsigned out = 0;
+    for (int sh = 16; sh >= 0; sh -= 8) {
+        double v = (double)(rgb >> sh & 0xff);
+        v = f < 0 ? v * (1 + f) : v + (255 - v) * f;
+        out = out << 8 | (unsigned)lround(v);
+    }
+    return out;
+}
+
+/* One hue per target (results of one label, whatever the domain or prefill
+ * size), and within a target one shade per result, from darker to lighter in
+ * the order they appear: every row a colour of its own. */
+static void assign_colors(page *pg)
+{
+    size_t cap = pg->n ? pg->n : 1, ngroups = 0;
+    const char **labels = xcalloc(cap, sizeof *labels);
+    size_t *size = xcalloc(cap, sizeof *size), *seen = xcalloc(cap, sizeof *seen);
+    for (size_t i = 0; i < pg->n; i++) {
+        size_t g = 0;
+        while (g < ngroups && strcmp(labels[g], pg->s[i].t->label) != 0)
+            g++;
+        if (g == ngroups)
+            labels[ngroups++] = pg->s[i].t->label;
+        pg->s[i].group = g;
+        size[g]++;
+    }
+    for (size_t i = 0; i < pg->n; i++) {
+        series *s = &pg->s[i];
+        unsigned hue = target_hue(s->group);
+        size_t k = size[s->group], j = seen[s->group]++;
+        double f = k < 2 ? 0 : -0.35 + 0.85 * (double)j / (double)(k - 1);
+        snprintf(s->hue, sizeof s->hue, "#%06x", hue);
+        snprintf(s->color, sizeof s->color, "#%06x", shade(hue, f));
+    }
+    free(labels);
+    free(size);
+    free(seen);
+}
+
 static int collect(page *pg)
 {
     const report *r = pg->r;
@@ -85,7 +152,6 @@ static int collect(page *pg)
             return -1;
         pg->n++; /* its histogram is freed either way */
         s->t = t;
-        s->color = palette[(pg->n - 1) % NPALETTE];
         char cell[400];
         results_target_cell(t, cell, sizeof cell);
         snprintf(s->name, sizeof s->name, "%s · %s", t->domain, cell);
@@ -100,6 +166,7 @@ static int collect(page *pg)
             hist_merge(&s->all, &t->runs[k].all);
         tenths_median(s);
     }
+    assign_colors(pg);
     return 0;
 }
 
@@ -210,22 +277,48 @@ static void legend(page *pg, double x0, double y0, bool line)
 
 /* ---- chart 1: throughput ---------------------------------------------------- */
 
+/* The throughput metric of s in the baseline, or NULL. */
+static const metric *baseline_throughput(const page *pg, const series *s)
+{
+    if (!pg->base)
+        return NULL;
+    char name[600];
+    snprintf(name, sizeof name, "%s.throughput_per_s", s->metric);
+    return result_file_metric(pg->base, name);
+}
+
+/* Bars on a log scale (targets differ by orders of magnitude: a linear
+ * scale leaves the slow ones a pixel wide), each with its value printed and,
+ * with a baseline, a tick where the baseline's median was. The axis starts
+ * a little below the smallest figure's decade, so the shortest bar still has
+ * length. */
 static void chart_throughput(page *pg)
 {
     FILE *o = pg->out;
     const double left = 250, right = 110, top = 34, row = 30, bar = 18, bottom = 52;
     double plot_w = WIDTH - left - right;
     double height = top + row * (double)pg->n + bottom;
-    double max = 0;
-    for (size_t i = 0; i < pg->n; i++)
-        max = fmax(max, fmax(pg->s[i].tput, isfinite(pg->s[i].hi) ? pg->s[i].hi : 0));
-    if (!(max > 0))
-        max = 1;
-    double step = nice_step(max, 6);
-    double axis_max = ceil(max / step) * step;
+    double vmin = INFINITY, vmax = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        const metric *b = baseline_throughput(pg, &pg->s[i]);
+        double v[] = {pg->s[i].tput, pg->s[i].lo, pg->s[i].hi, b ? b->value : NAN};
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            if (isfinite(v[k]) && v[k] > 0) {
+                vmin = fmin(vmin, v[k]);
+                vmax = fmax(vmax, v[k]);
+            }
+    }
+    if (!(vmax > 0))
+        vmin = 1, vmax = 10;
+    double d0 = floor(log10(vmin) - 0.15), d1 = ceil(log10(vmax));
+    if (d1 <= d0)
+        d1 = d0 + 1;
+#define TX(v) (left + plot_w * (log10(v) - d0) / (d1 - d0))
     svg_open(pg, "chart-throughput", height, "Throughput per target",
-             "Horizontal bars: the median commands per second across runs for each target; "
-             "the whisker spans the slowest to the fastest run. Higher is better.");
+             "Horizontal bars on a log scale: the median commands per second across runs for "
+             "each target, its value printed beside it; the whisker spans the slowest to the "
+             "fastest run; with a baseline, a black tick marks the baseline's median. Higher is "
+             "better.");
     /* legend: what a bar and a whisker are */
     fprintf(o,
             "<g class=\"legend\"><rect x=\"%.1f\" y=\"8\" width=\"14\" height=\"14\" "
@@ -234,30 +327,44 @@ static void chart_throughput(page *pg)
             "stroke-width=\"2\"/><line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"20\" "
             "stroke=\"#222\" stroke-width=\"2\"/><line x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" "
             "y2=\"20\" stroke=\"#222\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"19\">range "
-            "across runs (slowest to fastest)</text></g>\n",
+            "across runs (slowest to fastest)</text>",
             left, left + 20, left + 190, left + 220, left + 190, left + 190, left + 220, left + 220,
             left + 228);
-    /* grid and x axis */
+    if (pg->base)
+        fprintf(o,
+                "<line x1=\"%.1f\" y1=\"6\" x2=\"%.1f\" y2=\"24\" stroke=\"#000\" "
+                "stroke-width=\"3\"/><text x=\"%.1f\" y=\"19\">baseline</text>",
+                left + 500, left + 500, left + 508);
+    fputs("</g>\n", o);
+    /* grid (every decade, and its 2..9) and x axis */
     double axis_y = top + row * (double)pg->n;
     fputs("<g class=\"axis x\">\n", o);
-    for (double v = 0; v <= axis_max + step / 2; v += step) {
-        double x = left + plot_w * v / axis_max;
-        char label[32];
-        fmt_si(v, label, sizeof label);
-        fprintf(o,
-                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                x, top, x, axis_y, x, axis_y + 16, label);
-    }
+    for (double d = d0; d <= d1; d++)
+        for (int m = 1; m < 10 && (d < d1 || m == 1); m++) {
+            double v = m * pow(10, d), x = TX(v);
+            if (m > 1) {
+                fprintf(o,
+                        "<line class=\"grid minor\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\"/>\n",
+                        x, top, x, axis_y);
+                continue;
+            }
+            char label[32];
+            fmt_si(v, label, sizeof label);
+            fprintf(o,
+                    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                    x, top, x, axis_y, x, axis_y + 16, label);
+        }
     fprintf(o,
             "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
             "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commands "
-            "per second (higher is better)</text>\n</g>\n",
+            "per second (log scale, higher is better)</text>\n</g>\n",
             left, axis_y, left + plot_w, axis_y, left + plot_w / 2, axis_y + 40);
     for (size_t i = 0; i < pg->n; i++) {
         const series *s = &pg->s[i];
         double y = top + row * (double)i + (row - bar) / 2;
-        double w = plot_w * s->tput / axis_max;
+        double w = s->tput > 0 ? TX(s->tput) - left : 0;
         char value[64];
         report_fmt_throughput(s->tput, value, sizeof value);
         fprintf(o, "<text class=\"row-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
@@ -269,12 +376,12 @@ static void chart_throughput(page *pg)
                 s->metric, left, y, w, bar, s->color);
         esc(o, s->name);
         fprintf(o, ": %s commands/s", value);
-        if (isfinite(s->lo) && isfinite(s->hi)) {
+        if (isfinite(s->lo) && isfinite(s->hi) && s->lo > 0 && s->hi > 0) {
             char lo[64], hi[64];
             report_fmt_throughput(s->lo, lo, sizeof lo);
             report_fmt_throughput(s->hi, hi, sizeof hi);
             fprintf(o, ", runs from %s to %s", lo, hi);
-            double x1 = left + plot_w * s->lo / axis_max, x2 = left + plot_w * s->hi / axis_max;
+            double x1 = TX(s->lo), x2 = TX(s->hi);
             double cy = y + bar / 2;
             fprintf(o,
                     "</title></rect>\n<line class=\"range\" x1=\"%.1f\" y1=\"%.1f\" "
@@ -286,9 +393,21 @@ static void chart_throughput(page *pg)
         } else {
             fputs("</title></rect>\n", o);
         }
+        const metric *b = baseline_throughput(pg, s);
+        if (b && b->value > 0) {
+            char bv[64];
+            report_fmt_throughput(b->value, bv, sizeof bv);
+            fprintf(o,
+                    "<line class=\"baseline\" data-metric=\"%s.throughput_per_s\" x1=\"%.1f\" "
+                    "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>baseline: %s commands/s"
+                    "</title></line>\n",
+                    s->metric, TX(b->value), y - 3, TX(b->value), y + bar + 3, bv);
+            w = fmax(w, TX(b->value) - left);
+        }
         fprintf(o, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + w + 6,
                 y + bar / 2 + 4, value);
     }
+#undef TX
     fputs("</svg>\n", o);
 }
 
@@ -520,6 +639,149 @@ static void chart_over_time(page *pg)
     fputs("</svg>\n", o);
 }
 
+/* ---- chart 5: cost against store size ------------------------------------------ */
+
+/* Whether some target (domain and label) ran at two prefill sizes or more. */
+static bool has_prefill_sweep(const page *pg)
+{
+    for (size_t i = 0; i < pg->n; i++)
+        for (size_t j = i + 1; j < pg->n; j++)
+            if (!strcmp(pg->s[i].t->label, pg->s[j].t->label) &&
+                !strcmp(pg->s[i].t->domain, pg->s[j].t->domain) &&
+                pg->s[i].t->prefill != pg->s[j].t->prefill)
+                return true;
+    return false;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* p50 (solid) and p99 (dashed) against the prefill size, one line per target
+ * and domain in the target's colour, a point per result in the result's; the
+ * sizes are evenly spaced (a sweep is usually 0, 1k, 100k: neither linear
+ * nor log spacing shows 0 and both others). */
+static void chart_cost(page *pg)
+{
+    FILE *o = pg->out;
+    int64_t *sizes = xcalloc(pg->n ? pg->n : 1, sizeof *sizes);
+    size_t nsizes = 0;
+    double lmin = INFINITY, lmax = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        size_t k = 0;
+        while (k < nsizes && sizes[k] != pg->s[i].t->prefill)
+            k++;
+        if (k == nsizes)
+            sizes[nsizes++] = pg->s[i].t->prefill;
+        double v[] = {pg->s[i].p50, pg->s[i].p99};
+        for (size_t j = 0; j < 2; j++)
+            if (isfinite(v[j]) && v[j] > 0) {
+                lmin = fmin(lmin, v[j]);
+                lmax = fmax(lmax, v[j]);
+            }
+    }
+    qsort(sizes, nsizes, sizeof *sizes, cmp_i64);
+    if (!(lmax > 0))
+        lmin = 0.1, lmax = 10;
+    double d0 = floor(log10(lmin)), d1 = ceil(log10(lmax));
+    d1 = d1 > d0 ? d1 : d0 + 1;
+    double lh = legend_height(pg);
+    const double left = 80, right = 40, bottom = 56, plot_h = 300;
+    double top = 14 + lh + 14, plot_w = WIDTH - left - right, height = top + plot_h + bottom;
+    svg_open(pg, "chart-cost", height, "Latency against store size",
+             "For each target, the median p50 (solid) and p99 (dashed) latency across runs, log "
+             "scale, at each prefill size (the records the store held before the timed pass). A "
+             "line that climbs to the right means commands cost more as the store grows.");
+    legend(pg, left, 14, false);
+#define CX(k) (left + plot_w * ((double)(k) + 0.5) / (double)nsizes)
+#define CY(us) (top + plot_h * (d1 - log10(us)) / (d1 - d0))
+    fputs("<g class=\"axis\">\n", o);
+    for (double d = d0; d <= d1; d++) {
+        char label[32];
+        fmt_latency(pow(10, d), label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                left, CY(pow(10, d)), left + plot_w, CY(pow(10, d)), left - 6, CY(pow(10, d)) + 4,
+                label);
+    }
+    for (size_t k = 0; k < nsizes; k++) {
+        char label[32];
+        fmt_si((double)sizes[k], label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                CX(k), top, CX(k), top + plot_h, CX(k), top + plot_h + 16, label);
+    }
+    fprintf(o,
+            "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
+            "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">prefill: "
+            "records in the store before the timed pass</text>\n"
+            "<text class=\"axis-title\" transform=\"translate(16 %.1f) rotate(-90)\" "
+            "text-anchor=\"middle\">latency (log scale, lower is better)</text>\n</g>\n",
+            left, top + plot_h, left + plot_w, top + plot_h, left + plot_w / 2, top + plot_h + 42,
+            top + plot_h / 2);
+    /* one line per target and domain, through its results in size order */
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *first = &pg->s[i];
+        bool earlier = false;
+        for (size_t j = 0; j < i && !earlier; j++)
+            earlier = !strcmp(pg->s[j].t->label, first->t->label) &&
+                      !strcmp(pg->s[j].t->domain, first->t->domain);
+        if (earlier)
+            continue;
+        for (int fig = 0; fig < 2; fig++) {
+            fprintf(o,
+                    "<path class=\"series cost %s\" fill=\"none\" stroke=\"%s\" "
+                    "stroke-width=\"2\"%s d=\"",
+                    fig ? "p99" : "p50", first->hue, fig ? " stroke-dasharray=\"6 4\"" : "");
+            bool pen = false;
+            for (size_t k = 0; k < nsizes; k++)
+                for (size_t j = i; j < pg->n; j++) {
+                    const series *s = &pg->s[j];
+                    double v = fig ? s->p99 : s->p50;
+                    if (s->t->prefill != sizes[k] || strcmp(s->t->label, first->t->label) ||
+                        strcmp(s->t->domain, first->t->domain) || !(v > 0))
+                        continue;
+                    fprintf(o, "%s%.1f %.1f", pen ? " L" : "M", CX(k), CY(v));
+                    pen = true;
+                    break;
+                }
+            fputs("\"><title>", o);
+            esc(o, first->t->domain);
+            fputs(" · ", o);
+            esc(o, first->t->label);
+            fprintf(o, ": %s against prefill</title></path>\n", fig ? "p99" : "p50");
+        }
+    }
+    for (size_t j = 0; j < pg->n; j++) {
+        const series *s = &pg->s[j];
+        size_t k = 0;
+        while (k < nsizes && sizes[k] != s->t->prefill)
+            k++;
+        char p50[32], p99[32];
+        fmt_us(s->p50, p50, sizeof p50);
+        fmt_us(s->p99, p99, sizeof p99);
+        for (int fig = 0; fig < 2; fig++) {
+            double v = fig ? s->p99 : s->p50;
+            if (!(v > 0))
+                continue;
+            fprintf(o,
+                    "<circle class=\"point\" data-metric=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+                    "fill=\"%s\"><title>",
+                    s->metric, CX(k), CY(v), s->color);
+            esc(o, s->name);
+            fprintf(o, ": p50 %s µs, p99 %s µs</title></circle>\n", p50, p99);
+        }
+    }
+#undef CX
+#undef CY
+    fputs("</svg>\n", o);
+    free(sizes);
+}
+
 /* ---- chart 3: drift ---------------------------------------------------------- */
 
 /* One figure (p50 or p99) per tenth in its own strip: a linear scale that
@@ -648,7 +910,9 @@ static const char css[] =
     "p.sub{color:#555;margin:.2em 0 1em}\n"
     "table{border-collapse:collapse;font-size:.92em;margin:.4em 0}"
     "th,td{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "tr.refused td{background:#fff4e0}tr.better td,td.better{background:#e6f4ea}"
+    "tr.worse td,td.worse{background:#fde7e9}h3{font-size:1.05em;margin:1.2em 0 .2em}\n"
     ".swatch{display:inline-block;width:11px;height:11px;margin-right:6px;vertical-align:-1px}\n"
     ".badge{display:inline-block;margin-left:6px;padding:0 5px;border-radius:3px;font-size:.8em;"
     "color:#fff;background:#b35c00}.badge.failed{background:#b00020}\n"
@@ -656,7 +920,8 @@ static const char css[] =
     "svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#222}\n"
     "svg .axis-title{font-size:12.5px;fill:#444}svg .panel-title{font-weight:600}\n"
     "svg .grid{stroke:#e2e2e2;stroke-width:1}svg .grid.minor{stroke:#f0f0f0}\n"
-    "svg .axis-line{stroke:#777;stroke-width:1}svg .range{stroke:#222;stroke-width:2}\n"
+    "svg .axis-line{stroke:#777;stroke-width:1}svg .range{stroke:#222;stroke-width:2}"
+    "svg .baseline{stroke:#000;stroke-width:3}\n"
     "svg .frame{fill:none;stroke:#ccc}svg .strip-label{fill:#777;font-size:11px}svg "
     ".value{fill:#333}\n"
     "dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px;font-size:.92em}"
@@ -780,6 +1045,237 @@ static void put_notes(page *pg)
         fputs("</ul>\n", o);
 }
 
+/* The cell of a target: its swatch and name. */
+static void target_cell(FILE *o, const series *s)
+{
+    fprintf(o, "<td><span class=\"swatch\" style=\"background:%s\"></span>", s->color);
+    esc(o, s->name);
+    fputs("</td>", o);
+}
+
+/* The median across s's runs of verb v's p50 (or p99), in µs. */
+static double verb_median_us(const series *s, size_t v, bool p99)
+{
+    double *x = xcalloc(s->t->nruns ? s->t->nruns : 1, sizeof *x);
+    size_t k = 0;
+    for (size_t r = 0; r < s->t->nruns; r++)
+        if (v < s->t->runs[r].nverbs)
+            x[k++] = p99 ? s->t->runs[r].verbs[v].p99_ns : s->t->runs[r].verbs[v].p50_ns;
+    double m = k ? stats_median(x, k) : NAN;
+    free(x);
+    return report_us_of_ns(m);
+}
+
+/* Every verb of every drawn result: its timed commands and refusals over all
+ * runs, and its median p50 and p99 across runs. A row with refusals is
+ * marked. */
+static void put_verbs(page *pg)
+{
+    FILE *o = pg->out;
+    fputs("<table id=\"verbs\">\n<thead><tr><th>domain · target</th><th>verb</th><th>timed "
+          "commands</th><th>refused (expected)</th><th>refused (counted)</th><th>p50 (µs)</th>"
+          "<th>p99 (µs)</th></tr></thead>\n<tbody>\n",
+          o);
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        size_t nverbs = s->t->nruns ? s->t->runs[0].nverbs : 0;
+        for (size_t v = 0; v < nverbs; v++) {
+            uint64_t count = 0, refused = 0, counted = 0;
+            for (size_t r = 0; r < s->t->nruns; r++)
+                if (v < s->t->runs[r].nverbs) {
+                    count += s->t->runs[r].verbs[v].count;
+                    refused += s->t->runs[r].verbs[v].refused;
+                    counted += s->t->runs[r].verbs[v].refused_counted;
+                }
+            char p50[32], p99[32];
+            fmt_us(verb_median_us(s, v, false), p50, sizeof p50);
+            fmt_us(verb_median_us(s, v, true), p99, sizeof p99);
+            fprintf(o, "<tr%s>", refused || counted ? " class=\"refused\"" : "");
+            target_cell(o, s);
+            fputs("<td><code>", o);
+            esc(o, s->t->runs[0].verbs[v].verb);
+            fprintf(o,
+                    "</code></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+                    "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td><td "
+                    "class=\"n\">%s</td></tr>\n",
+                    count, refused, counted, p50, p99);
+        }
+    }
+    fputs("</tbody>\n</table>\n", o);
+}
+
+/* Every flow of every drawn result that has a mix (or skips or counts
+ * refusals): its share asked for and got, cycles, skips and counted
+ * refusals over all runs. */
+static void put_flows(page *pg)
+{
+    FILE *o = pg->out;
+    fputs("<table id=\"flows\">\n<thead><tr><th>domain · target</th><th>flow</th><th>weight</th>"
+          "<th>share asked</th><th>share run</th><th>timed cycles</th><th>skipped (empty "
+          "pool)</th><th>refused (counted)</th></tr></thead>\n<tbody>\n",
+          o);
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        size_t nflows = s->t->nruns ? s->t->runs[0].nflows : 0;
+        uint64_t all = 0;
+        for (size_t r = 0; r < s->t->nruns; r++)
+            for (size_t f = 0; f < s->t->runs[r].nflows; f++)
+                all += s->t->runs[r].flows[f].cycles;
+        for (size_t f = 0; f < nflows; f++) {
+            const flow_result *fl = &s->t->runs[0].flows[f];
+            uint64_t cycles = 0, skipped = 0, counted = 0;
+            for (size_t r = 0; r < s->t->nruns; r++)
+                if (f < s->t->runs[r].nflows) {
+                    cycles += s->t->runs[r].flows[f].cycles;
+                    skipped += s->t->runs[r].flows[f].skipped;
+                    counted += s->t->runs[r].flows[f].refused_counted;
+                }
+            fprintf(o, "<tr%s>", counted ? " class=\"refused\"" : "");
+            target_cell(o, s);
+            fputs("<td>", o);
+            esc(o, fl->flow);
+            fprintf(o,
+                    "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%.1f%%</td><td "
+                    "class=\"n\">%.1f%%</td><td class=\"n\">%" PRIu64
+                    "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td></tr>\n",
+                    fl->weight, fl->requested_share * 100,
+                    all ? (double)cycles * 100 / (double)all : 0.0, cycles, skipped, counted);
+        }
+    }
+    fputs("</tbody>\n</table>\n", o);
+}
+
+/* Whether some drawn result has more than one flow. */
+static bool has_mix(const page *pg)
+{
+    for (size_t i = 0; i < pg->n; i++)
+        if (pg->s[i].t->nruns && pg->s[i].t->runs[0].nflows > 1)
+            return true;
+    return false;
+}
+
+static const char *verdict_class(verdict v)
+{
+    return v == VERDICT_BETTER  ? "better"
+           : v == VERDICT_WORSE ? "worse"
+           : v == VERDICT_NOISE ? "noise"
+                                : "missing";
+}
+
+/* The length of c's metric name without its field: the result it is of. */
+static size_t prefix_len(const comparison *c)
+{
+    const metric *m = c->cur ? c->cur : c->base;
+    return strlen(c->name) - strlen(m->field) - 1;
+}
+
+static void format_change(const comparison *c, char *buf, size_t n)
+{
+    if (isfinite(c->change_pct))
+        snprintf(buf, n, "%+.1f%%", c->change_pct + 0.0);
+    else
+        snprintf(buf, n, "n/a");
+}
+
+/* One comparison as a cell: base → current, change, verdict. */
+static void baseline_cell(FILE *o, const comparison *c)
+{
+    if (!c) {
+        fputs("<td></td>", o);
+        return;
+    }
+    char b[64], cur[64], change[32];
+    metric_format(c->base, b, sizeof b);
+    metric_format(c->cur, cur, sizeof cur);
+    format_change(c, change, sizeof change);
+    fprintf(o, "<td class=\"n %s\" data-metric=\"", verdict_class(c->v));
+    esc(o, c->name);
+    fprintf(o, "\">%s → %s<br>%s, ", b, cur, change);
+    esc(o, verdict_name(c->v));
+    fputs("</td>", o);
+}
+
+/* Every metric against the baseline's (compare_results, as bench compare
+ * BASE RESULT): a row per result with its throughput, p50 and p99 (base,
+ * current, change, verdict) and how many of its other metrics got better or
+ * worse; then every metric with the test's reason, folded. */
+static void put_baseline(page *pg)
+{
+    FILE *o = pg->out;
+    fputs("<p>Base: <code>", o);
+    esc(o, pg->base->path);
+    fputs("</code> (", o);
+    esc(o, pg->base->r->env.date);
+    fputs(", commit ", o);
+    esc(o, pg->base->r->env.commit);
+    fputs("). A change is called better or worse only when the run ranges are disjoint and "
+          "the runs differ significantly (" COMPARE_TEST ", p &lt; 0.05); anything else is "
+          "within noise.</p>\n<table id=\"baseline-table\">\n<thead><tr><th>result</th>"
+          "<th>commands/s</th><th>p50 (µs)</th><th>p99 (µs)</th><th>other metrics</th></tr>"
+          "</thead>\n<tbody>\n",
+          o);
+    static const char *const shown[] = {"throughput_per_s", "p50_us", "p99_us"};
+    for (size_t i = 0; i < pg->ncmp; i++) {
+        size_t len = prefix_len(&pg->cmp[i]);
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen =
+                prefix_len(&pg->cmp[j]) == len && !strncmp(pg->cmp[j].name, pg->cmp[i].name, len);
+        if (seen)
+            continue;
+        const comparison *cells[3] = {NULL};
+        size_t better = 0, worse = 0, others = 0;
+        for (size_t j = i; j < pg->ncmp; j++) {
+            const comparison *c = &pg->cmp[j];
+            if (prefix_len(c) != len || strncmp(c->name, pg->cmp[i].name, len) != 0)
+                continue;
+            size_t k = 0;
+            while (k < 3 && strcmp(c->name + len + 1, shown[k]) != 0)
+                k++;
+            if (k < 3) {
+                cells[k] = c;
+                continue;
+            }
+            others++;
+            better += c->v == VERDICT_BETTER;
+            worse += c->v == VERDICT_WORSE;
+        }
+        fputs("<tr><td><code>", o);
+        fwrite(pg->cmp[i].name, 1, len, o); /* metric names are identifiers, dots, @ and digits */
+        fputs("</code></td>", o);
+        for (size_t k = 0; k < 3; k++)
+            baseline_cell(o, cells[k]);
+        fprintf(o, "<td>%zu better, %zu worse of %zu</td></tr>\n", better, worse, others);
+    }
+    fprintf(o,
+            "</tbody>\n</table>\n<details><summary>Every metric (%zu)</summary>\n<table "
+            "id=\"baseline-metrics\">\n<thead><tr><th>metric</th><th>base</th><th>current</th>"
+            "<th>change</th><th>verdict</th></tr></thead>\n<tbody>\n",
+            pg->ncmp);
+    for (size_t i = 0; i < pg->ncmp; i++) {
+        const comparison *c = &pg->cmp[i];
+        char b[64], cur[64], change[32], why[160];
+        metric_format(c->base, b, sizeof b);
+        metric_format(c->cur, cur, sizeof cur);
+        format_change(c, change, sizeof change);
+        fprintf(o, "<tr class=\"%s\"><td><code>", verdict_class(c->v));
+        esc(o, c->name);
+        fprintf(o,
+                "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s"
+                "</td><td>",
+                b, cur, change);
+        esc(o, verdict_name(c->v));
+        comparison_reason(c, why, sizeof why);
+        if (why[0]) {
+            fputs(" (", o);
+            esc(o, why);
+            fputs(")", o);
+        }
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</tbody>\n</table>\n</details>\n", o);
+}
+
 static void dl_item(FILE *o, const char *name, const char *value)
 {
     fprintf(o, "<dt>%s</dt><dd>", name);
@@ -876,13 +1372,31 @@ static void put_page(page *pg, const char *source)
     put_notes(pg);
     fputs("</section>\n<section id=\"throughput\">\n<h2>Throughput per target</h2>\n", o);
     chart_throughput(pg);
+    if (pg->base) {
+        fputs("</section>\n<section id=\"baseline\">\n<h2>Against the baseline</h2>\n", o);
+        put_baseline(pg);
+    }
     fputs("</section>\n<section id=\"latency\">\n<h2>Latency percentiles</h2>\n", o);
     chart_latency(pg);
+    if (has_prefill_sweep(pg)) {
+        fputs("</section>\n<section id=\"cost\">\n<h2>Cost against store size</h2>\n", o);
+        chart_cost(pg);
+    }
     fputs("</section>\n<section id=\"drift\">\n<h2>Drift across the timed pass</h2>\n", o);
     chart_drift(pg);
     if (has_time_series(pg)) {
         fputs("</section>\n<section id=\"time\">\n<h2>Over time</h2>\n", o);
         chart_over_time(pg);
+    }
+    fputs("</section>\n<section id=\"per-verb\">\n<h2>Verbs and refusals</h2>\n<p>Each "
+          "verb's timed commands and refusals over all runs (expected: <code>expect: "
+          "refused</code>; counted: <code>on_refusal: count</code>), and its latencies, the "
+          "median across runs. Rows with refusals are marked.</p>\n",
+          o);
+    put_verbs(pg);
+    if (has_mix(pg)) {
+        fputs("<h3>Flows</h3>\n", o);
+        put_flows(pg);
     }
     fputs("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n", o);
     put_environment(pg);
@@ -891,14 +1405,28 @@ static void put_page(page *pg, const char *source)
     fputs("; self-contained: no script, nothing fetched.</footer>\n</body>\n</html>\n", o);
 }
 
+static int write_page(page *pg, const char *source)
+{
+    int rc = collect(pg);
+    if (rc == 0 && pg->base)
+        rc = compare_results(pg->base, pg->cur, &pg->cmp, &pg->ncmp);
+    if (rc == 0)
+        put_page(pg, source ? source : "result.json");
+    for (size_t i = 0; i < pg->n; i++)
+        hist_free(&pg->s[i].all);
+    free(pg->s);
+    free(pg->cmp);
+    return rc == 0 && !ferror(pg->out) ? 0 : -1;
+}
+
 int report_html(const report *r, const char *source, FILE *out)
 {
     page pg = {.out = out, .r = r};
-    int rc = collect(&pg);
-    if (rc == 0)
-        put_page(&pg, source ? source : "result.json");
-    for (size_t i = 0; i < pg.n; i++)
-        hist_free(&pg.s[i].all);
-    free(pg.s);
-    return rc == 0 && !ferror(out) ? 0 : -1;
+    return write_page(&pg, source);
+}
+
+int report_html_compared(const result_file *cur, const result_file *base, FILE *out)
+{
+    page pg = {.out = out, .r = cur->r, .cur = cur, .base = base};
+    return write_page(&pg, cur->path);
 }

@@ -30,5 +30,10 @@ spec_status spec_check(const char *path, diag_list *d, spec *out);
 /* The embedded schema, parsed once; NULL only if the build embedded a broken
  * file (a test guards against it). Lent: do not free. */
 const struct cJSON *spec_schema(void);
+/* The schema of p's domain (spec_schema.c): spec_schema() with a step's keys
+ * the domain's verbs, each with its parameters (types, which are required),
+ * and a policy's when and run the domain's events and commands. The caller's,
+ * to cJSON_Delete; NULL when out of memory. */
+struct cJSON *spec_schema_for(const plan *p);
 
 #endif

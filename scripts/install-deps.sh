@@ -5,8 +5,10 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
 libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
-python3 clang-format clang-tidy
+python3 python3-yaml clang-format clang-tidy
 man-db zsh"
+# python3-yaml is PyYAML, a YAML 1.1 reader: tests/test_yaml11.c checks that it
+# reads every bundled spec as bench does.
 # man-db and zsh: tests/install_check.sh renders the installed manual pages
 # with man and runs the zsh completion (the bash one needs only bash).
 # BENCH_DEPS=build: only what building and running bench needs (the GitHub

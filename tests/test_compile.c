@@ -469,9 +469,9 @@ static const char relay_yaml[] =
     "      Do: {params: {id: string}, emits: Done}\n"
     "      Other: {params: {id: string}, emits: Othered}\n"
     "policies:\n"
-    "  - {on: Went, run: R.Step, args: {id: event.id}}\n"
-    "  - {on: Stepped, for_each: event.ids, run: R.Do, args: {id: item}}\n"
-    "  - {on: Othered, run: R.Do, args: {id: event.id}}\n"
+    "  - {when: Went, run: R.Step, args: {id: event.id}}\n"
+    "  - {when: Stepped, for_each: event.ids, run: R.Do, args: {id: item}}\n"
+    "  - {when: Othered, run: R.Do, args: {id: event.id}}\n"
     "workload:\n"
     "  cycle:\n"
     "    - R.Make: {id: \"r-${n}\"}\n"
@@ -503,7 +503,7 @@ static void test_compile_for_each_errors_are_at_the_expression(void **state)
     assert_int_equal(c.d.errors, 1);
     assert_string_equal(c.d.items[0].message, "for_each needs a list; 'len(event.ids)' is int");
     assert_int_equal(c.d.items[0].line, 17);
-    assert_int_equal(c.d.items[0].col, 32); /* the quote at 29 */
+    assert_int_equal(c.d.items[0].col, 34); /* the quote at 31 */
     release(&c);
 }
 

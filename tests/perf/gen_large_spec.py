@@ -67,7 +67,7 @@ AGG = """  Thing{i}:
         emits: Thing{i}Closed
 """
 
-POLICY = "  - {{on: Thing{i}Added, run: Thing{i}.Touch, args: {{code: event.code}}}}\n"
+POLICY = "  - {{when: Thing{i}Added, run: Thing{i}.Touch, args: {{code: event.code}}}}\n"
 
 STEPS = """    - Thing{i}.Open: {{code: "t-${{n}}", owner: Ada, limit: 500000}}
     - Thing{i}.Add: {{code: "t-${{n}}", sku: widget, quantity: 3, price: 250}}
