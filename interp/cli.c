@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diag.h"
 #include "spec.h"
 
@@ -176,6 +177,20 @@ int cli_parse_count(const char *cmd, const char *opt, const char *s, int64_t min
     return 0;
 }
 
+int cli_parse_bounded(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                      int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return cli_usage_error(cmd,
+                               "%s needs a whole number from %" PRId64 " to %" PRId64 ", not '%s'",
+                               opt, min, max, s);
+    *out = v;
+    return 0;
+}
+
 static void print_diags_json(const diag_list *d, FILE *out)
 {
     cJSON *root = cJSON_CreateObject();
@@ -205,12 +220,13 @@ static void print_diags_json(const diag_list *d, FILE *out)
 
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out)
 {
+    diag_cursor src = dc ? diag_cursor_at(dc->source, dc->len) : (diag_cursor){0};
     for (size_t i = 0; i < d->count; i++) {
         const diag *g = &d->items[i];
         if (format == DIAG_FORMAT_GITHUB)
             diag_print_github(out, g);
         else
-            diag_print_text(out, g, dc ? dc->source : NULL, dc ? dc->len : 0);
+            diag_print_text(out, g, dc ? &src : NULL);
     }
 }
 
@@ -371,6 +387,9 @@ int cli_main(int argc, char **argv)
         fputs(usage_top, stderr);
         return EXIT_USAGE;
     }
+    /* cJSON's own allocation failures would print nothing: out of memory is
+     * one message and exit 1, wherever it happens */
+    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = xmalloc, .free_fn = free});
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return cli_help(NULL, usage_top);

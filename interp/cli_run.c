@@ -117,7 +117,7 @@ static int parse_prefill(run_args *a, const char *s)
     size_t n = split_commas(a->prefill_buf, parts, 64);
     a->prefill = xcalloc(n, sizeof *a->prefill);
     for (size_t i = 0; i < n; i++)
-        if (parse_count("--prefill", parts[i], 0, &a->prefill[i]))
+        if (cli_parse_bounded("run", "--prefill", parts[i], 0, CLI_MAX_CYCLES, &a->prefill[i]))
             return EXIT_USAGE;
     if (n == 0)
         return cli_usage_error("run", "--prefill needs at least one size");
@@ -212,9 +212,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->o.nonly = split_commas(a->only_buf, a->only, 64);
             a->o.only = a->only;
             break;
-        case O_ITER: rc = parse_count("--iterations", optarg, 1, &a->o.iterations); break;
-        case O_WARM: rc = parse_count("--warmup", optarg, 0, &a->o.warmup); break;
-        case O_RUNS: rc = parse_count("--runs", optarg, 1, &a->o.runs); break;
+        case O_ITER:
+            rc = cli_parse_bounded("run", "--iterations", optarg, 1, CLI_MAX_CYCLES,
+                                   &a->o.iterations);
+            break;
+        case O_WARM:
+            rc = cli_parse_bounded("run", "--warmup", optarg, 0, CLI_MAX_CYCLES, &a->o.warmup);
+            break;
+        case O_RUNS:
+            rc = cli_parse_bounded("run", "--runs", optarg, 1, CLI_MAX_RUNS, &a->o.runs);
+            break;
         case O_PREFILL: rc = parse_prefill(a, optarg); break;
         case O_FORMAT: a->format = optarg; break;
         case O_OUTPUT: a->output = optarg; break;
@@ -224,7 +231,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_QUIET: a->o.quiet = true; break;
         case O_KEEP: a->o.keep = true; break;
         case O_PROGRESS:
-            rc = parse_count("--progress", optarg, 1, &secs);
+            rc = cli_parse_bounded("run", "--progress", optarg, 1, CLI_MAX_PROGRESS_S, &secs);
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;

@@ -526,11 +526,23 @@ int serve_stdio(server *sv, int in_fd, int out_fd)
     const char *line, *answer;
     size_t n, len;
     int rc = 0;
+    bool too_long = false; /* the line under way passed SERVE_LINE_MAX: its bytes are dropped */
     while (rc == 0) {
         if (serve_lines_next(&in, &line, &n)) {
+            if (too_long) {
+                too_long = false;
+                sv->out.len = 0;
+                answer_error(sv, "the request line is longer than 16 MiB");
+                rc = write_all(out_fd, sv->out.data, sv->out.len);
+                continue;
+            }
             serve_answer(sv, line, n, &answer, &len);
             rc = write_all(out_fd, answer, len);
             continue;
+        }
+        if (serve_lines_pending(&in) > SERVE_LINE_MAX) {
+            too_long = true;
+            in.start = in.scanned = in.end;
         }
         ssize_t got = serve_lines_fill(&in, in_fd);
         if (got < 0 && errno == EINTR)
@@ -539,7 +551,11 @@ int serve_stdio(server *sv, int in_fd, int out_fd)
             rc = -1;
         if (got != 0)
             continue;
-        if (serve_lines_rest(&in, &line, &n)) { /* a last line without a newline counts */
+        if (too_long) {
+            sv->out.len = 0;
+            answer_error(sv, "the request line is longer than 16 MiB");
+            rc = write_all(out_fd, sv->out.data, sv->out.len);
+        } else if (serve_lines_rest(&in, &line, &n)) { /* a last line without a newline counts */
             serve_answer(sv, line, n, &answer, &len);
             rc = write_all(out_fd, answer, len);
         }

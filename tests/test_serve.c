@@ -520,6 +520,25 @@ static void test_serve_strings_round_trip_escapes(void **state)
     assert_int_equal(serve_stop(s), 0);
 }
 
+/* A request line longer than 16 MiB (SERVE_LINE_MAX) is answered with an error once
+ * its newline comes, without keeping it; the next line is served. */
+static void test_serve_refuses_a_line_longer_than_the_limit(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    size_t n = (size_t)17 << 20;
+    char *line = malloc(n + 1);
+    assert_non_null(line);
+    memset(line, ' ', n);
+    line[0] = '{';
+    line[n] = '\0';
+    send_raw(s, line);
+    free(line);
+    assert_string_equal(ask(s, "}"),
+                        "{\"ok\":false,\"error\":\"the request line is longer than 16 MiB\"}");
+    assert_non_null(strstr(ask(s, CREATE("after")), "\"ok\":true"));
+    assert_int_equal(serve_stop(s), 0);
+}
+
 /* A last line without a newline is still answered; then the server ends with 0. */
 static void test_serve_answers_a_last_line_without_newline(void **state)
 {
@@ -987,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),
+        cmocka_unit_test(test_serve_refuses_a_line_longer_than_the_limit),
         cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
         cmocka_unit_test(test_protocol_schema_accepts_the_lines_it_should),
         cmocka_unit_test(test_serve_command_line_errors),
