@@ -1,6 +1,7 @@
 #include "load.h"
 
 #include "alloc.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,6 +300,10 @@ static int on_event(loader *L, const yaml_event_t *ev)
         n->text =
             arena_strndup(&L->dc->mem, (const char *)ev->data.scalar.value, ev->data.scalar.length);
         n->len = ev->data.scalar.length;
+        if (memchr(n->text, '\0', n->len)) { /* a "\0" escape: libyaml checked the rest */
+            diag_error_at(L->d, n, UTF8_RULE);
+            return -1;
+        }
         if (resolve_scalar(L, n, ev) < 0)
             return -1;
         return add_child(L, n);

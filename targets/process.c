@@ -53,6 +53,7 @@
 #include "endpoint.h"
 #include "json_line.h"
 #include "target.h"
+#include "utf8.h"
 #include "value.h"
 
 /* per command, unless the spec says timeout_ms (the option's declared default) */
@@ -351,8 +352,9 @@ static void append_tail(process_target *pt, char *msg, size_t size)
     int w = snprintf(msg + used, size - used, "; its stderr ended with: ");
     for (size_t i = n; i-- > 0 && w > 0 && used + (size_t)w < size;) {
         used += (size_t)w;
-        size_t len = lens[i] > 200 ? 200 : lens[i];
-        w = snprintf(msg + used, size - used, "%.*s%s", (int)len, lines[i], i ? " | " : "");
+        char line[256]; /* the child's bytes, safe for a terminal and a report */
+        utf8_sanitize(line, sizeof line, lines[i], lens[i] > 200 ? 200 : lens[i]);
+        w = snprintf(msg + used, size - used, "%s%s", line, i ? " | " : "");
     }
     pthread_mutex_unlock(&pt->mu);
     for (char *c = msg; *c; c++) /* one line */
@@ -650,14 +652,9 @@ static int recv_line(process_target *pt, const char **line, size_t *len)
 /* A short, printable excerpt of a line for messages. */
 static void excerpt(const char *s, size_t n, char *out, size_t size)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 4 < size && i < 120; i++)
-        out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    if (n > 120 && k + 4 < size) {
-        memcpy(out + k, "...", 3);
-        k += 3;
-    }
-    out[k] = '\0';
+    utf8_sanitize(out, size > 4 ? size - 3 : size, s, n > 120 ? 120 : n);
+    if (n > 120 && size > 4)
+        strcat(out, "...");
 }
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}";

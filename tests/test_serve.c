@@ -289,6 +289,40 @@ static void test_serve_on_the_postgres_store(void **state)
     serve_on_a_sql_store("postgres");
 }
 
+/* The encoding rule holds before any store sees a string: invalid UTF-8
+ * and NUL are refused with the same words on every store, and nothing of
+ * them is kept. */
+static void serve_refuses_what_breaks_the_encoding_rule(const char *store)
+{
+    static const char *const names[] = {"p\\u0000", "p\xff", "p\xed\xa0\x80"};
+    static const char want[] = "{\"ok\":false,\"error\":\"Order.CreatePizza refused: name: a "
+                               "string must be valid UTF-8 without NUL (\\\\u0000) characters\"}";
+    server *s = serve_start_on(store, "specs/pizzas.yaml");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"%s\",\"pizza\":{"
+                 "\"price_cents\":1200,\"size\":\"large\"}}}",
+                 names[i]);
+        assert_string_equal(ask(s, line), want);
+    }
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":0},\"events\":{\"PizzaCreated\":0,"
+                        "\"ToppingAdded\":0,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_holds_every_store_to_the_encoding_rule(void **state)
+{
+    serve_refuses_what_breaks_the_encoding_rule(NULL);
+    serve_refuses_what_breaks_the_encoding_rule("sqlite");
+    if (!getenv("BENCH_PG_SCRATCH")) {
+        print_message("postgres skipped: no scratch PostgreSQL server (make test starts one)\n");
+        return;
+    }
+    serve_refuses_what_breaks_the_encoding_rule("postgres");
+}
+
 static void test_serve_answers_policy_events_in_order(void **state)
 {
     server *s = serve_start("examples/library.yaml");
@@ -999,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_serve_count_request_counts_what_was_kept),
         cmocka_unit_test(test_serve_on_the_sqlite_store),
         cmocka_unit_test(test_serve_on_the_postgres_store),
+        cmocka_unit_test(test_serve_holds_every_store_to_the_encoding_rule),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
         cmocka_unit_test(test_serve_answers_a_query_with_its_returns),
