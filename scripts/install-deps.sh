@@ -5,7 +5,9 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
 libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
-python3 clang-format clang-tidy"
+python3 clang-format clang-tidy clang libclang-rt-14-dev"
+# clang and libclang-rt-14-dev (libFuzzer) build tests/fuzz: `make fuzz`,
+# and the fuzzers' smoke in `make test`.
 # chromium renders `bench report --html` pages in tests/test_html.c (an ~80 MB
 # download, ~290 MB installed, about 20 s to install on a 2-core machine);
 # BENCH_WITH_CHROMIUM=0 leaves it out, and that check then says it skipped.
