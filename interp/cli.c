@@ -82,7 +82,7 @@ static const exit_code_row exit_codes[] = {
     {EXIT_OUTPUT, NULL,
      "an output could not be written at the end; bench run saves the results\n"
      "to a fallback file and names it"},
-    {EXIT_INTERRUPTED, NULL, "interrupted (SIGINT, SIGTERM); what finished is still written"},
+    {EXIT_INTERRUPTED, NULL, "interrupted (SIGINT, SIGTERM, SIGHUP); what finished is still written"},
 
     {EXIT_CLEAN, "lint", "every spec is clean (warnings allowed without --strict)"},
     {EXIT_FAILED, "lint", "a spec has errors (with --strict, warnings too)"},
@@ -107,7 +107,7 @@ static const exit_code_row exit_codes[] = {
     {EXIT_CLEAN, "schema", "printed"},
     {EXIT_USAGE, "schema", "usage error"},
     {EXIT_OUTPUT, "schema", "stdout could not be written"},
-    {EXIT_CLEAN, "serve", "stdin ended, or (--listen) SIGTERM or SIGINT stopped it"},
+    {EXIT_CLEAN, "serve", "stdin ended, or SIGTERM, SIGINT or SIGHUP stopped it"},
     {EXIT_FAILED, "serve",
      "the spec has errors, the store cannot be opened, (--listen) the address\n"
      "cannot be listened on, or reading a request or writing an answer failed"},

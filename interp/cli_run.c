@@ -492,13 +492,17 @@ int cli_run(int argc, char **argv)
         if (samples.f)
             fputs("domain,label,run,verb,cycle,nanoseconds\n", samples.f);
         a.o.samples = samples.f;
-        struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
+        /* a closed terminal (SIGHUP) stops the runs as Ctrl-C does: scratch
+         * stores are removed and what finished is written */
+        struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term, old_hup;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
         rc = runner_run(plans, nspecs, &a.o, &r);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
         char why[128];
         if (rc != EXIT_INTERRUPTED && runner_nothing_ran(&r, why, sizeof why))
             fprintf(stderr, "bench run: nothing ran: %s%s\n", why, a.o.quiet ? "" : " (see above)");

@@ -490,6 +490,18 @@ static void old_samples_untouched(const spawn_output *o)
     free(text);
 }
 
+/* A run stopped by SIGHUP removed its sqlite scratch directory (TMPDIR is
+ * the scratch directory here). */
+static void no_sqlite_scratch_left(const spawn_output *o)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '^bench-sqlite-'", scratch);
+    assert_int_not_equal(system(cmd), 0);
+    cJSON *root = parse_json(o->out);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "interrupted")));
+    cJSON_Delete(root);
+}
+
 static void interrupted_report(const spawn_output *o)
 {
     cJSON *root = parse_json(o->out);
@@ -525,6 +537,7 @@ typedef struct cli_case {
     const char *stdin_text;  /* fed on stdin, or NULL for /dev/null */
     const char *stdout_path; /* stdout opened on this file instead of a pipe */
     int sigint_after_ms;     /* SIGINT after this long, if nonzero */
+    int signo;               /* sent instead of SIGINT, if nonzero */
     bool needs_dev_full;     /* skipped where /dev/full is not a character device */
     bool stdin_pizzas;       /* stdin_text is specs/pizzas.yaml */
     int memory_mb;           /* run with this little memory: ulimit -v, or under ASan
@@ -1006,6 +1019,13 @@ static const cli_case cases[] = {
      .status = 130,
      .sigint_after_ms = 1500,
      .check = interrupted_report},
+    /* a closed terminal stops a run as Ctrl-C does: its scratch store goes */
+    {.args = ARGS("run", "--quiet", "--targets", "sqlite", "--iterations", "100000000", "--runs",
+                  "1", "--format", "json", "specs/pizzas.yaml"),
+     .status = 130,
+     .sigint_after_ms = 1500,
+     .signo = SIGHUP,
+     .check = no_sqlite_scratch_left},
     /* run: real runs on the in-process targets */
     {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
                   "--warmup", "5", "--runs", "2", "--format", "json"),
@@ -1150,7 +1170,7 @@ static void test_cli_case(void **state)
         c->setup();
     spawn_options opt = {.stdin_text = c->stdin_pizzas ? pizzas_text : c->stdin_text,
                          .stdout_path = c->stdout_path,
-                         .signal = c->sigint_after_ms ? SIGINT : 0,
+                         .signal = c->sigint_after_ms ? (c->signo ? c->signo : SIGINT) : 0,
                          .signal_after_ms = c->sigint_after_ms};
     char *asan_options = getenv("ASAN_OPTIONS") ? strdup(getenv("ASAN_OPTIONS")) : NULL;
     if (c->memory_mb)

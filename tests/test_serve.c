@@ -323,6 +323,52 @@ static void test_serve_holds_every_store_to_the_encoding_rule(void **state)
     serve_refuses_what_breaks_the_encoding_rule("postgres");
 }
 
+/* Whether dir holds a sqlite scratch directory. */
+static bool holds_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    bool found = false;
+    while ((e = readdir(d)) != NULL)
+        found |= strncmp(e->d_name, "bench-sqlite-", 13) == 0;
+    closedir(d);
+    return found;
+}
+
+/* SIGTERM, SIGINT or SIGHUP ends bench serve as the end of input does: it
+ * exits 0 and its scratch store is gone. */
+static void test_serve_removes_its_scratch_store_on_a_signal(void **state)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    char tmp[] = "/tmp/bench-test-serve-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        server *s = serve_start_on("sqlite", "specs/pizzas.yaml");
+        assert_non_null(strstr(ask(s, CREATE("p1")), "\"ok\":true"));
+        assert_true(holds_scratch(tmp));
+        kill(s->pid, sigs[i]);
+        int status = -1;
+        for (int k = 0; k < 1000 && waitpid(s->pid, &status, WNOHANG) == 0; k++)
+            usleep(10000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_false(holds_scratch(tmp));
+        close(s->in);
+        close(s->out);
+        free(s);
+    }
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    assert_int_equal(rmdir(tmp), 0);
+}
+
 static void test_serve_answers_policy_events_in_order(void **state)
 {
     server *s = serve_start("examples/library.yaml");
@@ -1034,6 +1080,7 @@ int main(void)
         cmocka_unit_test(test_serve_on_the_sqlite_store),
         cmocka_unit_test(test_serve_on_the_postgres_store),
         cmocka_unit_test(test_serve_holds_every_store_to_the_encoding_rule),
+        cmocka_unit_test(test_serve_removes_its_scratch_store_on_a_signal),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
         cmocka_unit_test(test_serve_answers_a_query_with_its_returns),
