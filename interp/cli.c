@@ -82,7 +82,8 @@ static const exit_code_row exit_codes[] = {
     {EXIT_OUTPUT, NULL,
      "an output could not be written at the end; bench run saves the results\n"
      "to a fallback file and names it"},
-    {EXIT_INTERRUPTED, NULL, "interrupted (SIGINT, SIGTERM, SIGHUP); what finished is still written"},
+    {EXIT_INTERRUPTED, NULL,
+     "interrupted (SIGINT, SIGTERM, SIGHUP); what finished is still written"},
 
     {EXIT_CLEAN, "lint", "every spec is clean (warnings allowed without --strict)"},
     {EXIT_FAILED, "lint", "a spec has errors (with --strict, warnings too)"},
