@@ -3,6 +3,9 @@
 #   make test   install what is missing, build with sanitizers, start a
 #               scratch PostgreSQL, run every test
 #   make bench  performance benchmarks (release build, tests/perf/)
+#   make fuzz   build the libFuzzer harnesses (clang, build/fuzz) and run each
+#               for FUZZ_SECONDS (default 60); `make test` runs each for a
+#               smoke of a few seconds (docs/reliability.md)
 #   make lint   lint the bundled specs, check formatting, and run clang-tidy
 #               (.clang-tidy) over interp/*.c and targets/*.c with the release
 #               build's compile database; about 90 s on 2 cores, so `make test`
@@ -24,6 +27,9 @@
 
 RELEASE := build/release
 ASAN    := build/asan
+FUZZ    := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZERS := spec expr request answer results
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 TIDY_JOBS ?= 2
 BENCH   := $(RELEASE)/bench
@@ -48,8 +54,8 @@ GATE_AB_A       ?= $(BENCH)
 GATE_AB_RUN     := specs/pizzas.yaml --targets memory --iterations 200000 --runs 1
 GATE_AB_METRICS ?= --threshold 10 --metric '*.throughput_per_s' --metric '*.p50_us'
 
-.PHONY: all deps build build-asan run test bench lint format clean gate gate-ab baseline install \
-	package
+.PHONY: all deps build build-asan build-fuzz run test fuzz bench lint format clean gate gate-ab \
+	baseline install package
 
 all: build
 
@@ -65,19 +71,29 @@ build-asan: deps
 	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DBENCH_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN) -j $(JOBS)
 
+# The fuzzers: clang, with benchcore instrumented; only the harnesses and
+# their ctest smokes are built there.
+build-fuzz: deps
+	@cmake -S . -B $(FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DBENCH_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ) -j $(JOBS)
+
+fuzz: build-fuzz
+	@for f in $(FUZZERS); do tests/fuzz/run.sh $(FUZZ) $$f $(FUZZ_SECONDS) || exit 1; done
+
 run: build
 	@$(BENCH) lint $(SPECS) $(EXAMPLES)
 	@scripts/pg-scratch.sh --if-needed $(BENCH) run $(SPECS)
 
-test: build-asan
+test: build-asan build-fuzz
 	@scripts/pg-scratch.sh ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(FUZZ) --output-on-failure
 
 bench: build
 	@tests/perf/run.sh $(RELEASE)
 
 lint: build
 	@$(BENCH) lint --strict $(SPECS) $(EXAMPLES)
-	@clang-format --dry-run -Werror interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c
+	@clang-format --dry-run -Werror interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c tests/fuzz/*.c tests/fuzz/*.h
 	@ls interp/*.c targets/*.c | xargs -P $(TIDY_JOBS) -n 4 clang-tidy -p $(RELEASE) --quiet
 
 gate: build
@@ -97,7 +113,7 @@ package: build
 	@cd $(RELEASE) && cpack -G DEB
 
 format:
-	@clang-format -i interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c
+	@clang-format -i interp/*.c interp/*.h targets/*.c targets/*.h tests/*.c tests/*.h tests/perf/*.c tests/fuzz/*.c tests/fuzz/*.h
 
 clean:
 	rm -rf build

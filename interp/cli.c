@@ -77,7 +77,8 @@ static const exit_code_row exit_codes[] = {
     {EXIT_OUTPUT, NULL,
      "an output could not be written at the end; bench run saves the results\n"
      "to a fallback file and names it"},
-    {EXIT_INTERRUPTED, NULL, "interrupted (SIGINT, SIGTERM); what finished is still written"},
+    {EXIT_INTERRUPTED, NULL,
+     "interrupted (SIGINT, SIGTERM, SIGHUP); what finished is still written"},
 
     {EXIT_CLEAN, "lint", "every spec is clean (warnings allowed without --strict)"},
     {EXIT_FAILED, "lint", "a spec has errors (with --strict, warnings too)"},
@@ -103,7 +104,7 @@ static const exit_code_row exit_codes[] = {
     {EXIT_FAILED, "schema", "SPEC has errors"},
     {EXIT_USAGE, "schema", "usage error, or SPEC cannot be read"},
     {EXIT_OUTPUT, "schema", "stdout could not be written"},
-    {EXIT_CLEAN, "serve", "stdin ended, or (--listen) SIGTERM or SIGINT stopped it"},
+    {EXIT_CLEAN, "serve", "stdin ended, or SIGTERM, SIGINT or SIGHUP stopped it"},
     {EXIT_FAILED, "serve",
      "the spec has errors, the store cannot be opened, (--listen) the address\n"
      "cannot be listened on, or reading a request or writing an answer failed"},
@@ -203,6 +204,20 @@ int cli_parse_count(const char *cmd, const char *opt, const char *s, int64_t min
     return 0;
 }
 
+int cli_parse_bounded(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                      int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return cli_usage_error(cmd,
+                               "%s needs a whole number from %" PRId64 " to %" PRId64 ", not '%s'",
+                               opt, min, max, s);
+    *out = v;
+    return 0;
+}
+
 static void print_diags_json(const diag_list *d, FILE *out)
 {
     cJSON *root = cJSON_CreateObject();
@@ -232,12 +247,13 @@ static void print_diags_json(const diag_list *d, FILE *out)
 
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out)
 {
+    diag_cursor src = dc ? diag_cursor_at(dc->source, dc->len) : (diag_cursor){0};
     for (size_t i = 0; i < d->count; i++) {
         const diag *g = &d->items[i];
         if (format == DIAG_FORMAT_GITHUB)
             diag_print_github(out, g);
         else
-            diag_print_text(out, g, dc ? dc->source : NULL, dc ? dc->len : 0);
+            diag_print_text(out, g, dc ? &src : NULL);
     }
 }
 
@@ -473,6 +489,9 @@ int cli_main(int argc, char **argv)
 {
     if (argc < 2)
         return top_help(stderr, EXIT_USAGE);
+    /* cJSON's own allocation failures would print nothing: out of memory is
+     * one message and exit 1, wherever it happens */
+    cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = xmalloc, .free_fn = free});
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return top_help(stdout, EXIT_CLEAN);

@@ -63,6 +63,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* A whole number of at least min for option opt of cmd into *out; returns
  * 0, or the usage error (reported) when s is not one. */
 int cli_parse_count(const char *cmd, const char *opt, const char *s, int64_t min, int64_t *out);
+/* The same, refusing a number above max ("from min to max"). */
+int cli_parse_bounded(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+                      int64_t *out);
+
+/* The most a count from the user may be, on the command line as in a spec
+ * (schema/spec.schema.json says the same maximum): every product the
+ * plan's totals and the runner's buffers take of them then fits in 64 bits
+ * or is refused where it is made. */
+#define CLI_MAX_CYCLES INT64_C(1000000000000000) /* iterations, warmup, prefill: 10^15 */
+#define CLI_MAX_RUNS 10000
+#define CLI_MAX_PROGRESS_S 86400 /* --progress: a day */
 /* Prints diagnostics in the chosen format; text mode shows caret lines from dc. */
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out);
 

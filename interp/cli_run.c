@@ -124,7 +124,7 @@ static int parse_prefill(run_args *a, const char *s)
     a->prefill = xcalloc(n ? n : 1, sizeof *a->prefill);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = parse_count("--prefill", parts[i], 0, &a->prefill[i]);
+        rc = cli_parse_bounded("run", "--prefill", parts[i], 0, CLI_MAX_CYCLES, &a->prefill[i]);
         for (size_t k = 0; k < i && rc == 0; k++)
             if (a->prefill[k] == a->prefill[i])
                 rc = cli_usage_error("run", "--prefill lists %" PRId64 " twice", a->prefill[i]);
@@ -233,9 +233,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         switch (c) {
         case O_TARGETS: add_targets(a, optarg); break;
-        case O_ITER: rc = parse_count("--iterations", optarg, 1, &a->o.iterations); break;
-        case O_WARM: rc = parse_count("--warmup", optarg, 0, &a->o.warmup); break;
-        case O_RUNS: rc = parse_count("--runs", optarg, 1, &a->o.runs); break;
+        case O_ITER:
+            rc = cli_parse_bounded("run", "--iterations", optarg, 1, CLI_MAX_CYCLES,
+                                   &a->o.iterations);
+            break;
+        case O_WARM:
+            rc = cli_parse_bounded("run", "--warmup", optarg, 0, CLI_MAX_CYCLES, &a->o.warmup);
+            break;
+        case O_RUNS:
+            rc = cli_parse_bounded("run", "--runs", optarg, 1, CLI_MAX_RUNS, &a->o.runs);
+            break;
         case O_PREFILL: rc = parse_prefill(a, optarg); break;
         case O_FORMAT: a->format = optarg; break;
         case O_OUTPUT: a->output = optarg; break;
@@ -245,7 +252,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_QUIET: a->o.quiet = true; break;
         case O_KEEP: a->o.keep = true; break;
         case O_PROGRESS:
-            rc = parse_count("--progress", optarg, 1, &secs);
+            rc = cli_parse_bounded("run", "--progress", optarg, 1, CLI_MAX_PROGRESS_S, &secs);
             a->o.progress_seconds = (double)secs;
             break;
         case O_PROCESS: a->o.process_cmd = optarg; break;
@@ -511,13 +518,17 @@ int cli_run(int argc, char **argv)
         if (samples.f)
             fputs("domain,label,run,verb,cycle,nanoseconds\n", samples.f);
         a.o.samples = samples.f;
-        struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term;
+        /* a closed terminal (SIGHUP) stops the runs as Ctrl-C does: scratch
+         * stores are removed and what finished is written */
+        struct sigaction sa = {.sa_handler = on_sigint}, old_int, old_term, old_hup;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
         rc = runner_run(plans, nspecs, &a.o, &r);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
         char why[128];
         if (rc != EXIT_INTERRUPTED && runner_nothing_ran(&r, why, sizeof why))
             fprintf(stderr, "bench run: nothing ran: %s%s\n", why, a.o.quiet ? "" : " (see above)");

@@ -1111,6 +1111,31 @@ static void compile_deltas(plan *p, arena *scratch, event_adds *memo, tally *t)
     p->cmd_delta = out;
 }
 
+/* Whether every total fits in an int64: the spec's cycles (each at most
+ * CLI_MAX_CYCLES) times what one cycle adds. */
+static bool totals_fit(const plan *p, size_t per_cycle)
+{
+    const workload *w = &p->work;
+    for (size_t k = 0; k < w->nprefill; k++) {
+        int64_t cycles, n;
+        if (__builtin_add_overflow(w->prefill[k], w->warmup, &cycles) ||
+            __builtin_add_overflow(cycles, w->iterations, &cycles) ||
+            __builtin_mul_overflow(w->iterations, (int64_t)per_cycle, &n))
+            return false;
+        for (size_t i = 0; i < p->naggs; i++) {
+            int64_t per = p->cycle_aggs[i] < 0 ? -p->cycle_aggs[i] : p->cycle_aggs[i];
+            int64_t setup = p->setup_aggs[i] < 0 ? -p->setup_aggs[i] : p->setup_aggs[i];
+            if (__builtin_mul_overflow(cycles, per, &n) || __builtin_add_overflow(n, setup, &n))
+                return false;
+        }
+        for (size_t i = 0; i < p->nevents; i++)
+            if (__builtin_mul_overflow(cycles, (int64_t)p->cycle_events[i], &n) ||
+                __builtin_add_overflow(n, (int64_t)p->setup_events[i], &n))
+                return false;
+    }
+    return true;
+}
+
 /* The totals bench plan prints: one per prefill entry, for the spec's own
  * warmup and iterations, when the workload is fixed; and every command's
  * delta. */
@@ -1142,8 +1167,12 @@ static void compile_totals(plan *p)
     arena_free(&scratch);
     if (!fixed)
         return;
-    plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
     size_t per_cycle = w->flows[0].nsteps;
+    if (!totals_fit(p, per_cycle)) {
+        p->totals_overflow = true;
+        return;
+    }
+    plan_totals *totals = arena_alloc(&p->mem, w->nprefill * sizeof *totals);
     for (size_t k = 0; k < w->nprefill; k++) {
         uint64_t *aggs = arena_alloc(&p->mem, (p->naggs + 1) * sizeof *aggs);
         uint64_t *events = arena_alloc(&p->mem, (p->nevents + 1) * sizeof *events);

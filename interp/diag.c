@@ -139,7 +139,55 @@ static const char *sev_name(diag_severity s)
     return s == DIAG_ERROR ? "error" : "warning";
 }
 
-void diag_print_text(FILE *out, const diag *g, const char *source, size_t source_len)
+diag_cursor diag_cursor_at(const char *text, size_t len)
+{
+    return (diag_cursor){.text = text, .end = text + len, .at = text, .line = 1};
+}
+
+/* The start of line `line`, moving the cursor there (forward from where it
+ * is, or from the start for an earlier line), or NULL past the end. */
+static const char *cursor_line(diag_cursor *c, int line)
+{
+    if (line < c->line) {
+        c->at = c->text;
+        c->line = 1;
+    }
+    while (c->line < line) {
+        const char *nl = memchr(c->at, '\n', (size_t)(c->end - c->at));
+        if (!nl)
+            return NULL;
+        c->at = nl + 1;
+        c->line++;
+    }
+    return c->at;
+}
+
+static bool is_cont(char ch)
+{
+    return ((unsigned char)ch & 0xC0) == 0x80;
+}
+
+/* The byte after n code points from p (at most up to end). */
+static const char *skip_points(const char *p, const char *end, size_t n)
+{
+    while (p < end && n > 0) {
+        p++;
+        while (p < end && is_cont(*p))
+            p++;
+        n--;
+    }
+    return p;
+}
+
+/* Prints [p, end) with control characters as '?' (a spec's own bytes, but
+ * the terminal must not take them for escapes). */
+static void print_source(FILE *out, const char *p, const char *end)
+{
+    for (; p < end; p++)
+        fputc((unsigned char)*p < 0x20 && *p != '\t' ? '?' : *p, out);
+}
+
+void diag_print_text(FILE *out, const diag *g, diag_cursor *src)
 {
     const char *file = g->file ? g->file : "bench";
     if (g->line > 0)
@@ -147,28 +195,35 @@ void diag_print_text(FILE *out, const diag *g, const char *source, size_t source
                 g->message);
     else
         fprintf(out, "%s: %s: %s\n", file, sev_name(g->severity), g->message);
-    if (!source || g->line <= 0)
+    if (!src || g->line <= 0)
         return;
-    const char *p = source, *end = source + source_len;
-    for (int l = 1; l < g->line && p < end; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            return;
-        p = nl + 1;
-    }
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    const char *p = cursor_line(src, g->line);
+    if (!p)
+        return;
+    const char *eol = memchr(p, '\n', (size_t)(src->end - p));
     if (!eol)
-        eol = end;
+        eol = src->end;
     if (eol > p && eol[-1] == '\r')
         eol--;
-    fprintf(out, "  %.*s\n  ", (int)(eol - p), p);
+    /* a window of DIAG_SOURCE_WINDOW code points around the column */
+    size_t col = g->col > 1 ? (size_t)g->col - 1 : 0; /* code points before the caret */
+    size_t first = col > DIAG_SOURCE_WINDOW / 2 ? col - DIAG_SOURCE_WINDOW / 2 : 0;
+    const char *from = skip_points(p, eol, first);
+    const char *to = skip_points(from, eol, DIAG_SOURCE_WINDOW);
+    fputs("  ", out);
+    if (from > p)
+        fputs("…", out);
+    print_source(out, from, to);
+    if (to < eol)
+        fputs("…", out);
+    fputs("\n  ", out);
+    if (from > p)
+        fputc(' ', out);
     /* the caret sits under column col, counted in code points */
-    int col = 1;
-    for (const char *q = p; q < eol && col < g->col; q++) {
-        if (((unsigned char)*q & 0xC0) == 0x80)
-            continue;
+    const char *q = from;
+    for (size_t k = first; k < col && q < to; k++) {
         fputc(*q == '\t' ? '\t' : ' ', out);
-        col++;
+        q = skip_points(q, to, 1);
     }
     fputs("^\n", out);
 }

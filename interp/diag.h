@@ -58,9 +58,24 @@ typedef enum diag_format {
     DIAG_FORMAT_GITHUB,
 } diag_format;
 
+/* A place in a source text that printing diagnostics moves through: sorted
+ * diagnostics find their lines in one pass over the text, not one each. */
+typedef struct diag_cursor {
+    const char *text, *end;
+    const char *at; /* the start of line `line` */
+    int line;
+} diag_cursor;
+
+/* A cursor at the start of text (len bytes), lent for as long as it is used. */
+diag_cursor diag_cursor_at(const char *text, size_t len);
+
+/* The widest source line a caret is shown under, in code points; a longer
+ * line is cut to this many around the column, with "…" where it was cut. */
+#define DIAG_SOURCE_WINDOW 120
+
 /* Prints one diagnostic as "file:line:col: error: message"; in text mode
- * followed by the source line and a caret when source is given. */
-void diag_print_text(FILE *out, const diag *g, const char *source, size_t source_len);
+ * followed by the source line and a caret when src is given (NULL: none). */
+void diag_print_text(FILE *out, const diag *g, diag_cursor *src);
 void diag_print_github(FILE *out, const diag *g);
 
 /* The closest candidate to word within a small edit distance, or NULL;

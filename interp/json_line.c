@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "utf8.h"
 #include "value.h"
 
 enum { JSON_MAX_DEPTH = 64 };
@@ -170,8 +171,9 @@ typedef struct jpath {
 
 typedef struct jd {
     const char *p, *end;
-    arena *a;  /* NULL: strings are checked but not unescaped */
-    bool keep; /* string values are copied into a even without escapes */
+    arena *a;      /* NULL: strings are checked but not unescaped */
+    bool keep;     /* string values are copied into a even without escapes */
+    bool any_text; /* strings need not keep UTF8_RULE (a refusal's text, sanitised after) */
     char *why;
     size_t size;
 } jd;
@@ -294,6 +296,8 @@ static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
     while (p < d->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
         p++;
     if (p < d->end && *p == '"') {
+        if (!d->any_text && !utf8_keeps_rule(start, (size_t)(p - start)))
+            return fail(d, what, UTF8_RULE);
         *s = start;
         *len = (uint32_t)(p - start);
         d->p = p + 1;
@@ -308,6 +312,9 @@ static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
     }
     if (q >= d->end)
         return fail(d, what, "a string that does not end");
+    /* the bytes as written (escapes are ASCII, so no character spans one) */
+    if (!d->any_text && !utf8_keeps_rule(start, (size_t)(q - start)))
+        return fail(d, what, UTF8_RULE);
     char *out = d->a ? arena_alloc(d->a, (size_t)(q - start) + 1) : NULL;
     char scratch[4];
     size_t n = 0;
@@ -340,6 +347,8 @@ static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             p += 6;
         }
+        if (cp == 0 && !d->any_text)
+            return fail(d, what, UTF8_RULE);
         n += put_utf8(out ? out + n : scratch, cp);
     }
     *s = out;
@@ -751,7 +760,10 @@ static int request_member(jd *d, const char *key, uint32_t len, void *ctx)
         if (d->p >= d->end || *d->p != '{')
             return fail(d, &at_args, "expected an object, got %s", found(d));
         const char *start = d->p;
-        if (skip_value(d, &at_args, 1) < 0)
+        d->any_text = true; /* its strings are held to the rule when decoded, with their path */
+        int rc = skip_value(d, &at_args, 1);
+        d->any_text = false;
+        if (rc < 0)
             return -1;
         c->req->args = start;
         c->req->args_len = (size_t)(d->p - start);
@@ -821,10 +833,13 @@ static int answer_member(jd *d, const char *key, uint32_t len, void *ctx)
     if (key_is(key, len, "error") && d->p < d->end && *d->p == '"') {
         const char *s;
         uint32_t n;
-        if (string(d, &at_error, &s, &n) < 0)
+        d->any_text = true; /* a runtime's own words: made safe to print, never refused */
+        int rc = string(d, &at_error, &s, &n);
+        d->any_text = false;
+        if (rc < 0)
             return -1;
         if (c->msize)
-            snprintf(c->msg, c->msize, "%.*s", (int)n, s);
+            utf8_sanitize(c->msg, c->msize, s, n);
         return 0;
     }
     return skip_value(d, &at_root, 1);

@@ -1,11 +1,15 @@
 #include "load.h"
 
 #include "alloc.h"
+#include "utf8.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 /* A collection being built: pairs or items grow here, then move into the arena. */
@@ -296,6 +300,10 @@ static int on_event(loader *L, const yaml_event_t *ev)
         n->text =
             arena_strndup(&L->dc->mem, (const char *)ev->data.scalar.value, ev->data.scalar.length);
         n->len = ev->data.scalar.length;
+        if (memchr(n->text, '\0', n->len)) { /* a "\0" escape: libyaml checked the rest */
+            diag_error_at(L->d, n, UTF8_RULE);
+            return -1;
+        }
         if (resolve_scalar(L, n, ev) < 0)
             return -1;
         return add_child(L, n);
@@ -364,8 +372,52 @@ static void syntax_error(loader *L, const yaml_parser_t *p)
                  "YAML syntax: %s", problem);
 }
 
+/* The byte-order marks of the encodings a spec is not in, longest first. */
+static const struct {
+    const char *bytes;
+    size_t len;
+    const char *name;
+} foreign_boms[] = {
+    {"\x00\x00\xFE\xFF", 4, "UTF-32 (big-endian)"},
+    {"\xFF\xFE\x00\x00", 4, "UTF-32 (little-endian)"},
+    {"\xFE\xFF", 2, "UTF-16 (big-endian)"},
+    {"\xFF\xFE", 2, "UTF-16 (little-endian)"},
+};
+
+/* Refuses text that is not UTF-8 with LF or CRLF line endings before libyaml
+ * reads it: libyaml takes UTF-16 and lone CRs, but every column bench gives
+ * counts UTF-8 code points on LF-separated lines. */
+static int check_text(const doc *dc, diag_list *d)
+{
+    for (size_t i = 0; i < sizeof foreign_boms / sizeof *foreign_boms; i++)
+        if (dc->len >= foreign_boms[i].len &&
+            !memcmp(dc->source, foreign_boms[i].bytes, foreign_boms[i].len)) {
+            diag_add(d, DIAG_ERROR, dc->path, 0, 0,
+                     "the file is in %s: it starts with that byte-order mark; bench reads UTF-8",
+                     foreign_boms[i].name);
+            return LOAD_INVALID;
+        }
+    int line = 1, col = 1;
+    for (size_t i = 0; i < dc->len; i++) {
+        unsigned char ch = (unsigned char)dc->source[i];
+        if (ch == '\n') {
+            line++, col = 1;
+        } else if (ch == '\r' && (i + 1 == dc->len || dc->source[i + 1] != '\n')) {
+            diag_add(d, DIAG_ERROR, dc->path, line, col,
+                     "a carriage return (CR) without a line feed ends this line; bench reads LF "
+                     "or CRLF line endings");
+            return LOAD_INVALID;
+        } else if ((ch & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    return 0;
+}
+
 static int parse(doc *dc, diag_list *d)
 {
+    if (check_text(dc, d) != 0)
+        return LOAD_INVALID;
     loader L = {.dc = dc, .d = d};
     yaml_parser_t p;
     yaml_parser_initialize(&p);
@@ -422,16 +474,54 @@ int load_string(const char *name, const char *text, size_t len, doc **out, diag_
     return parse(dc, d);
 }
 
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
+}
+
+/* Opens path for reading if it is a regular file. O_NONBLOCK: opening a FIFO
+ * with no writer must not wait for one (fstat then tells what it is). */
+static FILE *open_regular(const char *path, diag_list *d)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        diag_add(d, DIAG_ERROR, path, 0, 0, "%s is not a regular file (%s)", path,
+                 file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        diag_add(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 int load_file(const char *path, doc **out, diag_list *d)
 {
     *out = NULL;
     bool from_stdin = !strcmp(path, "-");
     const char *name = from_stdin ? LOAD_STDIN_NAME : path;
-    FILE *f = from_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        diag_add(d, DIAG_ERROR, name, 0, 0, "cannot open: %s", strerror(errno));
+    FILE *f = stdin;
+    if (!from_stdin && (f = open_regular(path, d)) == NULL)
         return LOAD_IO;
-    }
     doc *dc = doc_new(name);
     size_t cap = (size_t)64 * 1024, len = 0;
     char *buf = xmalloc(cap + 1);

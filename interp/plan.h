@@ -337,6 +337,7 @@ typedef struct plan {
     const int64_t *cycle_aggs, *setup_aggs;
     const uint64_t *cycle_events, *setup_events;
     const plan_totals *totals; /* work.nprefill entries, in prefill order; NULL unless fixed */
+    bool totals_overflow;      /* fixed, but the totals do not fit in 64 bits: totals is NULL */
     /* per command index, what one successful dispatch adds (policies
        included), per command index: only what changes */
     const cmd_delta *cmd_delta;

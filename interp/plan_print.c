@@ -231,6 +231,12 @@ static void print_flows(FILE *out, const plan *p)
 
 static void print_totals(FILE *out, const plan *p)
 {
+    if (p->totals_overflow) {
+        fputs("totals per run: more than 2^63 (the spec's cycles times its commands or records "
+              "per cycle)\n",
+              out);
+        return;
+    }
     if (!p->totals) {
         fputs("totals per run: depend on the draws and outcomes (a mix, a draw, a counted "
               "refusal or a for_each); verify holds each run to what succeeded\n",

@@ -113,6 +113,28 @@ static bool unfinished_token(const char *text, const char *at, const char *end)
     return false;
 }
 
+/* How many arrays and objects are open at `at` (strings skipped). */
+static int nesting_at(const char *text, const char *at)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (const char *p = text; p < at; p++) {
+        if (in_string) {
+            if (*p == '\\' && p + 1 < at)
+                p++;
+            else if (*p == '"')
+                in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if (*p == ']' || *p == '}') {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 /* Parses text as one JSON document; NULL with a sentence saying where it
  * stops being JSON, and whether the file simply ends too early. */
 static cJSON *parse_json(const char *name, const char *text, size_t len, char *err, size_t size)
@@ -139,6 +161,13 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
         } else {
             col++;
         }
+    }
+    if (nesting_at(text, at) >= CJSON_NESTING_LIMIT) {
+        err_set_buf(err, size,
+                    "%s is nested too deep: at line %d, column %d arrays and objects are more "
+                    "than %d levels deep, the most bench reads.",
+                    name, line, col, CJSON_NESTING_LIMIT);
+        return NULL;
     }
     /* A whole value followed by more text, or a value that the file ends in
      * the middle of (cJSON then points at the last byte), or a wrong byte. */
@@ -573,11 +602,21 @@ int results_load(const char *path, report **out, char *err, size_t size)
     char *text = read_all(path, &len, err, size);
     if (!text)
         return -1;
-    cJSON *root = parse_json(path, text, len, err, size);
+    int rc = results_load_text(path, text, len, out, err, size);
     free(text);
+    return rc;
+}
+
+int results_load_text(const char *name, const char *text, size_t len, report **out, char *err,
+                      size_t size)
+{
+    *out = NULL;
+    if (err && size)
+        err[0] = '\0';
+    cJSON *root = parse_json(name, text, len, err, size);
     if (!root)
         return -1;
-    int rc = load_document(path, root, out, err, size);
+    int rc = load_document(name, root, out, err, size);
     cJSON_Delete(root);
     return rc;
 }

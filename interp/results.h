@@ -182,6 +182,10 @@ struct cJSON;
  * median across runs as the runner computes them. Strings longer than a
  * fixed field of the model (environment, reasons) are cut short. */
 int results_load(const char *path, report **out, char *err, size_t size);
+/* As results_load, for the text of a file: text[len] must be a NUL (lent;
+ * name is what messages call it). */
+int results_load_text(const char *name, const char *text, size_t len, report **out, char *err,
+                      size_t size);
 /* As results_load, for a document already in memory (lent; name is what
  * messages call it). */
 int results_from_json(const char *name, const struct cJSON *root, report **out, char *err,

@@ -1068,18 +1068,24 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
     bench_error *e = &rs->failure;
     e->msg[0] = '\0';
+    if (o->samples) {
+        size_t most = 1, bytes; /* steps in the longest flow */
+        for (size_t f = 0; f < rs->p->work.nflows; f++)
+            most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
+        uint64_t cycles = (uint64_t)(rs->iterations ? rs->iterations : 1);
+        if (__builtin_mul_overflow((size_t)cycles, most, &rs->samples_cap) ||
+            __builtin_mul_overflow(rs->samples_cap, sizeof *rs->samples, &bytes) ||
+            !(rs->samples = malloc(bytes)))
+            return err_set(e,
+                           "out of memory: --samples keeps every timed latency in memory, "
+                           "and %" PRIu64 " cycles of up to %zu commands need %.3g GB",
+                           cycles, most, (double)cycles * (double)most * sizeof *rs->samples / 1e9);
+        rs->next_sample = rs->samples; /* a duration may need more: sample_room grows it */
+    }
     if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, e->msg, sizeof e->msg) != TARGET_OK) {
         if (!e->msg[0])
             err_set(e, "the target did not open");
         return err_prefix(e, "run %d: ", rs->run);
-    }
-    if (o->samples) {
-        size_t most = 1; /* steps in the longest flow */
-        for (size_t f = 0; f < rs->p->work.nflows; f++)
-            most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
-        rs->samples_cap = (size_t)(rs->iterations ? rs->iterations : 1) * most;
-        rs->samples = xmalloc(rs->samples_cap * sizeof *rs->samples);
-        rs->next_sample = rs->samples; /* a duration may need more: sample_room grows it */
     }
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */

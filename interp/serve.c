@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,8 @@ static const char usage_serve[] =
     "  --store NAME   where the runtime keeps records: one of the stores built in\n"
     "                 (bench targets lists them: the targets that run the C runtime);\n"
     "                 default the in-process one. The SQL stores use a scratch file\n"
-    "                 or schema, removed at the end\n"
+    "                 or schema, removed at the end (also when SIGTERM, SIGINT or\n"
+    "                 SIGHUP stops it)\n"
     "  --listen ADDR  serve many connections at once instead, on one shared store:\n"
     "                 ADDR is unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0\n"
     "                 picks a free one). The address is printed on stderr; stdin is\n"
@@ -533,17 +535,38 @@ void serve_set_others(server *sv, size_t (*others)(void *ctx), void *ctx)
     sv->others_ctx = ctx;
 }
 
+/* Set by SIGTERM, SIGINT or SIGHUP while bench serve reads stdin. */
+static volatile sig_atomic_t serve_stopped;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    serve_stopped = 1;
+}
+
 int serve_stdio(server *sv, int in_fd, int out_fd)
 {
     serve_lines in = {0};
     const char *line, *answer;
     size_t n, len;
     int rc = 0;
-    while (rc == 0) {
+    bool too_long = false; /* the line under way passed SERVE_LINE_MAX: its bytes are dropped */
+    while (rc == 0 && !serve_stopped) {
         if (serve_lines_next(&in, &line, &n)) {
+            if (too_long) {
+                too_long = false;
+                sv->out.len = 0;
+                answer_error(sv, "the request line is longer than 16 MiB");
+                rc = write_all(out_fd, sv->out.data, sv->out.len);
+                continue;
+            }
             serve_answer(sv, line, n, &answer, &len);
             rc = write_all(out_fd, answer, len);
             continue;
+        }
+        if (serve_lines_pending(&in) > SERVE_LINE_MAX) {
+            too_long = true;
+            in.start = in.scanned = in.end;
         }
         ssize_t got = serve_lines_fill(&in, in_fd);
         if (got < 0 && errno == EINTR)
@@ -552,7 +575,11 @@ int serve_stdio(server *sv, int in_fd, int out_fd)
             rc = -1;
         if (got != 0)
             continue;
-        if (serve_lines_rest(&in, &line, &n)) { /* a last line without a newline counts */
+        if (too_long) {
+            sv->out.len = 0;
+            answer_error(sv, "the request line is longer than 16 MiB");
+            rc = write_all(out_fd, sv->out.data, sv->out.len);
+        } else if (serve_lines_rest(&in, &line, &n)) { /* a last line without a newline counts */
             serve_answer(sv, line, n, &answer, &len);
             rc = write_all(out_fd, answer, len);
         }
@@ -624,9 +651,20 @@ int cli_serve(int argc, char **argv)
     } else if (serve_open(sp.p, sd, &ts, &sv, err, sizeof err) < 0) {
         fprintf(stderr, "bench serve: %s\n", err);
         rc = EXIT_FAILED;
-    } else if (serve_stdio(sv, STDIN_FILENO, STDOUT_FILENO) < 0) {
-        fprintf(stderr, "bench serve: %s\n", strerror(errno));
-        rc = EXIT_FAILED;
+    } else {
+        /* a signal ends the read (no SA_RESTART), and serve_close then
+         * removes the scratch store as at the end of input */
+        static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
+        struct sigaction sa = {.sa_handler = on_stop}, old[3];
+        sigemptyset(&sa.sa_mask);
+        for (int i = 0; i < 3; i++)
+            sigaction(stops[i], &sa, &old[i]);
+        if (serve_stdio(sv, STDIN_FILENO, STDOUT_FILENO) < 0) {
+            fprintf(stderr, "bench serve: %s\n", strerror(errno));
+            rc = EXIT_FAILED;
+        }
+        for (int i = 0; i < 3; i++)
+            sigaction(stops[i], &old[i], NULL);
     }
     serve_close(sv);
     spec_close(&sp);

@@ -46,6 +46,10 @@ int serve_stdio(server *sv, int in_fd, int out_fd);
  * (with a line on stderr) when it cannot listen or open the store. */
 int serve_listen(const plan *p, const store_driver *sd, const target_spec *ts, endpoint *e);
 
+/* The longest request line served; a longer one is answered with an
+ * error (its bytes are not kept), and the next line is served as usual. */
+#define SERVE_LINE_MAX ((size_t)16 << 20)
+
 /* Request lines as they arrive: zero-initialise, free with
  * serve_lines_free. */
 typedef struct serve_lines {

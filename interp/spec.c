@@ -39,11 +39,28 @@ const cJSON *spec_schema(void)
     return schema_root;
 }
 
+/* The checks after loading, for spec_open and spec_check_text. */
+static spec_status spec_checked(const char *path, int rc, diag_list *d, spec *out);
+
 spec_status spec_open(const char *path, diag_list *d, spec *out)
 {
     out->dc = NULL;
     out->p = NULL;
-    int rc = load_file(path, &out->dc, d);
+    return spec_checked(path, load_file(path, &out->dc, d), d, out);
+}
+
+spec_status spec_check_text(const char *name, const char *text, size_t len, diag_list *d, spec *out)
+{
+    out->dc = NULL;
+    out->p = NULL;
+    spec_status st = spec_checked(name, load_string(name, text, len, &out->dc, d), d, out);
+    if (st == SPEC_OK && lint_dry_run(out->p, d) < 0)
+        st = SPEC_INVALID;
+    return st;
+}
+
+static spec_status spec_checked(const char *path, int rc, diag_list *d, spec *out)
+{
     if (rc == LOAD_IO)
         return SPEC_IO;
     if (rc != LOAD_OK)

@@ -26,6 +26,10 @@ void spec_close(spec *s);
 /* spec_open, then lint's dry run (setup and two cycles on the runtime over
  * a memory store); this is what `bench lint` checks. */
 spec_status spec_check(const char *path, diag_list *d, spec *out);
+/* spec_check on text (len bytes, lent) that name stands for: the fuzzers'
+ * way in, and the same checks. */
+spec_status spec_check_text(const char *name, const char *text, size_t len, diag_list *d,
+                            spec *out);
 
 /* The embedded schema, parsed once; NULL only if the build embedded a broken
  * file (a test guards against it). Lent: do not free. */

@@ -5,12 +5,14 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev libcjson-dev libsqlite3-dev libpq-dev
 libpcre2-dev nettle-dev zlib1g-dev libcmocka-dev postgresql postgresql-client json-schema-test-suite
-python3 python3-yaml clang-format clang-tidy
+python3 python3-yaml clang-format clang-tidy clang libclang-rt-14-dev
 man-db zsh"
 # python3-yaml is PyYAML, a YAML 1.1 reader: tests/test_yaml11.c checks that it
 # reads every bundled spec as bench does.
 # man-db and zsh: tests/install_check.sh renders the installed manual pages
 # with man and runs the zsh completion (the bash one needs only bash).
+# clang and libclang-rt-14-dev (libFuzzer) build tests/fuzz: `make fuzz`,
+# and the fuzzers' smoke in `make test`.
 # BENCH_DEPS=build: only what building and running bench needs (the GitHub
 # Action in action.yml installs this much): no test tools, no server.
 if [ "${BENCH_DEPS:-all}" = build ]; then

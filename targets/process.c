@@ -54,10 +54,14 @@
 #include "endpoint.h"
 #include "json_line.h"
 #include "target.h"
+#include "utf8.h"
 #include "value.h"
 
 /* per command, unless the spec says timeout_ms (the option's declared default) */
 #define PROCESS_TIMEOUT_MS 5000
+/* What the watchdog sends the reader to end a read or write that end of file
+ * will not end (a grandchild in another session holding the pipe). */
+#define PROCESS_WAKE_SIGNAL (SIGRTMIN + 1)
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -113,6 +117,8 @@ typedef struct process_target {
     int stop[2];                      /* the watchdog's stop pipe: main writes, it polls */
     atomic_uint_fast64_t outstanding; /* the request in flight (a sequence number), or 0 */
     atomic_bool timed_out;            /* the watchdog killed the child for the timeout */
+    atomic_bool child_ended;          /* the child exited while a request was outstanding */
+    pthread_t reader;                 /* the thread that opened the target and dispatches */
     uint64_t seq;                     /* the last request number (main thread only) */
     pthread_mutex_t mu;               /* guards what follows, and every read of err_fd */
     bool err_end;                     /* stderr reached its end */
@@ -348,8 +354,9 @@ static void append_tail(process_target *pt, char *msg, size_t size)
     int w = snprintf(msg + used, size - used, "; its stderr ended with: ");
     for (size_t i = n; i-- > 0 && w > 0 && used + (size_t)w < size;) {
         used += (size_t)w;
-        size_t len = lens[i] > 200 ? 200 : lens[i];
-        w = snprintf(msg + used, size - used, "%.*s%s", (int)len, lines[i], i ? " | " : "");
+        char line[256]; /* the child's bytes, safe for a terminal and a report */
+        utf8_sanitize(line, sizeof line, lines[i], lens[i] > 200 ? 200 : lens[i]);
+        w = snprintf(msg + used, size - used, "%s%s", line, i ? " | " : "");
     }
     pthread_mutex_unlock(&pt->mu);
     for (char *c = msg; *c; c++) /* one line */
@@ -442,6 +449,24 @@ static int child_gone(process_target *pt, const char *doing)
     return broken(pt, "%s %s %s", pt->name, how, doing);
 }
 
+/* How a child that exited without closing its stdout left it: open in a
+ * process it started, unless end of file is in fact there. */
+static const char *held_open(const process_target *pt)
+{
+    struct pollfd pf = {.fd = pt->out_fd, .events = POLLIN};
+    if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLHUP))
+        return "";
+    return " (a process it started still holds its stdout open)";
+}
+
+/* child_gone for a child that exited while its stdout stays open. */
+static int child_gone_held(process_target *pt, const char *doing)
+{
+    char how[200];
+    snprintf(how, sizeof how, "%s%s", doing, held_open(pt));
+    return child_gone(pt, how);
+}
+
 /* ---- the watchdog ---- */
 
 /* How often the watchdog looks: a tenth of the timeout, within [1, 100] ms,
@@ -450,6 +475,40 @@ static int watch_tick_ms(const process_target *pt)
 {
     int tick = pt->timeout_ms / 10;
     return tick < 1 ? 1 : tick > 100 ? 100 : tick;
+}
+
+/* Whether the child has exited (not reaped: its group can still be signalled). */
+static bool child_exited(const process_target *pt)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pt->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == pt->pid;
+}
+
+static void on_wake(int sig)
+{
+    (void)sig;
+}
+
+/* The handler of PROCESS_WAKE_SIGNAL: it does nothing but end the reader's
+ * blocked read(2) or write(2) with EINTR (no SA_RESTART). */
+static void wake_signal_install(void)
+{
+    static bool installed;
+    if (installed)
+        return;
+    struct sigaction sa = {.sa_handler = on_wake};
+    sigemptyset(&sa.sa_mask);
+    sigaction(PROCESS_WAKE_SIGNAL, &sa, NULL);
+    installed = true;
+}
+
+/* Whether the watchdog woke the reader: a timeout, or a child that exited
+ * while something it started holds its pipes open. */
+static bool woken(process_target *pt)
+{
+    return atomic_load(&pt->timed_out) || atomic_load(&pt->child_ended);
 }
 
 static void *watchdog_main(void *arg)
@@ -467,6 +526,13 @@ static void *watchdog_main(void *arg)
         if (rc > 0 && pf[1].revents)
             drain_stderr(pt);
         uint64_t now_out = atomic_load_explicit(&pt->outstanding, memory_order_relaxed);
+        if (now_out != 0 && !pt->connected && !atomic_load(&pt->child_ended) && child_exited(pt)) {
+            /* what it started may still hold its pipes: end of file may never come */
+            atomic_store(&pt->child_ended, true);
+            kill(-pt->pid, SIGKILL);
+        }
+        if (now_out != 0 && (atomic_load(&pt->timed_out) || atomic_load(&pt->child_ended)))
+            pthread_kill(pt->reader, PROCESS_WAKE_SIGNAL); /* again each tick: no lost wake-up */
         if (now_out == 0 || now_out != seen) {
             seen = now_out;
             since = now_ms();
@@ -523,9 +589,9 @@ static int send_line(process_target *pt, const char *s, size_t n)
             n -= (size_t)w;
             continue;
         }
-        if (w < 0 && errno == EINTR)
+        if (w < 0 && errno == EINTR && !woken(pt))
             continue;
-        if (w < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+        if (w < 0 && (errno == EPIPE || errno == ECONNRESET || errno == EINTR)) {
             if (atomic_load(&pt->timed_out))
                 return broken(pt, "%s did not read its input within %d ms", pt->name,
                               pt->timeout_ms);
@@ -577,20 +643,20 @@ static int recv_line(process_target *pt, const char **line, size_t *len)
                                                         : "without answering");
         else if (errno != EINTR)
             return broken(pt, "reading from %s failed: %s", pt->name, strerror(errno));
+        else if (atomic_load(&pt->timed_out))
+            return child_gone(pt, "");
+        else if (atomic_load(&pt->child_ended))
+            return child_gone_held(pt, pt->rend > pt->rstart ? "in the middle of an answer line"
+                                                             : "without answering");
     }
 }
 
 /* A short, printable excerpt of a line for messages. */
 static void excerpt(const char *s, size_t n, char *out, size_t size)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 4 < size && i < 120; i++)
-        out[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    if (n > 120 && k + 4 < size) {
-        memcpy(out + k, "...", 3);
-        k += 3;
-    }
-    out[k] = '\0';
+    utf8_sanitize(out, size > 4 ? size - 3 : size, s, n > 120 ? 120 : n);
+    if (n > 120 && size > 4)
+        strcat(out, "...");
 }
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}";
@@ -1051,6 +1117,8 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     pt->in_fd = pt->out_fd = pt->err_fd = -1;
     pt->stop[0] = pt->stop[1] = -1;
     pthread_mutex_init(&pt->mu, NULL);
+    pt->reader = pthread_self();
+    wake_signal_install();
     int64_t timeout_ms = target_opt_int(spec, "timeout_ms", PROCESS_TIMEOUT_MS);
     pt->timeout_ms = timeout_ms > 0 && timeout_ms < INT_MAX ? (int)timeout_ms : PROCESS_TIMEOUT_MS;
     pt->rcap = (size_t)64 * 1024;

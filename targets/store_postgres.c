@@ -1243,6 +1243,31 @@ static const char create_role[] =
     "  END IF;\n"
     "END$$;";
 
+/* Who owns a scratch schema: the session that made it holds the advisory
+ * lock (PG_OWNER_CLASS, hashtext(name)) until it ends; a schema whose lock
+ * is free lost its owner (SIGKILL, a crash, a lost server). A kept one is
+ * commented PG_KEPT and is nobody's to drop. */
+#define PG_OWNER_CLASS "1650814563" /* 'benc' */
+#define PG_KEPT "bench: kept"
+
+/* Drops the scratch schemas of owners that are gone, never a live one's
+ * (try_advisory_lock fails while its owner holds it) nor a kept one. One
+ * that cannot be dropped (another user's) is left as it is. */
+static const char drop_stale[] =
+    "DO $$ DECLARE s text; BEGIN\n"
+    "  FOR s IN SELECT nspname FROM pg_namespace\n"
+    "           WHERE nspname ~ '^bench_[0-9]+_[0-9a-z]+$'\n"
+    "             AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM '" PG_KEPT "' LOOP\n"
+    "    IF pg_try_advisory_lock(" PG_OWNER_CLASS ", hashtext(s)) THEN\n"
+    "      BEGIN\n"
+    "        EXECUTE format('DROP SCHEMA %I CASCADE', s);\n"
+    "      EXCEPTION WHEN others THEN NULL;\n"
+    "      END;\n"
+    "      PERFORM pg_advisory_unlock(" PG_OWNER_CLASS ", hashtext(s));\n"
+    "    END IF;\n"
+    "  END LOOP;\n"
+    "END$$;";
+
 /* The schema, its tables and (with the fence) its policies. */
 static int create_schema(pg_run *pt, char *err, size_t size)
 {
@@ -1263,8 +1288,14 @@ static int create_schema(pg_run *pt, char *err, size_t size)
         snprintf(err, size, "postgres: cannot set up the role bench_fenced: %s", why);
         return -1;
     }
+    if (exec_sql(g->conn, drop_stale, why, sizeof why) < 0) {
+        snprintf(err, size, "postgres: cannot drop the schemas of killed runs: %s", why);
+        return -1;
+    }
     script sc = {0};
     add(&sc, "SET synchronous_commit TO %s;\n", pt->synchronous ? "on" : "off");
+    /* held by this session from before the schema exists: never taken for stale */
+    add(&sc, "SELECT pg_advisory_lock(" PG_OWNER_CLASS ", hashtext('%s'));\n", name);
     add(&sc, "CREATE SCHEMA \"%s\";\n", name);
     for (size_t i = 0; i < g->sql->ntables; i++)
         add(&sc, "%s;\n", g->sql->tables[i].create);
@@ -1333,15 +1364,20 @@ static void drop_schema(pg_run *pt)
     pg_store *g = &pt->store;
     if (!pt->schema[0])
         return;
-    if (pt->keep) {
-        fprintf(stderr, "%s: kept the schema %s in the database bench\n", pt->label, pt->schema);
-        return;
-    }
     char sql[160], why[PG_ERROR_MAX] = "";
-    snprintf(sql, sizeof sql, "RESET ROLE; DROP SCHEMA \"%s\" CASCADE", pt->schema);
     bool usable = g->conn && pq->status(g->conn) == CONNECTION_OK &&
                   (!g->pipeline || set_pipeline(g, false) == 0) &&
                   pq->transactionStatus(g->conn) == PQTRANS_IDLE;
+    if (pt->keep) { /* marked, so that no later run takes it for a killed run's */
+        snprintf(sql, sizeof sql, "RESET ROLE; COMMENT ON SCHEMA \"%s\" IS '" PG_KEPT "'",
+                 pt->schema);
+        if (!usable || exec_sql(g->conn, sql, why, sizeof why) < 0)
+            fprintf(stderr, "%s: could not mark the schema %s as kept: %s\n", pt->label, pt->schema,
+                    usable ? why : "the connection is lost");
+        fprintf(stderr, "%s: kept the schema %s in the database bench\n", pt->label, pt->schema);
+        return;
+    }
+    snprintf(sql, sizeof sql, "RESET ROLE; DROP SCHEMA \"%s\" CASCADE", pt->schema);
     if (usable && exec_sql(g->conn, sql, why, sizeof why) == 0)
         return;
     if (g->conn)

@@ -15,11 +15,15 @@
  * record's row is gone, so its identity may be inserted again. */
 #include "store_sqlite.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -49,6 +53,7 @@ typedef struct sqlite_store {
     bool keep;       /* the keep option: the scratch file stays after the run */
     char label[128]; /* the target's label, for the message that keeps it */
     char dir[512];   /* the temporary directory, or "" */
+    int owner;       /* its lock file, flock'ed while this store lives, or -1 */
     char path[600];  /* the database file in it */
 } sqlite_store;
 
@@ -512,7 +517,8 @@ sqlite3 *sqlite_store_db(store *s)
     return ((sqlite_store *)s)->db;
 }
 
-/* Removes the database, its WAL and shared-memory files and the directory. */
+/* Removes the database, its WAL and shared-memory files, the owner's lock
+ * and the directory. */
 static void remove_scratch(sqlite_store *q)
 {
     static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
@@ -521,7 +527,51 @@ static void remove_scratch(sqlite_store *q)
         snprintf(file, sizeof file, "%s%s", q->path, suffixes[i]);
         unlink(file);
     }
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s/" SQLITE_OWNER_LOCK, q->dir);
+    unlink(lock);
     rmdir(q->dir);
+}
+
+/* Removes the scratch directory dir of an owner that is gone, if it is one:
+ * its lock file exists and nobody holds it (a live store holds it from
+ * mkdtemp to close; a kept database has none). Only regular files. */
+static void remove_if_stale(const char *dir)
+{
+    char path[768];
+    snprintf(path, sizeof path, "%s/" SQLITE_OWNER_LOCK, dir);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+                unlink(path);
+        }
+        if (d)
+            closedir(d);
+        rmdir(dir);
+    }
+    close(fd);
+}
+
+void sqlite_remove_stale_scratch(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "bench-sqlite-", 13) != 0)
+            continue;
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/%s", tmp, e->d_name);
+        remove_if_stale(dir);
+    }
+    if (d)
+        closedir(d);
 }
 
 static void sqlite_close(store *s)
@@ -529,11 +579,17 @@ static void sqlite_close(store *s)
     sqlite_store *q = (sqlite_store *)s;
     close_db(q);
     if (q->dir[0]) {
-        if (q->keep)
+        if (q->keep) {
+            char lock[600]; /* kept: no lock file, so no later run takes it for stale */
+            snprintf(lock, sizeof lock, "%s/" SQLITE_OWNER_LOCK, q->dir);
+            unlink(lock);
             fprintf(stderr, "%s: kept the scratch database %s\n", q->label, q->path);
-        else
+        } else {
             remove_scratch(q);
+        }
     }
+    if (q->owner >= 0)
+        close(q->owner);
     free(q);
 }
 
@@ -562,12 +618,23 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, store **
     q->p = p;
     q->keep = target_opt_bool(spec, "keep");
     snprintf(q->label, sizeof q->label, "%s", spec->label);
+    q->owner = -1;
     const char *tmp = getenv("TMPDIR");
-    snprintf(q->dir, sizeof q->dir, "%s/bench-sqlite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    sqlite_remove_stale_scratch(tmp); /* left by a run that was killed */
+    snprintf(q->dir, sizeof q->dir, "%s/bench-sqlite-XXXXXX", tmp);
     if (!mkdtemp(q->dir)) {
         snprintf(err, size, "sqlite: cannot create a scratch directory %s: %s", q->dir,
                  strerror(errno));
         q->dir[0] = '\0';
+        sqlite_close(&q->base);
+        return -1;
+    }
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s/" SQLITE_OWNER_LOCK, q->dir);
+    q->owner = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (q->owner < 0 || flock(q->owner, LOCK_EX | LOCK_NB) != 0) {
+        snprintf(err, size, "sqlite: cannot create %s: %s", lock, strerror(errno));
         sqlite_close(&q->base);
         return -1;
     }

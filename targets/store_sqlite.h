@@ -14,4 +14,13 @@ const char *sqlite_store_path(store *s);
 /* Its connection (lent), for tests that read its settings. */
 sqlite3 *sqlite_store_db(store *s);
 
+/* The lock file in each scratch directory (TMPDIR/bench-sqlite-XXXXXX):
+ * its store holds an flock on it from the directory's making to its
+ * removal, so a directory whose lock is free lost its owner to SIGKILL or
+ * a crash. A kept database's directory has none. */
+#define SQLITE_OWNER_LOCK "owner.lock"
+/* Removes the scratch directories under tmp whose owner is gone; a live
+ * store's is never touched. Every sqlite open does it first. */
+void sqlite_remove_stale_scratch(const char *tmp);
+
 #endif

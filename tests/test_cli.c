@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_spawn.h"
+#include "diag.h"
 
 static char scratch[64];  /* the "@" directory */
 static char srcdir[4096]; /* the "%" directory */
@@ -439,9 +440,68 @@ static void no_file_named_dash(const spawn_output *o)
     assert_int_not_equal(access("-", F_OK), 0);
 }
 
+static char *pizzas_text; /* the spec fed on stdin; read in main */
+
 static void old_samples(void)
 {
     write_scratch("samples.csv", "old samples\n");
+}
+
+/* A FIFO nobody writes to, where a spec is expected. */
+static void make_unfed_fifo(void)
+{
+    unlink(scratch_path("unfed.yaml"));
+    assert_int_equal(mkfifo(scratch_path("unfed.yaml"), 0600), 0);
+}
+
+/* A spec with 100,000 unknown keys (2 MB): a caret line found by a rescan
+ * of the text per diagnostic made its lint take minutes. */
+static void make_many_keys(void)
+{
+    FILE *f = fopen(scratch_path("keys.yaml"), "w");
+    assert_non_null(f);
+    fputs(pizzas_text, f);
+    for (int i = 0; i < 100000; i++)
+        fprintf(f, "zz_unknown_%d: 1\n", i);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A spec whose first line is 500,000 bytes long. */
+static void make_wide_spec(void)
+{
+    FILE *f = fopen(scratch_path("wide.yaml"), "w");
+    assert_non_null(f);
+    fputs("bogus: [", f);
+    for (int i = 0; i < 250000; i++)
+        fputs("1,", f);
+    fputs("1]\n", f);
+    fputs(pizzas_text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A cycle of 5,000 steps at the most cycles a spec may ask for: 2 * 10^15
+ * cycles make 10^19 records, more than 2^63. */
+static void make_overflowing_plan(void)
+{
+    FILE *f = fopen(scratch_path("totals.yaml"), "w");
+    assert_non_null(f);
+    fputs("spec: 1\ndomain: kiosk\naggregates:\n  Ticket:\n    identity: id\n"
+          "    fields: {id: string}\n    commands:\n"
+          "      Print: {creates: true, params: {id: string}}\n"
+          "workload:\n  warmup: 1000000000000000\n  iterations: 1000000000000000\n  cycle:\n",
+          f);
+    for (int i = 0; i < 5000; i++)
+        fprintf(f, "    - Ticket.Print: {id: \"t-${n}-%d\"}\n", i);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The caret line under the 500,000-byte line is cut to a window. */
+static void caret_line_is_cut(const spawn_output *o)
+{
+    const char *source = strchr(o->out, '\n') + 1;
+    const char *end = strchr(source, '\n');
+    assert_true(end - source < 2 * DIAG_SOURCE_WINDOW);
+    assert_true(strncmp(end - 3, "…", 3) == 0);
 }
 
 /* Samples written atomically: the file holds them, no temporary is left. */
@@ -462,6 +522,18 @@ static void old_samples_untouched(const spawn_output *o)
     char *text = read_whole(scratch_path("samples.csv"));
     assert_string_equal(text, "old samples\n");
     free(text);
+}
+
+/* A run stopped by SIGHUP removed its sqlite scratch directory (TMPDIR is
+ * the scratch directory here). */
+static void no_sqlite_scratch_left(const spawn_output *o)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '^bench-sqlite-'", scratch);
+    assert_int_not_equal(system(cmd), 0);
+    cJSON *root = parse_json(o->out);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "interrupted")));
+    cJSON_Delete(root);
 }
 
 static void interrupted_report(const spawn_output *o)
@@ -500,7 +572,6 @@ static void man_pages_written(const spawn_output *o)
 }
 
 static const char pizzas_path[] = "specs/pizzas.yaml";
-static char *pizzas_text; /* the spec fed on stdin; read in main */
 
 /* ---- the table ---- */
 
@@ -528,9 +599,12 @@ typedef struct cli_case {
     const char *stdin_text;  /* fed on stdin, or NULL for /dev/null */
     const char *stdout_path; /* stdout opened on this file instead of a pipe */
     int sigint_after_ms;     /* SIGINT after this long, if nonzero */
+    int signo;               /* sent instead of SIGINT, if nonzero */
     bool needs_dev_full;     /* skipped where /dev/full is not a character device */
     bool stdin_pizzas;       /* stdin_text is specs/pizzas.yaml */
     const char *cwd;         /* its working directory ("@" expanded); NULL: the source's */
+    int memory_mb;           /* run with this little memory: ulimit -v, or under ASan
+                                its allocator's limit (ASan cannot start under ulimit -v) */
 } cli_case;
 
 /* The flags of a short run on the memory target. */
@@ -720,6 +794,76 @@ static const cli_case cases[] = {
      .err = "unknown format 'github'; use text or json",
      .out_empty = true},
     {.args = ARGS("plan", "@/missing.yaml"), .status = 2, .err = "cannot open", .out_empty = true},
+    /* hostile input: sizes and counts past what bench can hold are refused
+       where they are written, and what is not a file is not waited on */
+    {.args = ARGS("plan", "@/totals.yaml"),
+     .status = 0,
+     .setup = make_overflowing_plan,
+     .out = "totals per run: more than 2^63 (the spec's cycles times its commands or records per "
+            "cycle)\n"},
+    {.args = ARGS("lint", "@/unfed.yaml"),
+     .status = 2,
+     .setup = make_unfed_fifo,
+     .err = "@/unfed.yaml: error: @/unfed.yaml is not a regular file (a FIFO)\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--targets", "null", "@/unfed.yaml"),
+     .status = 2,
+     .setup = make_unfed_fifo,
+     .err = "@/unfed.yaml: error: @/unfed.yaml is not a regular file (a FIFO)\n",
+     .out_empty = true},
+    {.args = ARGS("lint", "@"),
+     .status = 2,
+     .err = "@: error: @ is not a regular file (a directory)\n",
+     .out_empty = true},
+    {.args = ARGS("lint", "@/keys.yaml"),
+     .status = 1,
+     .setup = make_many_keys,
+     .out = "@/keys.yaml:100065:1: error: unknown key 'zz_unknown_99999'; expected one of: spec, "
+            "domain, about, types, aggregates, policies, workload\n  zz_unknown_99999: 1\n  ^\n"},
+    {.args = ARGS("lint", "@/wide.yaml"),
+     .status = 1,
+     .setup = make_wide_spec,
+     .out = "@/wide.yaml:1:1: error: unknown key 'bogus'",
+     .check = caret_line_is_cut},
+    {.args = ARGS("lint", "--format", "json", "@/keys.yaml"),
+     .status = 1,
+     .setup = make_many_keys,
+     .memory_mb = 16,
+     .err = "bench: out of memory\n",
+     .out_empty = true},
+    {.args =
+         ARGS("run", "--targets", "null", "--iterations", "1000000000000001", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --iterations needs a whole number from 1 to 1000000000000000, not "
+            "'1000000000000001'\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--targets", "null", "--iterations", "4611686018427387904", "--samples",
+                  "@/samples.csv", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --iterations needs a whole number from 1 to 1000000000000000",
+     .setup = old_samples,
+     .check = old_samples_untouched},
+    {.args =
+         ARGS("run", "--targets", "null", "--warmup", "9223372036854775807", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --warmup needs a whole number from 0 to 1000000000000000"},
+    {.args =
+         ARGS("run", "--targets", "null", "--prefill", "0,1000000000000001", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --prefill needs a whole number from 0 to 1000000000000000"},
+    {.args = ARGS("run", "--targets", "null", "--runs", "100000000000", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --runs needs a whole number from 1 to 10000, not '100000000000'\n"},
+    {.args =
+         ARGS("run", "--targets", "null", "--progress", "100000000000000000", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --progress needs a whole number from 1 to 86400"},
+    {.args = ARGS("run", "--quiet", "--targets", "null", "--iterations", "1000000000000000",
+                  "--samples", "@/samples.csv", "specs/pizzas.yaml"),
+     .status = 1,
+     .memory_mb = 256,
+     .out = "- null: out of memory: --samples keeps every timed latency in memory, and "
+            "1000000000000000 cycles of up to 4 commands need 9.6e+07 GB\n"},
     {.args = ARGS("plan", "specs/pizzas.yaml"),
      .status = 3,
      .stdout_path = "/dev/full",
@@ -894,11 +1038,11 @@ static const cli_case cases[] = {
      .out_empty = true},
     {.args = ARGS("run", "--iterations", "0", "specs/pizzas.yaml"),
      .status = 2,
-     .err = "--iterations needs a whole number of at least 1, not '0'",
+     .err = "--iterations needs a whole number from 1 to 1000000000000000, not '0'",
      .out_empty = true},
     {.args = ARGS("run", "--iterations", "ten", "specs/pizzas.yaml"),
      .status = 2,
-     .err = "--iterations needs a whole number of at least 1, not 'ten'",
+     .err = "--iterations needs a whole number from 1 to 1000000000000000, not 'ten'",
      .out_empty = true},
     {.args = ARGS("run", "--runs", "0", "specs/pizzas.yaml"),
      .status = 2,
@@ -1003,6 +1147,13 @@ static const cli_case cases[] = {
      .status = 130,
      .sigint_after_ms = 1500,
      .check = interrupted_report},
+    /* a closed terminal stops a run as Ctrl-C does: its scratch store goes */
+    {.args = ARGS("run", "--quiet", "--targets", "sqlite", "--iterations", "100000000", "--runs",
+                  "1", "--format", "json", "specs/pizzas.yaml"),
+     .status = 130,
+     .sigint_after_ms = 1500,
+     .signo = SIGHUP,
+     .check = no_sqlite_scratch_left},
     /* run: real runs on the in-process targets */
     {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
                   "--warmup", "5", "--runs", "2", "--format", "json"),
@@ -1143,6 +1294,58 @@ static bool has_substring(const char *what, const char *haystack, const char *wa
     return found;
 }
 
+static bool sanitized(void)
+{
+    return strstr(BENCH_SANITIZERS, "address") != NULL;
+}
+
+/* Under ASan, allocations over mb fail (returning NULL, as malloc does
+ * under ulimit -v): set for the next run_bench. */
+static void limit_memory(int mb, const char *asan_options)
+{
+    if (!sanitized())
+        return;
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%sallocator_may_return_null=1:max_allocation_size_mb=%d",
+             asan_options ? asan_options : "", asan_options ? ":" : "", mb);
+    setenv("ASAN_OPTIONS", opts, 1);
+}
+
+/* run_bench under `ulimit -v` (an uninstrumented build). */
+static spawn_output run_bench_limited(const char *const *args, int mb, const spawn_options *opt)
+{
+    size_t n = 0;
+    while (args[n])
+        n++;
+    char **argv = calloc(n + 6, sizeof *argv), script[128];
+    assert_non_null(argv);
+    snprintf(script, sizeof script, "ulimit -v %d && exec \"$0\" \"$@\"", mb * 1024);
+    argv[0] = strdup("/bin/sh");
+    argv[1] = strdup("-c");
+    argv[2] = strdup(script);
+    argv[3] = strdup(spawn_bench_path());
+    for (size_t i = 0; i < n; i++)
+        argv[i + 4] = expand(args[i]);
+    spawn_output o = spawn_run_with(argv, opt);
+    for (size_t i = 0; i < n + 4; i++)
+        free(argv[i]);
+    free(argv);
+    return o;
+}
+
+/* Whether a sanitizer reported something in err; allocations that failed
+ * under a memory limit are not reports (bench then says out of memory). */
+static bool sanitizer_report(const char *err, bool limited)
+{
+    static const char failed[] = "WARNING: AddressSanitizer failed to allocate";
+    for (const char *p = err; (p = strstr(p, "Sanitizer")) != NULL; p++) {
+        const char *w = p - (sizeof "WARNING: Address" - 1);
+        if (!limited || w < err || strncmp(w, failed, sizeof failed - 1) != 0)
+            return true;
+    }
+    return false;
+}
+
 static void test_cli_case(void **state)
 {
     const cli_case *c = *state;
@@ -1157,13 +1360,22 @@ static void test_cli_case(void **state)
     char *cwd = c->cwd ? expand(c->cwd) : NULL;
     spawn_options opt = {.stdin_text = c->stdin_pizzas ? pizzas_text : c->stdin_text,
                          .stdout_path = c->stdout_path,
-                         .signal = c->sigint_after_ms ? SIGINT : 0,
+                         .signal = c->sigint_after_ms ? (c->signo ? c->signo : SIGINT) : 0,
                          .signal_after_ms = c->sigint_after_ms,
                          .cwd = cwd};
-    spawn_output o = run_bench(c->args, &opt);
+    char *asan_options = getenv("ASAN_OPTIONS") ? strdup(getenv("ASAN_OPTIONS")) : NULL;
+    if (c->memory_mb)
+        limit_memory(c->memory_mb, asan_options);
+    spawn_output o = c->memory_mb && !sanitized() ? run_bench_limited(c->args, c->memory_mb, &opt)
+                                                  : run_bench(c->args, &opt);
     free(cwd);
+    if (asan_options)
+        setenv("ASAN_OPTIONS", asan_options, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(asan_options);
     failure[0] = '\0';
-    if (strstr(o.err, "Sanitizer"))
+    if (sanitizer_report(o.err, c->memory_mb != 0))
         snprintf(failure, sizeof failure, "%s: a sanitizer reported:\n%s", cmd, o.err);
     else if (o.status != c->status)
         snprintf(failure, sizeof failure,

@@ -1,5 +1,5 @@
 /* test_diag.c: diagnostics: sorting by address, keeping insertion order for
- * ties. */
+ * ties; caret lines cut to a window, and found in one pass over the text. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "diag.h"
+
+#include <time.h>
 
 static void test_diag_sort_orders_by_file_line_col_and_is_stable(void **state)
 {
@@ -36,10 +38,104 @@ static void test_diag_sort_orders_by_file_line_col_and_is_stable(void **state)
     diag_list_free(&d);
 }
 
+/* diag_print_text of g over text into a malloc'd string. */
+static char *printed(const diag *g, const char *text)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    diag_cursor src = diag_cursor_at(text, strlen(text));
+    diag_print_text(f, g, &src);
+    assert_int_equal(fclose(f), 0);
+    return out;
+}
+
+static void test_diag_caret_line_is_the_whole_line_when_short(void **state)
+{
+    (void)state;
+    diag g = {.file = "t.yaml", .line = 2, .col = 4, .message = "bad"};
+    char *out = printed(&g, "a: 1\nb: \xc3\xa9x\tz\n");
+    assert_string_equal(out, "t.yaml:2:4: error: bad\n  b: \xc3\xa9x\tz\n     ^\n");
+    free(out);
+}
+
+/* A 500,000-character line: 120 code points around the column, with "…"
+ * where it was cut, and the caret still under the column. */
+static void test_diag_caret_line_is_cut_to_a_window_around_the_column(void **state)
+{
+    (void)state;
+    size_t n = 500000;
+    char *text = malloc(n + 2);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + i % 26);
+    text[n] = '\n';
+    text[n + 1] = '\0';
+    int col = 250001; /* the character at index 250000 */
+    diag g = {.file = "t.yaml", .line = 1, .col = col, .message = "bad"};
+    char *out = printed(&g, text);
+    char *source = strchr(out, '\n') + 1, *caret = strchr(source, '\n') + 1;
+    size_t first = (size_t)col - 1 - DIAG_SOURCE_WINDOW / 2;
+    char want[512];
+    snprintf(want, sizeof want, "  …%.*s…\n", DIAG_SOURCE_WINDOW, text + first);
+    assert_int_equal(strncmp(source, want, strlen(want)), 0);
+    /* "  ", one column for the "…", then the code points before the column */
+    assert_int_equal(strspn(caret, " "), 2 + 1 + DIAG_SOURCE_WINDOW / 2);
+    assert_string_equal(caret + strspn(caret, " "), "^\n");
+    assert_int_equal(text[first + DIAG_SOURCE_WINDOW / 2], text[col - 1]);
+    free(out);
+    /* at the start of the line: no "…" before it */
+    g.col = 3;
+    out = printed(&g, text);
+    source = strchr(out, '\n') + 1;
+    snprintf(want, sizeof want, "  %.*s…\n    ^\n", DIAG_SOURCE_WINDOW, text);
+    assert_string_equal(source, want);
+    free(out);
+    free(text);
+}
+
+/* One diagnostic on each of 200,000 lines: printing them walks the text
+ * once (a rescan per diagnostic took a minute for 150,000). */
+static void test_diag_printing_is_linear_in_the_text(void **state)
+{
+    (void)state;
+    size_t lines = 200000;
+    char *text = malloc(lines * 16 + 1), *p = text;
+    diag_list d = {0};
+    for (size_t i = 0; i < lines; i++) {
+        p += sprintf(p, "k%08zu: 1\n", i);
+        diag_add(&d, DIAG_ERROR, "t.yaml", (int)i + 1, 1, "unknown key");
+    }
+    FILE *null = fopen("/dev/null", "w");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    diag_cursor src = diag_cursor_at(text, (size_t)(p - text));
+    for (size_t i = 0; i < d.count; i++)
+        diag_print_text(null, &d.items[i], &src);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fclose(null);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_true(s < 5.0);
+    /* and the cursor still finds an earlier line */
+    diag g = {.file = "t.yaml", .line = 2, .col = 1, .message = "again"};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    diag_print_text(f, &g, &src);
+    fclose(f);
+    assert_string_equal(out, "t.yaml:2:1: error: again\n  k00000001: 1\n  ^\n");
+    free(out);
+    diag_list_free(&d);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diag_sort_orders_by_file_line_col_and_is_stable),
+        cmocka_unit_test(test_diag_caret_line_is_the_whole_line_when_short),
+        cmocka_unit_test(test_diag_caret_line_is_cut_to_a_window_around_the_column),
+        cmocka_unit_test(test_diag_printing_is_linear_in_the_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "json_line.h"
+#include "utf8.h"
 #include "value.h"
 
 static const char *sizes[] = {"small", "large"};
@@ -164,6 +165,15 @@ static void test_decode_refuses_malformed_text_with_its_path(void **state)
         {"{\"label\": \"\\q\"}", "inner.label: an invalid escape in a string"},
         {"{\"label\": \"\\udd1e\"}", "inner.label: a lone surrogate \\u escape in a string"},
         {"{\"label\": \"a\nb\"}", "inner.label: a control character inside a string"},
+        /* the encoding rule: valid UTF-8 (raw or escaped) without NUL */
+        {"{\"label\": \"\\u0000\"}", "inner.label: " UTF8_RULE},
+        {"{\"label\": \"a\\n\\u0000\"}", "inner.label: " UTF8_RULE},
+        {"{\"label\": \"\xff\"}", "inner.label: " UTF8_RULE},
+        {"{\"label\": \"\\n\xc3\"}", "inner.label: " UTF8_RULE},          /* cut short */
+        {"{\"label\": \"\xc0\xaf\"}", "inner.label: " UTF8_RULE},         /* overlong '/' */
+        {"{\"label\": \"\xed\xa0\x80\"}", "inner.label: " UTF8_RULE},     /* a surrogate */
+        {"{\"label\": \"\xf4\x90\x80\x80\"}", "inner.label: " UTF8_RULE}, /* past U+10FFFF */
+        {"{\"tags\": [\"ok\", \"\x80\"]}", "inner.tags[1]: " UTF8_RULE},
         {"{\"flag\": yes}", "inner.flag: expected true or false, got something that is not JSON"},
         {"{\"tags\": [\"a\", 1]}", "inner.tags[1]: expected a string, got a number"},
         {"{\"extra\": 1}", "inner: 'extra' is not a field of this object"},
@@ -289,6 +299,13 @@ static void test_answers_are_read(void **state)
         {"{\"ok\":true", -1, NULL},
         {"{\"ok\":false,\"error\":\"x\"} trailing", -1, NULL},
         {"{\"ok\":truex}", -1, NULL},
+        /* a runtime's words, made safe to print: escapes shown, bad bytes replaced */
+        {"{\"ok\":false,\"error\":\"\\u001b]0;title\\u0007\\u001b[2J\"}", 0,
+         "\\u001b]0;title\\u0007\\u001b[2J"},
+        {"{\"ok\":false,\"error\":\"bad \xff\xc3 byte\\u0000s \xc2\x9b\"}", 0,
+         "bad \xef\xbf\xbd\xef\xbf\xbd byte\\u0000s \\u009b"},
+        {"{\"ok\":false,\"error\":\"caf\xc3\xa9 \xf0\x9f\x8d\x95\"}", 0,
+         "caf\xc3\xa9 \xf0\x9f\x8d\x95"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char msg[128] = "";

@@ -486,8 +486,10 @@ static void test_postgres_keep_leaves_the_schema(void **state)
     char schema[64];
     snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
     fx_close(f);
-    assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", schema),
-                     1);
+    assert_int_equal(query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s' AND "
+                                "obj_description(oid, 'pg_namespace') = 'bench: kept'",
+                                schema),
+                     1); /* marked: no later run takes it for a killed run's */
     char sql[128];
     snprintf(sql, sizeof sql, "DROP SCHEMA \"%s\" CASCADE", schema);
     PGconn *c = admin();
@@ -495,6 +497,46 @@ static void test_postgres_keep_leaves_the_schema(void **state)
     assert_int_equal(pq->resultStatus(r), PGRES_COMMAND_OK);
     pq->clear(r);
     pq->finish(c);
+}
+
+static void exec_on(PGconn *c, const char *sql)
+{
+    PGresult *r = pq->exec(c, sql);
+    if (pq->resultStatus(r) != PGRES_COMMAND_OK && pq->resultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, pq->resultErrorMessage(r));
+    pq->clear(r);
+}
+
+static long schemas_named(const char *name)
+{
+    return query_long("SELECT count(*) FROM pg_namespace WHERE nspname = '%s'", name);
+}
+
+/* A run killed before it could drop its schema leaves it without its
+ * owner's advisory lock: the next postgres open drops it, and never the
+ * schema of a live session (which holds its lock) or a kept one. */
+static void test_postgres_open_drops_the_schemas_of_dead_owners_only(void **state)
+{
+    PGconn *c = admin();
+    exec_on(c, "CREATE SCHEMA bench_1_dead01; CREATE TABLE bench_1_dead01.t (x int);"
+               "CREATE SCHEMA bench_2_kept01; COMMENT ON SCHEMA bench_2_kept01 IS 'bench: kept'");
+    pq->finish(c);
+    PGconn *live = admin(); /* a live run's session */
+    exec_on(live, "SELECT pg_advisory_lock(1650814563, hashtext('bench_3_live01'));"
+                  "CREATE SCHEMA bench_3_live01");
+    fx *f = fx_open(values_spec, &pg_plain);
+    assert_int_equal(schemas_named("bench_1_dead01"), 0);
+    assert_int_equal(schemas_named("bench_2_kept01"), 1);
+    assert_int_equal(schemas_named("bench_3_live01"), 1);
+    /* and the open store's own schema is a live one to the next open */
+    char schema[64];
+    snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
+    fx *g = fx_open(values_spec, &pg_plain);
+    assert_int_equal(schemas_named(schema), 1);
+    fx_close(g);
+    fx_close(f);
+    exec_on(live, "DROP SCHEMA bench_3_live01; DROP SCHEMA bench_2_kept01");
+    pq->finish(live);
 }
 
 /* A run that fails mid-way (the second cycle creates a name that exists)
@@ -758,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_postgres_create_with_a_read_refused_by_its_key_rolls_back),
         cmocka_unit_test(test_postgres_schema_is_named_for_the_run_and_dropped_at_close),
         cmocka_unit_test(test_postgres_keep_leaves_the_schema),
+        cmocka_unit_test(test_postgres_open_drops_the_schemas_of_dead_owners_only),
         cmocka_unit_test(test_postgres_schema_is_gone_after_a_failed_run),
         cmocka_unit_test(test_postgres_schema_is_gone_after_sigint),
         cmocka_unit_test(test_postgres_fence_runs_as_bench_fenced_under_forced_rls),

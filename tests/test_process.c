@@ -488,6 +488,49 @@ static void test_a_child_that_hangs_fails_the_run_after_its_timeout(void **state
     assert_pids_gone(scratch.pids, 2); /* the shell and its sleeping child */
 }
 
+/* Kills what a test's runtime started outside its process group (bench
+ * cannot reach a new session), by the pids in its pid file. */
+static void kill_detached(const char *pidfile)
+{
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    int pid;
+    while (fscanf(f, "%d", &pid) == 1)
+        kill(pid, SIGKILL);
+    fclose(f);
+}
+
+/* A runtime that exits while a grandchild in another session holds its
+ * stdout: no end of file comes, and the run still fails at once. */
+static void test_a_child_that_exits_leaving_its_stdout_open_fails_at_once(void **state)
+{
+    report r = {0};
+    double s;
+    const target_result *tr = fails("    - process: {command: [/bin/sh, " FIXTURE
+                                    ", detach, {PIDS}, '2'], timeout_ms: 5000}\n",
+                                    &r, &s);
+    assert_contains(tr->reason, "sh exited with status 0 without answering (a process it started "
+                                "still holds its stdout open)");
+    assert_true(s < 3.0); /* not the 5 s timeout, nor the sleeper's hour */
+    report_free(&r);
+    kill_detached(scratch.pids);
+}
+
+/* A runtime that hangs while such a grandchild holds its stdout: killing
+ * its group brings no end of file either; the timeout still holds. */
+static void test_a_timeout_holds_while_a_grandchild_holds_the_pipe(void **state)
+{
+    report r = {0};
+    double s;
+    const target_result *tr = fails("    - process: {command: [/bin/sh, " FIXTURE
+                                    ", detach-hang, {PIDS}, '2'], timeout_ms: 300}\n",
+                                    &r, &s);
+    assert_contains(tr->reason, "sh did not answer within 300 ms");
+    assert_true(s < 3.0);
+    report_free(&r);
+    kill_detached(scratch.pids);
+}
+
 static void test_a_child_that_prints_garbage_fails_the_run(void **state)
 {
     report r = {0};
@@ -970,6 +1013,10 @@ int main(void)
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_a_child_that_crashes_fails_the_run, scratch_teardown),
         cmocka_unit_test_teardown(test_a_child_that_hangs_fails_the_run_after_its_timeout,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_a_child_that_exits_leaving_its_stdout_open_fails_at_once,
+                                  scratch_teardown),
+        cmocka_unit_test_teardown(test_a_timeout_holds_while_a_grandchild_holds_the_pipe,
                                   scratch_teardown),
         cmocka_unit_test_teardown(test_a_child_that_prints_garbage_fails_the_run, scratch_teardown),
         cmocka_unit_test_teardown(test_a_program_that_cannot_start_is_skipped_with_a_sentence,

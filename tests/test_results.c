@@ -408,12 +408,37 @@ static void test_a_bad_file_gives_its_sentence(void **state)
         strstr(err, "is not a valid bench result file: at results[1].runs[0].histogram"));
 }
 
+/* A file nested deeper than cJSON's limit is refused as too deep, at the
+ * place where it passes the limit, not as text JSON does not allow. */
+static void test_a_file_nested_too_deep_says_so(void **state)
+{
+    (void)state;
+    size_t depth = 100000;
+    char *text = malloc(2 * depth + 8), *p = text;
+    p += sprintf(p, "{\"a\":");
+    for (size_t i = 0; i < depth; i++)
+        *p++ = '[';
+    for (size_t i = 0; i < depth; i++)
+        *p++ = ']';
+    *p++ = '}';
+    *p = '\0';
+    report *loaded = (report *)1;
+    char err[1024];
+    assert_int_equal(
+        results_load_text("deep.json", text, (size_t)(p - text), &loaded, err, sizeof err), -1);
+    assert_null(loaded);
+    assert_string_equal(err, "deep.json is nested too deep: at line 1, column 1005 arrays and "
+                             "objects are more than 1000 levels deep, the most bench reads.");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_written_report_reads_back_with_every_figure),
         cmocka_unit_test(test_a_document_in_memory_loads_alike),
         cmocka_unit_test(test_a_bad_file_gives_its_sentence),
+        cmocka_unit_test(test_a_file_nested_too_deep_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

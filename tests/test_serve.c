@@ -289,6 +289,86 @@ static void test_serve_on_the_postgres_store(void **state)
     serve_on_a_sql_store("postgres");
 }
 
+/* The encoding rule holds before any store sees a string: invalid UTF-8
+ * and NUL are refused with the same words on every store, and nothing of
+ * them is kept. */
+static void serve_refuses_what_breaks_the_encoding_rule(const char *store)
+{
+    static const char *const names[] = {"p\\u0000", "p\xff", "p\xed\xa0\x80"};
+    static const char want[] = "{\"ok\":false,\"error\":\"Order.CreatePizza refused: name: a "
+                               "string must be valid UTF-8 without NUL (\\\\u0000) characters\"}";
+    server *s = serve_start_on(store, "specs/pizzas.yaml");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"%s\",\"pizza\":{"
+                 "\"price_cents\":1200,\"size\":\"large\"}}}",
+                 names[i]);
+        assert_string_equal(ask(s, line), want);
+    }
+    assert_string_equal(ask(s, "{\"count\":true}"),
+                        "{\"ok\":true,\"aggregates\":{\"Order\":0},\"events\":{\"PizzaCreated\":0,"
+                        "\"ToppingAdded\":0,\"PizzaPurchased\":0}}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+static void test_serve_holds_every_store_to_the_encoding_rule(void **state)
+{
+    serve_refuses_what_breaks_the_encoding_rule(NULL);
+    serve_refuses_what_breaks_the_encoding_rule("sqlite");
+    if (!getenv("BENCH_PG_SCRATCH")) {
+        print_message("postgres skipped: no scratch PostgreSQL server (make test starts one)\n");
+        return;
+    }
+    serve_refuses_what_breaks_the_encoding_rule("postgres");
+}
+
+/* Whether dir holds a sqlite scratch directory. */
+static bool holds_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    bool found = false;
+    while ((e = readdir(d)) != NULL)
+        found |= strncmp(e->d_name, "bench-sqlite-", 13) == 0;
+    closedir(d);
+    return found;
+}
+
+/* SIGTERM, SIGINT or SIGHUP ends bench serve as the end of input does: it
+ * exits 0 and its scratch store is gone. */
+static void test_serve_removes_its_scratch_store_on_a_signal(void **state)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    char tmp[] = "/tmp/bench-test-serve-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        server *s = serve_start_on("sqlite", "specs/pizzas.yaml");
+        assert_non_null(strstr(ask(s, CREATE("p1")), "\"ok\":true"));
+        assert_true(holds_scratch(tmp));
+        kill(s->pid, sigs[i]);
+        int status = -1;
+        for (int k = 0; k < 1000 && waitpid(s->pid, &status, WNOHANG) == 0; k++)
+            usleep(10000);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_false(holds_scratch(tmp));
+        close(s->in);
+        close(s->out);
+        free(s);
+    }
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    assert_int_equal(rmdir(tmp), 0);
+}
+
 static void test_serve_answers_policy_events_in_order(void **state)
 {
     server *s = serve_start("examples/library.yaml");
@@ -569,6 +649,25 @@ static void test_serve_strings_round_trip_escapes(void **state)
         ask(s, "{\"verb\":\"Order.CreatePizza\",\"args\":{\"name\":\"\\ud83c\",\"pizza\":{}}}"),
         "{\"ok\":false,\"error\":\"not a request: args: a lone surrogate \\\\u escape in a "
         "string\"}");
+    assert_int_equal(serve_stop(s), 0);
+}
+
+/* A request line longer than 16 MiB (SERVE_LINE_MAX) is answered with an error once
+ * its newline comes, without keeping it; the next line is served. */
+static void test_serve_refuses_a_line_longer_than_the_limit(void **state)
+{
+    server *s = serve_start("specs/pizzas.yaml");
+    size_t n = (size_t)17 << 20;
+    char *line = malloc(n + 1);
+    assert_non_null(line);
+    memset(line, ' ', n);
+    line[0] = '{';
+    line[n] = '\0';
+    send_raw(s, line);
+    free(line);
+    assert_string_equal(ask(s, "}"),
+                        "{\"ok\":false,\"error\":\"the request line is longer than 16 MiB\"}");
+    assert_non_null(strstr(ask(s, CREATE("after")), "\"ok\":true"));
     assert_int_equal(serve_stop(s), 0);
 }
 
@@ -1037,6 +1136,8 @@ int main(void)
         cmocka_unit_test(test_serve_count_request_counts_what_was_kept),
         cmocka_unit_test(test_serve_on_the_sqlite_store),
         cmocka_unit_test(test_serve_on_the_postgres_store),
+        cmocka_unit_test(test_serve_holds_every_store_to_the_encoding_rule),
+        cmocka_unit_test(test_serve_removes_its_scratch_store_on_a_signal),
         cmocka_unit_test(test_serve_answers_policy_events_in_order),
         cmocka_unit_test(test_serve_runs_a_for_each_policy_all_or_nothing),
         cmocka_unit_test(test_serve_answers_a_query_with_its_returns),
@@ -1045,6 +1146,7 @@ int main(void)
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),
+        cmocka_unit_test(test_serve_refuses_a_line_longer_than_the_limit),
         cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
         cmocka_unit_test(test_protocol_schema_accepts_the_lines_it_should),
         cmocka_unit_test(test_serve_command_line_errors),

@@ -2,8 +2,8 @@
  * of runtime_scenarios.h (the bundled specs and the examples verify,
  * refusals roll back with the memory runtime's messages, values of every
  * kind come back verbatim ...); and what is SQLite's own: the scratch file
- * is removed (or kept and named); durability sets `synchronous` in WAL
- * mode; lint refuses names that are not identifiers. */
+ * is removed (or kept and named), and so is one a killed run left; durability sets `synchronous` in
+ * WAL mode; lint refuses names that are not identifiers. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -13,6 +13,9 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +59,9 @@ static void test_sqlite_keep_leaves_the_file_in_place(void **state)
     *strrchr(dir, '/') = '\0';
     fx_close(f);
     assert_true(exists(path));
+    char lock[800]; /* a kept database is no stale one */
+    snprintf(lock, sizeof lock, "%s/" SQLITE_OWNER_LOCK, dir);
+    assert_false(exists(lock));
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
@@ -68,6 +74,61 @@ static void test_sqlite_keep_leaves_the_file_in_place(void **state)
     sqlite3_close(db);
     char cmd[800];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A scratch directory as a store leaves it in tmp: with its database, and
+ * the owner's lock file when lock is true. */
+static void fake_scratch(const char *tmp, const char *name, bool lock)
+{
+    char dir[600], file[700];
+    snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    static const char *const files[] = {"pizzas.db", "pizzas.db-wal", SQLITE_OWNER_LOCK};
+    for (size_t i = 0; i < (lock ? 3u : 2u); i++) {
+        snprintf(file, sizeof file, "%s/%s", dir, files[i]);
+        FILE *f = fopen(file, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+}
+
+/* A run killed before it could remove its scratch directory leaves it with
+ * a lock nobody holds: the next sqlite open removes it, and never the
+ * directory of a live store (its lock is held) or a kept one (no lock). */
+static void test_sqlite_open_removes_the_scratch_of_a_dead_owner_only(void **state)
+{
+    char tmp[] = "/tmp/bench-test-sqlite-XXXXXX", path[700];
+    assert_non_null(mkdtemp(tmp));
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    fake_scratch(tmp, "bench-sqlite-dead01", true);
+    fake_scratch(tmp, "bench-sqlite-live01", true);
+    fake_scratch(tmp, "bench-sqlite-kept01", false);
+    snprintf(path, sizeof path, "%s/bench-sqlite-live01/" SQLITE_OWNER_LOCK, tmp);
+    int live = open(path, O_RDONLY); /* another open file: its flock excludes the store's */
+    assert_true(live >= 0);
+    assert_int_equal(flock(live, LOCK_EX | LOCK_NB), 0);
+    fx *f = fx_open(values_spec, &sqlite_full);
+    snprintf(path, sizeof path, "%s/bench-sqlite-dead01", tmp);
+    assert_false(exists(path));
+    snprintf(path, sizeof path, "%s/bench-sqlite-live01/pizzas.db", tmp);
+    assert_true(exists(path));
+    snprintf(path, sizeof path, "%s/bench-sqlite-kept01/pizzas.db", tmp);
+    assert_true(exists(path));
+    /* and this store's own directory, while it lives, is a live one */
+    sqlite_remove_stale_scratch(tmp);
+    assert_true(exists(sqlite_store_path(runtime_target_store(f->t))));
+    fx_close(f);
+    close(live);
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     assert_int_equal(system(cmd), 0);
 }
 
@@ -148,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sqlite_scratch_file_is_removed_after_the_run),
         cmocka_unit_test(test_sqlite_keep_leaves_the_file_in_place),
+        cmocka_unit_test(test_sqlite_open_removes_the_scratch_of_a_dead_owner_only),
         cmocka_unit_test(test_sqlite_durability_sets_synchronous_in_wal_mode),
         cmocka_unit_test(test_sqlite_names_that_would_inject_sql_are_refused_by_lint),
     };
