@@ -45,6 +45,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 # ---- the manual: a page per command, each rendered by man without a warning --
+# shellcheck disable=SC2086 # the commands are a list
 for page in bench $(printf 'bench-%s\n' $commands); do
     file=$share/man/man1/$page.1
     [ -f "$file" ] || fail "no manual page $page.1"
