@@ -20,7 +20,7 @@ _bench_targets()
 
 _bench()
 {
-    local bench=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev= cmd=
+    local bench=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev='' cmd=''
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     [ "$COMP_CWORD" -gt 1 ] && cmd=${COMP_WORDS[1]}
     COMPREPLY=()

@@ -110,7 +110,7 @@ static void put_see_also(FILE *out, const char *cmd)
 void cli_man_write(FILE *out, const char *cmd, const char *usage)
 {
     const char *summary = "check, plan and run workload specs against targets", *name;
-    for (size_t i = 0; cmd && cli_command(i, &name, &summary) && strcmp(name, cmd); i++)
+    for (size_t i = 0; cmd && cli_command(i, &name, &summary) && strcmp(name, cmd) != 0; i++)
         ;
     fputs(".TH BENCH", out);
     if (cmd) {

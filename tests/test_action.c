@@ -28,6 +28,7 @@
 
 #include "bench_spawn.h"
 #include "load.h"
+#include "test_util.h"
 
 static char srcdir[4096], workspace[64], runner_temp[4096];
 
@@ -208,17 +209,10 @@ static void copy_file(const char *from, const char *to)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The file at path (test_util.h's read_file), or NULL when there is none. */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *text = calloc(1, 1 << 20);
-    assert_non_null(text);
-    size_t n = fread(text, 1, (1 << 20) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return text;
+    return access(path, F_OK) == 0 ? read_file(path) : NULL;
 }
 
 static char *ws_path(const char *name)

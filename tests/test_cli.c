@@ -553,8 +553,8 @@ static void page_written(const spawn_output *o)
 /* --targets null --targets memory ran both. */
 static void both_targets_ran(const spawn_output *o)
 {
-    assert_non_null(strstr(o->out, "| tickets | null@5 |"));
-    assert_non_null(strstr(o->out, "| tickets | memory@7 |"));
+    assert_non_null(strstr(o->out, "| tickets | null@5"));
+    assert_non_null(strstr(o->out, "| tickets | memory@7"));
 }
 
 /* bench --man @: a page per command and bench.1, each from its help. */
@@ -1170,7 +1170,7 @@ static const cli_case cases[] = {
     {.args = ARGS("run", "--quiet", "--targets", "memory", "--iterations", "20", "--runs", "1",
                   "examples/tickets.yaml"),
      .status = 0,
-     .out = "| tickets | memory |"},
+     .out = "| tickets | memory"},
     /* nothing ran: exit 1 with one sentence */
     {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "process", "--process-cmd",
                   "/no/such/runtime", "--quiet"),
