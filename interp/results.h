@@ -22,9 +22,9 @@ typedef struct verb_result {
     uint64_t refused_counted; /* of which refused and counted (on_refusal: count) */
     double p50_ns, p99_ns;
     double round_trips_per_command; /* NAN unless the target counts round trips */
-    bool scan;                      /* the verb is a scan: rows_returned counts */
-    uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered (0 for a
-                                       target that gives no answers, null) */
+    bool scan;                      /* the verb is a scan on a target that answers (not null):
+                                       rows_returned counts */
+    uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */

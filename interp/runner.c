@@ -355,8 +355,10 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
     }
     note_outcome(rs, si, drc);
     const value *answer;
-    if (drc == TARGET_OK && si->st->cmd->scan && target_answer(rs->t, &answer) == TARGET_OK)
-        rs->verb_rows[si->verb] += answer->len; /* untimed: after the second clock read */
+    /* untimed, after the second clock read; null answers nothing */
+    if (drc == TARGET_OK && si->st->cmd->scan && !(rs->drv->caps & TARGET_ACCEPTS_ALL) &&
+        target_answer(rs->t, &answer) == TARGET_OK)
+        rs->verb_rows[si->verb] += answer->len;
     return t1;
 }
 
@@ -1046,7 +1048,8 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
         vr->round_trips_per_command =
             round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
-        vr->scan = plan_find_verb(rs->p, vr->verb)->scan;
+        /* null accepts every scan and answers none: it has no rows to count */
+        vr->scan = plan_find_verb(rs->p, vr->verb)->scan && !(rs->drv->caps & TARGET_ACCEPTS_ALL);
         vr->rows_returned = rs->verb_rows[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;

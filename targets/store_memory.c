@@ -693,7 +693,8 @@ static int memory_open(const plan *p, const target_spec *spec, int run, store **
 const store_driver memory_store_driver = {
     .version = STORE_DRIVER_VERSION,
     .name = "memory",
-    .about = "the C runtime on an in-process store (hash table per aggregate type, event log)",
+    .about = "the C runtime on an in-process store (hash table per aggregate type, skip list per "
+             "scanned one, event log)",
     .caps = TARGET_CAN_SCAN,
     .open = memory_open,
     .close = memory_store_free,

@@ -1082,7 +1082,7 @@ static void test_scan_rows_are_counted_per_verb(void **state)
                                "    - Row.From: {id: 0, count: 3}\n"
                                "  warmup: 0\n"
                                "  runs: 1\n"
-                               "  targets: [memory]\n";
+                               "  targets: [memory, null]\n";
     const plan *p = scratch_open(yaml);
     run_options o = options();
     o.iterations = 10;
@@ -1094,6 +1094,8 @@ static void test_scan_rows_are_counted_per_verb(void **state)
     assert_true(verb_of(rr, "Row.From")->scan);
     assert_int_equal(verb_of(rr, "Row.From")->rows_returned, 1 + 2 + 3 * 8);
     assert_false(verb_of(rr, "Row.Add")->scan);
+    /* null accepts the scans and answers none: no rows to count */
+    assert_false(verb_of(&result_for(&r, "null", 0)->runs[0], "Row.From")->scan);
     assert_report_validates(&r);
     char *json = render(report_json, &r);
     assert_non_null(strstr(json, "\"rows_returned\":\t27"));
@@ -1110,6 +1112,7 @@ static void test_scan_rows_are_counted_per_verb(void **state)
     char *md = render(report_markdown, &r);
     assert_non_null(strstr(md, "\nScans: memory (rows): Row.From 27 rows in 10 scans (2.7 a scan), "
                                "all runs.\n"));
+    assert_null(strstr(md, "Scans: null"));
     free(md);
     config_free(&r);
     report_free(&r);
