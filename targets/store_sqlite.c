@@ -538,7 +538,7 @@ static void remove_scratch(sqlite_store *q)
  * mkdtemp to close; a kept database has none). Only regular files. */
 static void remove_if_stale(const char *dir)
 {
-    char path[768];
+    char path[1024];
     snprintf(path, sizeof path, "%s/" SQLITE_OWNER_LOCK, dir);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
