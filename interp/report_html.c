@@ -641,14 +641,18 @@ static void chart_over_time(page *pg)
 
 /* ---- chart 5: cost against store size ------------------------------------------ */
 
+/* Whether a and b are results of one target (label) on one domain. */
+static bool same_target(const series *a, const series *b)
+{
+    return strcmp(a->t->label, b->t->label) == 0 && strcmp(a->t->domain, b->t->domain) == 0;
+}
+
 /* Whether some target (domain and label) ran at two prefill sizes or more. */
 static bool has_prefill_sweep(const page *pg)
 {
     for (size_t i = 0; i < pg->n; i++)
         for (size_t j = i + 1; j < pg->n; j++)
-            if (!strcmp(pg->s[i].t->label, pg->s[j].t->label) &&
-                !strcmp(pg->s[i].t->domain, pg->s[j].t->domain) &&
-                pg->s[i].t->prefill != pg->s[j].t->prefill)
+            if (same_target(&pg->s[i], &pg->s[j]) && pg->s[i].t->prefill != pg->s[j].t->prefill)
                 return true;
     return false;
 }
@@ -728,8 +732,7 @@ static void chart_cost(page *pg)
         const series *first = &pg->s[i];
         bool earlier = false;
         for (size_t j = 0; j < i && !earlier; j++)
-            earlier = !strcmp(pg->s[j].t->label, first->t->label) &&
-                      !strcmp(pg->s[j].t->domain, first->t->domain);
+            earlier = same_target(&pg->s[j], first);
         if (earlier)
             continue;
         for (int fig = 0; fig < 2; fig++) {
@@ -742,8 +745,7 @@ static void chart_cost(page *pg)
                 for (size_t j = i; j < pg->n; j++) {
                     const series *s = &pg->s[j];
                     double v = fig ? s->p99 : s->p50;
-                    if (s->t->prefill != sizes[k] || strcmp(s->t->label, first->t->label) ||
-                        strcmp(s->t->domain, first->t->domain) || !(v > 0))
+                    if (s->t->prefill != sizes[k] || !same_target(s, first) || !(v > 0))
                         continue;
                     fprintf(o, "%s%.1f %.1f", pen ? " L" : "M", CX(k), CY(v));
                     pen = true;
@@ -1169,12 +1171,21 @@ static size_t prefix_len(const comparison *c)
     return strlen(c->name) - strlen(m->field) - 1;
 }
 
-static void format_change(const comparison *c, char *buf, size_t n)
+/* A comparison's figures as text: base, current, change. */
+typedef struct cmp_text {
+    char base[64], cur[64], change[32];
+} cmp_text;
+
+static cmp_text comparison_text(const comparison *c)
 {
+    cmp_text t;
+    metric_format(c->base, t.base, sizeof t.base);
+    metric_format(c->cur, t.cur, sizeof t.cur);
     if (isfinite(c->change_pct))
-        snprintf(buf, n, "%+.1f%%", c->change_pct + 0.0);
+        snprintf(t.change, sizeof t.change, "%+.1f%%", c->change_pct + 0.0);
     else
-        snprintf(buf, n, "n/a");
+        snprintf(t.change, sizeof t.change, "n/a");
+    return t;
 }
 
 /* One comparison as a cell: base → current, change, verdict. */
@@ -1184,13 +1195,10 @@ static void baseline_cell(FILE *o, const comparison *c)
         fputs("<td></td>", o);
         return;
     }
-    char b[64], cur[64], change[32];
-    metric_format(c->base, b, sizeof b);
-    metric_format(c->cur, cur, sizeof cur);
-    format_change(c, change, sizeof change);
+    cmp_text t = comparison_text(c);
     fprintf(o, "<td class=\"n %s\" data-metric=\"", verdict_class(c->v));
     esc(o, c->name);
-    fprintf(o, "\">%s → %s<br>%s, ", b, cur, change);
+    fprintf(o, "\">%s → %s<br>%s, ", t.base, t.cur, t.change);
     esc(o, verdict_name(c->v));
     fputs("</td>", o);
 }
@@ -1254,16 +1262,14 @@ static void put_baseline(page *pg)
             pg->ncmp);
     for (size_t i = 0; i < pg->ncmp; i++) {
         const comparison *c = &pg->cmp[i];
-        char b[64], cur[64], change[32], why[160];
-        metric_format(c->base, b, sizeof b);
-        metric_format(c->cur, cur, sizeof cur);
-        format_change(c, change, sizeof change);
+        char why[160];
+        cmp_text t = comparison_text(c);
         fprintf(o, "<tr class=\"%s\"><td><code>", verdict_class(c->v));
         esc(o, c->name);
         fprintf(o,
                 "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s"
                 "</td><td>",
-                b, cur, change);
+                t.base, t.cur, t.change);
         esc(o, verdict_name(c->v));
         comparison_reason(c, why, sizeof why);
         if (why[0]) {

@@ -21,8 +21,9 @@
  * <path class="series"> per result), chart-drift (a <g class="panel"> per result, each with <path
  * class="line p50"> and <path class="line p99">), chart-cost when some target ran at two prefill
  * sizes (a <path class="series cost p50"> and one p99 per target and domain, a <circle
- * class="point"> per figure), a <table id="verbs"> with a row per verb. Results that failed or have no runs are listed,
- * not drawn. Returns 0, or -1 when out of memory or when out reports a write error. */
+ * class="point"> per figure), a <table id="verbs"> with a row per verb. Results that failed or have
+ * no runs are listed, not drawn. Returns 0, or -1 when out of memory or when out reports a write
+ * error. */
 int report_html(const report *r, const char *source, FILE *out);
 /* As report_html for cur's report (its path names it), and with base (may be
  * NULL) a section "Against the baseline" (id baseline: compare_results of

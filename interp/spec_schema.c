@@ -116,6 +116,8 @@ static cJSON *verb_schema(const command *cmd)
              about && about->kind == NODE_STRING ? ": " : "",
              about && about->kind == NODE_STRING ? about->text : "");
     cJSON_AddStringToObject(s, "description", text);
+    snprintf(text, sizeof text, "%s arguments", cmd->verb);
+    cJSON_AddStringToObject(s, "title", text); /* what an editor calls its snippet */
     return s;
 }
 

@@ -646,7 +646,9 @@ static const cli_case cases[] = {
     {.args = ARGS("serve", "--help"), .status = 0, .out = "exit status:\n    0  stdin ended"},
     {.args = ARGS("compare", "--help"), .status = 0, .out = "exit status:\n    0  compared"},
     {.args = ARGS("gate", "--help"), .status = 0, .out = "exit status:\n    0  passed"},
-    {.args = ARGS("report", "--help"), .status = 0, .out = "    3  the page (or the report) could not be written"},
+    {.args = ARGS("report", "--help"),
+     .status = 0,
+     .out = "    3  the page (or the report) could not be written"},
     /* lint */
     {.args = ARGS("lint", "--help"),
      .status = 0,

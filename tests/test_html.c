@@ -332,6 +332,56 @@ static void test_results_without_runs_are_not_drawn(void **state)
     cJSON_Delete(json);
 }
 
+/* A mix with skips and counted refusals: the flows table, and the rows with
+ * refusals marked in both tables. */
+static void test_flows_and_refusals_are_listed(void **state)
+{
+    (void)state;
+    cJSON *json = fixture("base.json");
+    cJSON *result = cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 0);
+    const cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(result, "runs"))
+    {
+        cJSON *verb = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "by_verb"), "Order.CreatePizza");
+        cJSON_ReplaceItemInObject(verb, "refused", cJSON_CreateNumber(7));
+        cJSON *flows = cJSON_CreateObject();
+        cJSON *buy = cJSON_AddObjectToObject(flows, "buy"),
+              *browse = cJSON_AddObjectToObject(flows, "browse");
+        cJSON_AddNumberToObject(buy, "weight", 3);
+        cJSON_AddNumberToObject(buy, "requested_share", 0.75);
+        cJSON_AddNumberToObject(buy, "cycles", 600);
+        cJSON_AddNumberToObject(buy, "achieved_share", 0.6);
+        cJSON_AddNumberToObject(buy, "skipped", 40);
+        cJSON_AddNumberToObject(buy, "refused_counted", 5);
+        cJSON_AddNumberToObject(browse, "weight", 1);
+        cJSON_AddNumberToObject(browse, "requested_share", 0.25);
+        cJSON_AddNumberToObject(browse, "cycles", 400);
+        cJSON_AddNumberToObject(browse, "achieved_share", 0.4);
+        cJSON_AddNumberToObject(browse, "skipped", 0);
+        cJSON_AddItemToObject((cJSON *)run, "by_flow", flows);
+    }
+    char *html = page_of(json);
+    int nruns = cJSON_GetArraySize(cJSON_GetObjectItem(result, "runs"));
+    char want[256];
+    snprintf(want, sizeof want,
+             "<td>buy</td><td class=\"n\">3</td><td class=\"n\">75.0%%</td><td "
+             "class=\"n\">60.0%%</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td "
+             "class=\"n\">%d</td></tr>",
+             600 * nruns, 40 * nruns, 5 * nruns);
+    assert_non_null(strstr(html, "<table id=\"flows\">"));
+    assert_non_null(strstr(html, want));
+    assert_non_null(strstr(html, "<td>browse</td><td class=\"n\">1</td>"));
+    /* marked: the flow that counted refusals, the verb that was refused */
+    assert_int_equal(count(html, "<tr class=\"refused\">"), 2);
+    snprintf(want, sizeof want,
+             "<td><code>Order.CreatePizza</code></td><td class=\"n\">%d</td><td "
+             "class=\"n\">%d</td>",
+             10000 * nruns, 7 * nruns);
+    assert_non_null(strstr(html, want));
+    free(html);
+    cJSON_Delete(json);
+}
+
 /* Thirty rows: nine targets (past the six hues of Okabe-Ito), up to four
  * prefill sizes each: every bar a colour of its own. */
 static void test_many_rows_each_have_a_colour_of_their_own(void **state)
@@ -406,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_runs_too_short_for_tenths_say_so),
         cmocka_unit_test(test_results_without_runs_are_not_drawn),
         cmocka_unit_test(test_many_rows_each_have_a_colour_of_their_own),
+        cmocka_unit_test(test_flows_and_refusals_are_listed),
         cmocka_unit_test(test_chromium_draws_every_chart),
         cmocka_unit_test(test_chromium_draws_the_baseline),
     };

@@ -175,8 +175,9 @@ static const char bin_yaml[] = "spec: 1\n"
 
 static void test_lint_policies_refuses_a_cycle(void **state)
 {
-    linted l = compile_filled(bin_yaml, "  - {when: Filled, run: Bin.Count, args: {id: event.id}}\n"
-                                        "  - {when: Counted, run: Bin.Fill, args: {id: event.id}}\n");
+    linted l =
+        compile_filled(bin_yaml, "  - {when: Filled, run: Bin.Count, args: {id: event.id}}\n"
+                                 "  - {when: Counted, run: Bin.Fill, args: {id: event.id}}\n");
     assert_int_equal(lint_policies(l.p, &l.d), -1);
     assert_int_equal(l.d.errors, 1);
     assert_int_equal(l.d.items[0].line, l.p->policies[0].at->line);
@@ -186,7 +187,8 @@ static void test_lint_policies_refuses_a_cycle(void **state)
 
 static void test_lint_policies_passes_a_chain(void **state)
 {
-    linted l = compile_filled(bin_yaml, "  - {when: Filled, run: Bin.Count, args: {id: event.id}}\n");
+    linted l =
+        compile_filled(bin_yaml, "  - {when: Filled, run: Bin.Count, args: {id: event.id}}\n");
     assert_int_equal(lint_policies(l.p, &l.d), 0);
     assert_int_equal(l.d.count, 0);
     release(&l);
@@ -228,9 +230,9 @@ static linted chain_of_for_each(int last, bool cycle)
                               i, i < last || !cycle ? i : 0);
     n += (size_t)snprintf(yaml + n, sizeof yaml - n, "policies:\n");
     for (int i = 0; i < last; i++)
-        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
-                              "  - {when: E%d, for_each: event.ids, run: F.S%d, args: {id: item}}\n",
-                              i, i + 1);
+        n += (size_t)snprintf(
+            yaml + n, sizeof yaml - n,
+            "  - {when: E%d, for_each: event.ids, run: F.S%d, args: {id: item}}\n", i, i + 1);
     snprintf(yaml + n, sizeof yaml - n,
              "workload:\n"
              "  cycle:\n"

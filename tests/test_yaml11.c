@@ -101,6 +101,16 @@ static void add_doc_blocks(file_list *l, const char *md)
     assert_true(k > 0);
 }
 
+/* why with the path sub before it ("sub: why"); frees why. */
+static char *under(const char *sub, char *why)
+{
+    char *both = malloc(strlen(sub) + strlen(why) + 3);
+    assert_non_null(both);
+    sprintf(both, "%s: %s", sub, why);
+    free(why);
+    return both;
+}
+
 /* NULL when the two readings agree, else a malloc'd sentence saying where
  * they part (at is the path so far). */
 static char *differ(const node *n, const cJSON *j, const char *at)
@@ -129,13 +139,8 @@ static char *differ(const node *n, const cJSON *j, const char *at)
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, p->key->text);
             char sub[512];
             snprintf(sub, sizeof sub, "%s.%s", at, p->key->text);
-            why = differ(p->value, v, sub);
-            if (why) {
-                char *both = malloc(strlen(sub) + strlen(why) + 3);
-                sprintf(both, "%s: %s", sub, why);
-                free(why);
-                return both;
-            }
+            if ((why = differ(p->value, v, sub)))
+                return under(sub, why);
         }
         return NULL;
     case NODE_SEQ:
@@ -144,13 +149,8 @@ static char *differ(const node *n, const cJSON *j, const char *at)
         for (size_t i = 0; i < n->count && !why; i++) {
             char sub[512];
             snprintf(sub, sizeof sub, "%s[%zu]", at, i);
-            why = differ(n->items[i], cJSON_GetArrayItem(j, (int)i), sub);
-            if (why) {
-                char *both = malloc(strlen(sub) + strlen(why) + 3);
-                sprintf(both, "%s: %s", sub, why);
-                free(why);
-                return both;
-            }
+            if ((why = differ(n->items[i], cJSON_GetArrayItem(j, (int)i), sub)))
+                return under(sub, why);
         }
         return NULL;
     case NODE_STRING:

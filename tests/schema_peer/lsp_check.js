@@ -98,6 +98,17 @@ const timer = setTimeout(() => {
   process.exit(1);
 }, 60000);
 
+// Opens lines as the document NAME (beside SPEC) and waits for its first
+// diagnostics: then the server has parsed it. Returns [uri, diagnostics].
+async function open(name, docLines) {
+  const uri = pathToFileURL(path.join(path.dirname(path.resolve(specPath)), name)).href;
+  const published = diagnosticsOf(uri);
+  notify("textDocument/didOpen", {
+    textDocument: { uri, languageId: "yaml", version: 1, text: docLines.join("\n") },
+  });
+  return [uri, await published];
+}
+
 function labels(result) {
   const items = Array.isArray(result) ? result : (result && result.items) || [];
   return items.map((i) => (typeof i.label === "string" ? i.label : JSON.stringify(i.label)));
@@ -124,32 +135,21 @@ async function main() {
 
   const spec = fs.readFileSync(specPath, "utf8");
   const modeline = `# yaml-language-server: $schema=${pathToFileURL(path.resolve(schemaPath)).href}\n`;
-  const text = modeline + spec;
-  const lines = text.split("\n");
+  const lines = (modeline + spec).split("\n");
   const cycle = lines.findIndex((l) => /^  cycle:\s*$/.test(l));
   if (cycle < 0) throw new Error("SPEC has no `  cycle:` line");
   const stepLine = cycle + 1; // "    - Verb: {...}"
   const indent = /^(\s*)- /.exec(lines[stepLine])[1];
 
   // 1. the spec as it is: no diagnostics
-  const cleanUri = pathToFileURL(path.join(dir, "lsp-clean.yaml")).href;
-  const cleanDiag = diagnosticsOf(cleanUri);
-  notify("textDocument/didOpen", {
-    textDocument: { uri: cleanUri, languageId: "yaml", version: 1, text },
-  });
-  const clean = await cleanDiag;
+  const [, clean] = await open("lsp-clean.yaml", lines);
   console.log(`clean: ${clean.length}`);
   clean.forEach((d) => console.log(`clean-diag: ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message}`));
 
   // 2. a new step, "    - ", after the cycle's first: completion there
   const added = lines.slice();
   added.splice(stepLine + 1, 0, `${indent}- `);
-  const newUri = pathToFileURL(path.join(dir, "lsp-new-step.yaml")).href;
-  const newDiag = diagnosticsOf(newUri);
-  notify("textDocument/didOpen", {
-    textDocument: { uri: newUri, languageId: "yaml", version: 1, text: added.join("\n") },
-  });
-  await newDiag;
+  const [newUri] = await open("lsp-new-step.yaml", added);
   const atStep = await request("textDocument/completion", {
     textDocument: { uri: newUri },
     position: { line: stepLine + 1, character: indent.length + 2 },
@@ -158,16 +158,11 @@ async function main() {
   console.log(`verbs: ${stepLabels.filter((l) => /^[A-Za-z_]\w*\.[A-Za-z_]\w*$/.test(l)).join(" ")}`);
   console.log(`labels: ${stepLabels.join(" | ")}`);
 
-  // 3. inside the first step's arguments: "    - Verb: {" + cursor
+  // 3. inside the first step's arguments: "    - Verb:" and a new line below
   const verb = /^\s*- ([A-Za-z_]\w*\.[A-Za-z_]\w*):/.exec(lines[stepLine])[1];
   const args = lines.slice();
   args.splice(stepLine + 1, 0, `${indent}- ${verb}:`, `${indent}    `);
-  const argsUri = pathToFileURL(path.join(dir, "lsp-args.yaml")).href;
-  const argsDiag = diagnosticsOf(argsUri);
-  notify("textDocument/didOpen", {
-    textDocument: { uri: argsUri, languageId: "yaml", version: 1, text: args.join("\n") },
-  });
-  await argsDiag;
+  const [argsUri] = await open("lsp-args.yaml", args);
   const inArgs = await request("textDocument/completion", {
     textDocument: { uri: argsUri },
     position: { line: stepLine + 2, character: indent.length + 4 },
@@ -177,12 +172,7 @@ async function main() {
   // 4. the first step's verb misspelt: a diagnostic at it
   const wrong = lines.slice();
   wrong[stepLine] = wrong[stepLine].replace(verb, `${verb}x`);
-  const wrongUri = pathToFileURL(path.join(dir, "lsp-unknown-verb.yaml")).href;
-  const wrongDiag = diagnosticsOf(wrongUri);
-  notify("textDocument/didOpen", {
-    textDocument: { uri: wrongUri, languageId: "yaml", version: 1, text: wrong.join("\n") },
-  });
-  const unknown = await wrongDiag;
+  const [, unknown] = await open("lsp-unknown-verb.yaml", wrong);
   unknown.forEach((d) => console.log(`unknown: ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.message.replace(/\n/g, " ")}`));
 
   // 5. every key's value, and a new key beside it: no "[object Object]"
