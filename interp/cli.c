@@ -31,6 +31,7 @@ static const char usage_top[] =
     "  gate     fail when a metric got worse than a threshold against a baseline\n"
     "  report   write a result file as an HTML page with charts\n"
     "  serve    serve a spec's domain as a JSON-lines runtime (stdio, or a socket)\n"
+    "  clean    remove the scratch stores of runs that were killed outright\n"
     "\n"
     "Run 'bench COMMAND --help' for a command's options.\n";
 
@@ -128,6 +129,10 @@ static const exit_code_row exit_codes[] = {
      "usage error, the result file cannot be read or is not one, or the\n"
      "page's path cannot be written (checked before reading)"},
     {EXIT_OUTPUT, "report", "the page could not be written"},
+    {EXIT_CLEAN, "clean", "cleaned (a postgres server that cannot be reached is skipped)"},
+    {EXIT_FAILED, "clean", "--store postgres: the server cannot be reached"},
+    {EXIT_USAGE, "clean", "usage error"},
+    {EXIT_OUTPUT, "clean", "stdout could not be written"},
 };
 
 void cli_print_exit_codes(const char *cmd, FILE *out)
@@ -361,6 +366,7 @@ static const command_entry commands[] = {
     {"lint", cli_lint},       {"plan", cli_plan},       {"run", cli_run},
     {"targets", cli_targets}, {"compare", cli_compare}, {"gate", cli_gate},
     {"report", cli_report},   {"serve", cli_serve},     {"schema", cli_schema},
+    {"clean", cli_clean},
 };
 
 /* Whatever a command printed must have reached stdout: a full disk or a
