@@ -124,6 +124,10 @@ static const exit_code_row exit_codes[] = {
      "usage error, the result file (or --baseline's) cannot be read or is not\n"
      "one, or the page's path cannot be written (checked before reading)"},
     {EXIT_OUTPUT, "report", "the page (or the report) could not be written"},
+    {EXIT_CLEAN, "clean", "cleaned (a postgres server that cannot be reached is skipped)"},
+    {EXIT_FAILED, "clean", "--store postgres: the server cannot be reached"},
+    {EXIT_USAGE, "clean", "usage error"},
+    {EXIT_OUTPUT, "clean", "stdout could not be written"},
 };
 
 bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning)
@@ -402,6 +406,7 @@ static const command_entry commands[] = {
     {"gate", cli_gate, "fail when a metric got worse than a threshold against a baseline"},
     {"report", cli_report, "write a result file as an HTML page with charts, or as run printed it"},
     {"serve", cli_serve, "serve a spec's domain as a JSON-lines runtime (stdio, or a socket)"},
+    {"clean", cli_clean, "remove the scratch stores of runs that were killed outright"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

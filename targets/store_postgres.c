@@ -1250,23 +1250,55 @@ static const char create_role[] =
 #define PG_OWNER_CLASS "1650814563" /* 'benc' */
 #define PG_KEPT "bench: kept"
 
-/* Drops the scratch schemas of owners that are gone, never a live one's
- * (try_advisory_lock fails while its owner holds it) nor a kept one. One
- * that cannot be dropped (another user's) is left as it is. */
-static const char drop_stale[] =
-    "DO $$ DECLARE s text; BEGIN\n"
-    "  FOR s IN SELECT nspname FROM pg_namespace\n"
-    "           WHERE nspname ~ '^bench_[0-9]+_[0-9a-z]+$'\n"
-    "             AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM '" PG_KEPT "' LOOP\n"
-    "    IF pg_try_advisory_lock(" PG_OWNER_CLASS ", hashtext(s)) THEN\n"
-    "      BEGIN\n"
-    "        EXECUTE format('DROP SCHEMA %I CASCADE', s);\n"
-    "      EXCEPTION WHEN others THEN NULL;\n"
-    "      END;\n"
-    "      PERFORM pg_advisory_unlock(" PG_OWNER_CLASS ", hashtext(s));\n"
-    "    END IF;\n"
-    "  END LOOP;\n"
-    "END$$;";
+/* Drops the scratch schemas of owners that are gone on connection c, never
+ * a live one's (try_advisory_lock fails while its owner holds it) nor a kept
+ * one. One that cannot be dropped (another user's) is left as it is.
+ * Returns how many were dropped, or -1 with the reason in err. */
+static long drop_stale(PGconn *c, char *err, size_t size)
+{
+    PGresult *r =
+        pq->exec(c, "SELECT nspname FROM pg_namespace "
+                    "WHERE nspname ~ '^bench_[0-9]+_[0-9a-f]+$' "
+                    "AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM '" PG_KEPT "'");
+    if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
+        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+        if (r)
+            pq->clear(r);
+        return -1;
+    }
+    long dropped = 0;
+    for (int i = 0; i < pq->ntuples(r); i++) {
+        const char *name = pq->getvalue(r, i, 0); /* the pattern keeps it a plain identifier */
+        char sql[256], why[PG_ERROR_MAX];
+        snprintf(sql, sizeof sql,
+                 "SELECT 1 WHERE pg_try_advisory_lock(" PG_OWNER_CLASS ", hashtext('%s'))", name);
+        PGresult *l = pq->exec(c, sql);
+        bool stale = l && pq->resultStatus(l) == PGRES_TUPLES_OK && pq->ntuples(l) == 1;
+        if (l)
+            pq->clear(l);
+        if (!stale)
+            continue;
+        snprintf(sql, sizeof sql, "DROP SCHEMA \"%s\" CASCADE", name);
+        dropped += exec_sql(c, sql, why, sizeof why) == 0;
+        snprintf(sql, sizeof sql, "SELECT pg_advisory_unlock(" PG_OWNER_CLASS ", hashtext('%s'))",
+                 name);
+        exec_sql(c, sql, why, sizeof why);
+    }
+    pq->clear(r);
+    return dropped;
+}
+
+long postgres_drop_stale_schemas(const char *dsn, char *err, size_t size)
+{
+    if (!pq && !(pq = pq_load(err, size)))
+        return -1;
+    PGconn *c = connect_bench(dsn && *dsn ? dsn : NULL, err, size);
+    if (!c)
+        return -1;
+    long n = drop_stale(c, err, size);
+    pq->finish(c);
+    return n;
+}
 
 /* The schema, its tables and (with the fence) its policies. */
 static int create_schema(pg_run *pt, char *err, size_t size)
@@ -1288,7 +1320,7 @@ static int create_schema(pg_run *pt, char *err, size_t size)
         snprintf(err, size, "postgres: cannot set up the role bench_fenced: %s", why);
         return -1;
     }
-    if (exec_sql(g->conn, drop_stale, why, sizeof why) < 0) {
+    if (drop_stale(g->conn, why, sizeof why) < 0) {
         snprintf(err, size, "postgres: cannot drop the schemas of killed runs: %s", why);
         return -1;
     }

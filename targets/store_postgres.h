@@ -17,4 +17,11 @@ const char *postgres_store_schema(store *s);
  * with the value in out, or -1 with the reason in out. */
 int postgres_store_query(store *s, const char *sql, char *out, size_t size);
 
+/* Drops the scratch schemas in the database bench whose owner is gone (a
+ * run killed outright: its session's advisory lock is free), never a live
+ * run's nor a kept one, as every postgres open does first; dsn as the
+ * target's option (NULL or "": libpq's environment). Returns how many were
+ * dropped, or -1 with the reason in err. */
+long postgres_drop_stale_schemas(const char *dsn, char *err, size_t size);
+
 #endif

@@ -536,14 +536,15 @@ static void remove_scratch(sqlite_store *q)
 /* Removes the scratch directory dir of an owner that is gone, if it is one:
  * its lock file exists and nobody holds it (a live store holds it from
  * mkdtemp to close; a kept database has none). Only regular files. */
-static void remove_if_stale(const char *dir)
+static bool remove_if_stale(const char *dir)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/" SQLITE_OWNER_LOCK, dir);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        return false;
+    bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale) {
         DIR *d = opendir(dir);
         struct dirent *e;
         while (d && (e = readdir(d)) != NULL) {
@@ -557,10 +558,12 @@ static void remove_if_stale(const char *dir)
         rmdir(dir);
     }
     close(fd);
+    return stale;
 }
 
-void sqlite_remove_stale_scratch(const char *tmp)
+size_t sqlite_remove_stale_scratch(const char *tmp)
 {
+    size_t n = 0;
     DIR *d = opendir(tmp);
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
@@ -568,10 +571,11 @@ void sqlite_remove_stale_scratch(const char *tmp)
             continue;
         char dir[600];
         snprintf(dir, sizeof dir, "%s/%s", tmp, e->d_name);
-        remove_if_stale(dir);
+        n += remove_if_stale(dir);
     }
     if (d)
         closedir(d);
+    return n;
 }
 
 static void sqlite_close(store *s)

@@ -20,7 +20,8 @@ sqlite3 *sqlite_store_db(store *s);
  * a crash. A kept database's directory has none. */
 #define SQLITE_OWNER_LOCK "owner.lock"
 /* Removes the scratch directories under tmp whose owner is gone; a live
- * store's is never touched. Every sqlite open does it first. */
-void sqlite_remove_stale_scratch(const char *tmp);
+ * store's is never touched. Every sqlite open does it first. Returns how
+ * many it removed. */
+size_t sqlite_remove_stale_scratch(const char *tmp);
 
 #endif

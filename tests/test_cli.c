@@ -524,6 +524,20 @@ static void old_samples_untouched(const spawn_output *o)
     free(text);
 }
 
+/* What a killed sqlite run leaves in TMPDIR (the scratch directory here):
+ * its directory with a lock file nobody holds. */
+static void make_dead_scratch(void)
+{
+    mkdir(scratch_path("bench-sqlite-dead01"), 0700);
+    write_scratch("bench-sqlite-dead01/owner.lock", "");
+    write_scratch("bench-sqlite-dead01/pizzas.db", "");
+}
+
+static void dead_scratch_gone(const spawn_output *o)
+{
+    assert_int_not_equal(access(scratch_path("bench-sqlite-dead01"), F_OK), 0);
+}
+
 /* A run stopped by SIGHUP removed its sqlite scratch directory (TMPDIR is
  * the scratch directory here). */
 static void no_sqlite_scratch_left(const spawn_output *o)
@@ -1156,6 +1170,26 @@ static const cli_case cases[] = {
      .sigint_after_ms = 1500,
      .signo = SIGHUP,
      .check = no_sqlite_scratch_left},
+    /* clean: what killed runs left */
+    {.args = ARGS("clean", "--help"), .status = 0, .out = "exit status:\n    0  cleaned"},
+    {.args = ARGS("clean", "--store", "sqlite"),
+     .status = 0,
+     .setup = make_dead_scratch,
+     .out = "sqlite: removed 1 scratch directory of killed runs under @\n",
+     .check = dead_scratch_gone},
+    {.args = ARGS("clean", "--store", "postgres", "--dsn", "host=/nonexistent"),
+     .status = 1,
+     .err = "bench clean: postgres: connection to server on socket \"/nonexistent/.s.PGSQL."},
+    {.args = ARGS("clean", "--store", "mysql"),
+     .status = 2,
+     .err = "bench clean: --store is sqlite or postgres, not 'mysql'",
+     .out_empty = true},
+    {.args = ARGS("clean", "extra"), .status = 2, .err = "takes no arguments, not 'extra'"},
+    {.args = ARGS("clean", "--store", "sqlite"),
+     .status = 3,
+     .stdout_path = "/dev/full",
+     .needs_dev_full = true,
+     .err = "bench clean: cannot write to stdout"},
     /* run: real runs on the in-process targets */
     {.args = ARGS("run", "specs/pizzas.yaml", "--targets", "memory,null", "--iterations", "50",
                   "--warmup", "5", "--runs", "2", "--format", "json"),
@@ -1213,6 +1247,10 @@ static const cli_case cases[] = {
     TWICE("gate", "--threshold", "5"),
     TWICE("gate", "--pairs", "2"),
     TWICE("report", "--html", "@/twice.html"),
+    TWICE("report", "--baseline", "@/twice.json"),
+    TWICE("report", "--format", "markdown"),
+    TWICE("clean", "--store", "sqlite"),
+    TWICE("clean", "--dsn", "host=/nonexistent"),
     TWICE("serve", "--store", "memory"),
     TWICE("serve", "--listen", "unix:@/twice.sock"),
     {.args = ARGS("lint", "-f", "json", "--format=text", "specs/pizzas.yaml"),

@@ -519,15 +519,15 @@ static void test_postgres_open_drops_the_schemas_of_dead_owners_only(void **stat
 {
     PGconn *c = admin();
     exec_on(c, "CREATE SCHEMA bench_1_dead01; CREATE TABLE bench_1_dead01.t (x int);"
-               "CREATE SCHEMA bench_2_kept01; COMMENT ON SCHEMA bench_2_kept01 IS 'bench: kept'");
+               "CREATE SCHEMA bench_2_cafe01; COMMENT ON SCHEMA bench_2_cafe01 IS 'bench: kept'");
     pq->finish(c);
     PGconn *live = admin(); /* a live run's session */
-    exec_on(live, "SELECT pg_advisory_lock(1650814563, hashtext('bench_3_live01'));"
-                  "CREATE SCHEMA bench_3_live01");
+    exec_on(live, "SELECT pg_advisory_lock(1650814563, hashtext('bench_3_beef01'));"
+                  "CREATE SCHEMA bench_3_beef01");
     fx *f = fx_open(values_spec, &pg_plain);
     assert_int_equal(schemas_named("bench_1_dead01"), 0);
-    assert_int_equal(schemas_named("bench_2_kept01"), 1);
-    assert_int_equal(schemas_named("bench_3_live01"), 1);
+    assert_int_equal(schemas_named("bench_2_cafe01"), 1);
+    assert_int_equal(schemas_named("bench_3_beef01"), 1);
     /* and the open store's own schema is a live one to the next open */
     char schema[64];
     snprintf(schema, sizeof schema, "%s", postgres_store_schema(runtime_target_store(f->t)));
@@ -535,7 +535,7 @@ static void test_postgres_open_drops_the_schemas_of_dead_owners_only(void **stat
     assert_int_equal(schemas_named(schema), 1);
     fx_close(g);
     fx_close(f);
-    exec_on(live, "DROP SCHEMA bench_3_live01; DROP SCHEMA bench_2_kept01");
+    exec_on(live, "DROP SCHEMA bench_3_beef01; DROP SCHEMA bench_2_cafe01");
     pq->finish(live);
 }
 
