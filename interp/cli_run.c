@@ -42,6 +42,11 @@ static const char usage_run[] =
     "                     (default 1s, or --progress's)\n"
     "  --hlog FILE        the intervals in HdrHistogram's interval-log format, one tag\n"
     "                     per run and per verb, written as --output writes\n"
+    "  --clients N        closed-loop callers at once, each with its own session\n"
+    "                     (iterations and warmup are per client)\n"
+    "  --threads T        threads that drive the clients (default: the CPUs in\n"
+    "                     force, at most the clients); a thread takes its clients\n"
+    "                     in turn, one cycle each\n"
     "  --seed N           the seed of every draw (flows, pick, take, uniform) instead\n"
     "                     of the spec's workload.seed\n"
     "  --format FMT       ";
@@ -171,7 +176,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_DURATION,
         O_RATE,
         O_INTERVAL,
-        O_HLOG
+        O_HLOG,
+        O_CLIENTS,
+        O_THREADS
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -193,9 +200,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"rate", required_argument, NULL, O_RATE},
                                          {"interval", required_argument, NULL, O_INTERVAL},
                                          {"hlog", required_argument, NULL, O_HLOG},
+                                         {"clients", required_argument, NULL, O_CLIENTS},
+                                         {"threads", required_argument, NULL, O_THREADS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    a->o.iterations = a->o.warmup = a->o.runs = -1;
+    a->o.iterations = a->o.warmup = a->o.runs = a->o.clients = -1;
     a->o.floor_cycles = 2000;
     a->format = report_formats[0].name;
     int c, rc = 0;
@@ -215,6 +224,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_ITER: rc = parse_count("--iterations", optarg, 1, &a->o.iterations); break;
         case O_WARM: rc = parse_count("--warmup", optarg, 0, &a->o.warmup); break;
         case O_RUNS: rc = parse_count("--runs", optarg, 1, &a->o.runs); break;
+        case O_CLIENTS: rc = parse_count("--clients", optarg, 1, &a->o.clients); break;
+        case O_THREADS: rc = parse_count("--threads", optarg, 1, &a->o.threads); break;
         case O_PREFILL: rc = parse_prefill(a, optarg); break;
         case O_FORMAT: a->format = optarg; break;
         case O_OUTPUT: a->output = optarg; break;
@@ -351,6 +362,8 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     c->seed_given = a->o.seed_given;
     c->duration_s = (double)(a->o.duration_ns ? a->o.duration_ns : w ? w->duration_ns : 0) / 1e9;
     c->rate = a->o.rate > 0 ? a->o.rate : w ? w->arrival.rate : 0;
+    c->clients = a->o.clients > 0 ? a->o.clients : w && w->clients > 1 ? w->clients : 1;
+    c->threads = a->o.threads;
     c->seed = a->o.seed;
     /* the labels of every target entry that runs, in order, once each */
     for (size_t i = 0; i < n; i++) {

@@ -149,10 +149,11 @@ typedef struct draw_def {
 /* A piece of a templated string: literal text, a variable or a draw. */
 typedef enum tmpl_var {
     TMPL_TEXT,
-    TMPL_N,    /* ${n}: the cycle number */
-    TMPL_RUN,  /* ${run}: the run number, from 1 */
-    TMPL_BIND, /* ${name}: a value the flow's `with` bound for this cycle */
-    TMPL_DRAW, /* ${uniform(..)}, ${pick(..)}, ${take(..)}: drawn when the step is expanded */
+    TMPL_N,      /* ${n}: the cycle number */
+    TMPL_RUN,    /* ${run}: the run number, from 1 */
+    TMPL_CLIENT, /* ${client}: the client's number, from 0 */
+    TMPL_BIND,   /* ${name}: a value the flow's `with` bound for this cycle */
+    TMPL_DRAW,   /* ${uniform(..)}, ${pick(..)}, ${take(..)}: drawn when the step is expanded */
 } tmpl_var;
 
 typedef struct tmpl_part {
@@ -276,6 +277,8 @@ typedef struct workload {
     uint64_t duration_ns; /* workload.duration: the timed pass lasts this long instead of
                              `iterations` cycles; 0: iterations decide */
     arrival_spec arrival; /* workload.arrival: the open loop; process ARRIVAL_NONE: closed */
+    int64_t clients;      /* workload.clients: callers at once; default 1 */
+    bool shared_keys;     /* workload.keys: shared (one set of pools); false: per_client */
     verify_level verify;  /* workload.verify; default counts */
     target_spec *targets;
     size_t ntargets;

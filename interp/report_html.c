@@ -770,6 +770,18 @@ static void put_notes(page *pg)
         }
         fputs("</li>\n", o);
     }
+    for (size_t i = 0; i < r->nresults; i++) { /* several clients: each one's share */
+        char text[512];
+        if (!drawn(&r->results[i]) || !report_clients_text(&r->results[i], text, sizeof text)[0])
+            continue;
+        note(pg, &any);
+        esc(o, r->results[i].domain);
+        fputs(" · ", o);
+        esc(o, r->results[i].label);
+        fputs(": ", o);
+        esc(o, text);
+        fputs("</li>\n", o);
+    }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
     note_list(pg, &any, "failed", r->failed, r->nfailed);
     if (r->interrupted) {

@@ -108,6 +108,11 @@ static void put_settings(FILE *out, const run_config *c)
         put_count(out, c->iterations, "timed cycle", "timed cycles");
     if (c->rate > 0)
         fprintf(out, " offered at %g cycles/s (open loop)", c->rate);
+    if (c->clients > 1) {
+        fputs(" per client and run, ", out);
+        put_count(out, c->clients, "client", "clients");
+        fputs(" at once", out);
+    }
     fputs(" per run, ", out);
     put_count(out, c->runs, "run", "runs");
     fputs(" per target, prefill ", out);
@@ -427,6 +432,25 @@ static void put_list(FILE *out, const char *title, const label_reason *v, size_t
     }
 }
 
+/* "Clients: target (domain): N clients on T threads; ..." (report_clients_text). */
+static void put_clients(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        char target[512], text[512];
+        if (t->failed || !report_clients_text(t, text, sizeof text)[0])
+            continue;
+        results_target_cell(t, target, sizeof target);
+        fputs("Clients: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fputs("): ", out);
+        put_inline(out, text, false);
+        fputs(".\n", out);
+    }
+}
+
 int report_markdown(const report *r, FILE *out)
 {
     put_environment(out, &r->env);
@@ -442,6 +466,7 @@ int report_markdown(const report *r, FILE *out)
         put_verify(out, r);
         put_goodput(out, r);
         put_open_loop(out, r);
+        put_clients(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

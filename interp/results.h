@@ -35,6 +35,14 @@ typedef struct flow_result {
     uint64_t refused_counted; /* refusals of its on_refusal: count steps */
 } flow_result;
 
+/* One client of a run with several (DESIGN section 10). */
+typedef struct client_result {
+    int client;              /* from 0, as ${client} */
+    uint64_t commands;       /* its timed commands */
+    double wall_seconds;     /* from its start to its end */
+    double throughput_per_s; /* commands over wall_seconds */
+} client_result;
+
 typedef struct run_result {
     int run;            /* 1-based */
     run_figures fig;    /* latencies in ns; NAN where absent */
@@ -59,6 +67,14 @@ typedef struct run_result {
     double offered_rate, achieved_rate; /* cycles per second */
     uint64_t offered, completed, late, dropped;
     double service_p50_ns, service_p99_ns, lag_p50_ns, lag_p99_ns, lag_max_ns;
+    /* several clients: the figures above are every client's merged, and
+       throughput is the commands over first start to last end; NULL and 0
+       with one client */
+    client_result *clients;
+    size_t nclients;
+    int threads;          /* that drove them */
+    double fairness;      /* Jain's index of their throughputs: 1 when all are equal */
+    double stop_spread_s; /* the last client's end minus the first's */
 } run_result;
 
 typedef enum verify_status {
@@ -134,6 +150,8 @@ typedef struct run_config {
     int64_t warmup, iterations, runs; /* as in force (flags override the spec) */
     double duration_s;                /* the timed pass's duration in force, or 0: iterations */
     double rate;                      /* --rate or the first spec's arrival rate, or 0 */
+    int64_t clients;                  /* --clients or the first spec's clients (0: unknown) */
+    int64_t threads;                  /* --threads, or 0: the CPUs in force */
     int64_t *prefill;
     size_t nprefill;
     const char **targets; /* labels, in order */

@@ -12,8 +12,10 @@
 
 typedef struct runtime_target {
     target base;
+    const plan *p;
     store *store;
     runtime *rt;
+    bool session; /* a client's session: its store is a session on another's */
 } runtime_target;
 
 store *runtime_target_store(target *t)
@@ -31,7 +33,10 @@ static void rt_close(target *t)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime_free(rt->rt);
-    store_close(rt->store);
+    if (rt->session && rt->store)
+        t->driver->store->session_close(rt->store);
+    else
+        store_close(rt->store);
     free(rt);
 }
 
@@ -46,6 +51,7 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
     }
     rt->base.driver = self;
     rt->base.spec = spec;
+    rt->p = p;
     if (store_open(self->store, p, spec, run, &rt->store, err, size) < 0) {
         rt_close(&rt->base);
         return TARGET_ERROR;
@@ -53,6 +59,37 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
     rt->store->round_trips = &rt->base.round_trips;
     if (runtime_new(p, rt->store, &rt->rt) < 0) {
         snprintf(err, size, "%s: out of memory", self->name);
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    *out = &rt->base;
+    return TARGET_OK;
+}
+
+/* A client's session: a session on the store and a runtime of its own. */
+static int rt_session(target *t, int client, target **out, char *err, size_t size)
+{
+    (void)client;
+    const runtime_target *owner = (const runtime_target *)t;
+    const store_driver *sd = t->driver->store;
+    *out = NULL;
+    runtime_target *rt = calloc(1, sizeof *rt);
+    if (!rt) {
+        snprintf(err, size, "%s: out of memory", sd->name);
+        return TARGET_ERROR;
+    }
+    rt->base.driver = t->driver;
+    rt->base.spec = t->spec;
+    rt->p = owner->p;
+    rt->session = true;
+    if (sd->session(owner->store, &rt->store, err, size) < 0) {
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    rt->store->driver = sd;
+    rt->store->round_trips = &rt->base.round_trips;
+    if (runtime_new(rt->p, rt->store, &rt->rt) < 0) {
+        snprintf(err, size, "%s: out of memory", sd->name);
         rt_close(&rt->base);
         return TARGET_ERROR;
     }
@@ -108,13 +145,15 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .about = sd->about,
         .options = sd->options,
         .noptions = sd->noptions,
-        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | sd->caps,
+        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY |
+                (sd->session ? TARGET_CAN_SESSIONS : 0) | sd->caps,
         .available = rt_available,
         .open = rt_open,
         .dispatch = rt_dispatch,
         .count = rt_count,
         .read = rt_read,
         .answer = rt_answer,
+        .session = sd->session ? rt_session : NULL,
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,

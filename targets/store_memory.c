@@ -8,9 +8,17 @@
  * malloc'd block. A transaction buffers its writes (and removals, as a
  * block holding only the key) and applies them in order on commit
  * (freeing the blocks they replace), or frees them on rollback. Events are deep-copied into a
- * chunked log; a rollback truncates the log back to where the transaction began. */
+ * chunked log; a rollback truncates the log back to where the transaction began.
+ *
+ * Many clients share one store through sessions (store_driver.session): a
+ * mutex is taken at begin and released at commit or rollback, so the
+ * transactions of all clients run one at a time, each seeing only what is
+ * committed; a load outside a transaction (a query) takes it for the
+ * lookup and copies the record out. That locking is part of what a run with
+ * several clients measures. One client never shares the store: no lock. */
 #include "store_memory.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,8 +68,19 @@ typedef struct log_entry {
     value key, payload;
 } log_entry;
 
-typedef struct memory_store {
+typedef struct memory_store memory_store;
+
+/* One client's view of a shared store (the store's own first member is
+ * one, for client 0 and setup). */
+typedef struct mem_session {
     store base;
+    memory_store *m;
+    arena copies; /* records loads outside a transaction copied out */
+    bool in_txn;
+} mem_session;
+
+struct memory_store {
+    mem_session own; /* own.base is the store; own.m points back */
     const plan *p;
     table *tables;    /* per aggregate index */
     uint64_t *events; /* committed events per event index */
@@ -73,17 +92,20 @@ typedef struct memory_store {
     log_chunk **chunks;
     size_t nchunks, chunks_cap;
     size_t mark_chunks, mark_used; /* the log's end when the transaction began */
-} memory_store;
+    bool shared;                   /* sessions exist: mu guards everything */
+    pthread_mutex_t mu;
+};
 
 static int oom(memory_store *m)
 {
-    snprintf(m->base.error, sizeof m->base.error, "out of memory");
+    snprintf(m->own.base.error, sizeof m->own.base.error, "out of memory");
     return -1;
 }
 
 static int no_txn(memory_store *m, const char *call)
 {
-    snprintf(m->base.error, sizeof m->base.error, "memory store: %s outside a transaction", call);
+    snprintf(m->own.base.error, sizeof m->own.base.error, "memory store: %s outside a transaction",
+             call);
     return -1;
 }
 
@@ -447,15 +469,16 @@ int memory_store_new(const plan *p, store **out)
     memory_store *m = calloc(1, sizeof *m);
     if (!m)
         return -1;
-    m->base.ops = &memory_store_ops;
+    m->own.base.ops = &memory_store_ops;
+    m->own.m = m;
     m->p = p;
     m->tables = calloc(p->naggs ? p->naggs : 1, sizeof *m->tables);
     m->events = calloc(p->nevents ? p->nevents : 1, sizeof *m->events);
     if (!m->tables || !m->events) {
-        memory_store_free(&m->base);
+        memory_store_free(&m->own.base);
         return -1;
     }
-    *out = &m->base;
+    *out = &m->own.base;
     return 0;
 }
 
@@ -465,6 +488,9 @@ void memory_store_free(store *s)
         return;
     memory_store *m = (memory_store *)s;
     discard_writes(m);
+    arena_free(&m->own.copies);
+    if (m->shared)
+        pthread_mutex_destroy(&m->mu);
     for (size_t a = 0; m->tables && a < m->p->naggs; a++) {
         table *t = &m->tables[a];
         for (size_t i = 0; i < t->cap; i++)
@@ -479,6 +505,140 @@ void memory_store_free(store *s)
     free(m->writes);
     free(m->txn_events);
     free(m);
+}
+
+/* ---- sessions: many clients on one store ---- */
+
+static int session_fail(mem_session *ms, int rc)
+{
+    if (rc < 0 && &ms->base != &ms->m->own.base)
+        memcpy(ms->base.error, ms->m->own.base.error, sizeof ms->base.error);
+    return rc;
+}
+
+static int ses_begin(store *s)
+{
+    mem_session *ms = (mem_session *)s;
+    pthread_mutex_lock(&ms->m->mu);
+    arena_reset(&ms->copies);
+    int rc = mem_begin(&ms->m->own.base);
+    if (rc < 0) {
+        pthread_mutex_unlock(&ms->m->mu);
+        return session_fail(ms, rc);
+    }
+    ms->in_txn = true;
+    return 0;
+}
+
+static int ses_read_begin(store *s)
+{
+    arena_reset(&((mem_session *)s)->copies);
+    return 0;
+}
+
+/* In a transaction the lock is held; outside one (a query) the lookup takes
+ * it and the record is copied out, since another client's commit may free
+ * the block. */
+static int ses_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    mem_session *ms = (mem_session *)s;
+    if (ms->in_txn)
+        return mem_load(&ms->m->own.base, agg, key, out);
+    pthread_mutex_lock(&ms->m->mu);
+    int rc = mem_load(&ms->m->own.base, agg, key, out);
+    if (rc == 1)
+        *out = value_copy(&ms->copies, out);
+    pthread_mutex_unlock(&ms->m->mu);
+    return rc;
+}
+
+static int ses_save(store *s, const aggregate *agg, const value *key, const value *state,
+                    bool created)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_save(&ms->m->own.base, agg, key, state, created));
+}
+
+static int ses_remove(store *s, const aggregate *agg, const value *key)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_remove(&ms->m->own.base, agg, key));
+}
+
+static int ses_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_append_event(&ms->m->own.base, ev, agg, key, payload));
+}
+
+static int ses_end(store *s, int (*end)(store *))
+{
+    mem_session *ms = (mem_session *)s;
+    if (!ms->in_txn)
+        return end(&ms->m->own.base) < 0 ? session_fail(ms, -1) : 0;
+    int rc = end(&ms->m->own.base);
+    ms->in_txn = false;
+    pthread_mutex_unlock(&ms->m->mu);
+    return session_fail(ms, rc);
+}
+
+static int ses_commit(store *s)
+{
+    return ses_end(s, mem_commit);
+}
+
+static int ses_rollback(store *s)
+{
+    return ses_end(s, mem_rollback);
+}
+
+static int ses_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    mem_session *ms = (mem_session *)s;
+    pthread_mutex_lock(&ms->m->mu);
+    int rc = mem_count(&ms->m->own.base, aggs, events);
+    pthread_mutex_unlock(&ms->m->mu);
+    return rc;
+}
+
+static const store_ops memory_session_ops = {
+    .begin = ses_begin,
+    .load = ses_load,
+    .save = ses_save,
+    .remove = ses_remove,
+    .append_event = ses_append_event,
+    .commit = ses_commit,
+    .rollback = ses_rollback,
+    .count = ses_count,
+    .read_begin = ses_read_begin,
+};
+
+static int memory_session(store *s, store **out, char *err, size_t size)
+{
+    memory_store *m = (memory_store *)s;
+    *out = NULL;
+    if (!m->shared) { /* the store's own calls lock from now on */
+        pthread_mutex_init(&m->mu, NULL);
+        m->shared = true;
+        m->own.base.ops = &memory_session_ops;
+    }
+    mem_session *ms = calloc(1, sizeof *ms);
+    if (!ms) {
+        snprintf(err, size, "memory: out of memory");
+        return -1;
+    }
+    ms->base.ops = &memory_session_ops;
+    ms->m = m;
+    *out = &ms->base;
+    return 0;
+}
+
+static void memory_session_close(store *s)
+{
+    mem_session *ms = (mem_session *)s;
+    arena_free(&ms->copies);
+    free(ms);
 }
 
 /* ---- the driver ---- */
@@ -499,4 +659,6 @@ const store_driver memory_store_driver = {
     .about = "the C runtime on an in-process store (hash table per aggregate type, event log)",
     .open = memory_open,
     .close = memory_store_free,
+    .session = memory_session,
+    .session_close = memory_session_close,
 };

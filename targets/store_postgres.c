@@ -384,6 +384,7 @@ typedef struct pg_rec {
 
 typedef struct stmt_names {
     char select[32], insert[32], update[32], remove[32];
+    char select_lock[40]; /* SELECT ... FOR UPDATE: with several clients, in a transaction */
 } stmt_names;
 
 /* A statement of prefetch_via: table's record keyed by field `field` of a
@@ -414,6 +415,7 @@ typedef struct pg_store {
     bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
     int unread_syncs; /* syncs sent by rollback whose results are still to read */
     bool pipeline;
+    bool lock_reads; /* several clients: a command's loads lock their rows (FOR UPDATE) */
 } pg_store;
 
 static int store_error(pg_store *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -494,7 +496,9 @@ static pg_op *queue(pg_store *g, bool write, op_kind kind, int table, int nparam
 static const char *stmt_of(const pg_store *g, const pg_op *op)
 {
     switch (op->kind) {
-    case OP_SELECT: return g->names[op->table].select;
+    case OP_SELECT:
+        return g->lock_reads && !g->reading ? g->names[op->table].select_lock
+                                            : g->names[op->table].select;
     case OP_INSERT: return g->names[op->table].insert;
     case OP_UPDATE: return g->names[op->table].update;
     case OP_DELETE: return g->names[op->table].remove;
@@ -1325,6 +1329,77 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
     return 0;
 }
 
+/* Several clients: a command locks the rows it loads (SELECT ... FOR
+ * UPDATE), so that under read committed two clients' read-modify-writes of
+ * one record run one after the other and no update is lost. One client
+ * never locks (nothing else writes). A query's reads do not lock. */
+static int lock_reads(pg_store *g, char *err, size_t size)
+{
+    if (set_pipeline(g, false) < 0) {
+        snprintf(err, size, "%s", g->base.error);
+        return -1;
+    }
+    for (size_t i = 0; i < g->p->naggs; i++) {
+        stmt_names *n = &g->names[i];
+        char sql[PG_ERROR_MAX * 4];
+        snprintf(n->select_lock, sizeof n->select_lock, "select_lock_%zu", i);
+        if (snprintf(sql, sizeof sql, "%s FOR UPDATE", g->sql->tables[i].select) >=
+                (int)sizeof sql ||
+            prepare_one(g, n->select_lock, sql, err, size) < 0)
+            return -1;
+    }
+    g->lock_reads = true;
+    if (set_pipeline(g, true) < 0) {
+        snprintf(err, size, "%s", g->base.error);
+        return -1;
+    }
+    return 0;
+}
+
+/* A session for another client: a connection of its own to the run's
+ * schema, with the same settings (synchronous_commit, the fence's role). */
+static int postgres_session(store *s, store **out, char *err, size_t size)
+{
+    const pg_run *owner = (const pg_run *)s;
+    *out = NULL;
+    pg_run *pt = calloc(1, sizeof *pt);
+    if (!pt || (owner->dsn && !(pt->dsn = strdup(owner->dsn)))) {
+        free(pt);
+        snprintf(err, size, "postgres: out of memory");
+        return -1;
+    }
+    snprintf(pt->label, sizeof pt->label, "%s", owner->label); /* schema stays "": not dropped */
+    pg_store *g = &pt->store;
+    g->base.ops = &postgres_store_ops;
+    g->p = owner->store.p;
+    char why[PG_ERROR_MAX];
+    int rc = -1;
+    if (!(g->conn = connect_bench(pt->dsn, err, size)))
+        err_prefix_buf(err, size, "postgres: cannot connect to the database bench: ");
+    else if (sqlgen_schema(g->p, SQL_POSTGRES, owner->schema, &g->sql, why, sizeof why) < 0)
+        snprintf(err, size, "postgres: %s", why);
+    else {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SET synchronous_commit TO %s;%s",
+                 owner->synchronous ? "on" : "off", owner->fenced ? " SET ROLE bench_fenced;" : "");
+        if (exec_sql(g->conn, sql, why, sizeof why) < 0)
+            snprintf(err, size, "postgres: %s", why);
+        else if ((rc = prepare_all(g, err, size)) == 0 && (rc = set_pipeline(g, true)) < 0)
+            snprintf(err, size, "%s", g->base.error);
+    }
+    pg_store *og = (pg_store *)s;
+    if (rc == 0 && !og->lock_reads)
+        rc = lock_reads(og, err, size);
+    if (rc == 0)
+        rc = lock_reads(g, err, size);
+    if (rc < 0) {
+        postgres_close(&g->base);
+        return -1;
+    }
+    *out = &g->base;
+    return 0;
+}
+
 static const target_option postgres_options[] = {
     {.name = "dsn",
      .type = TARGET_OPT_STRING,
@@ -1350,4 +1425,6 @@ const store_driver postgres_store_driver = {
     .open = postgres_open,
     .close = postgres_close,
     .environment = postgres_environment,
+    .session = postgres_session,
+    .session_close = postgres_close,
 };

@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 5 };
+enum { TARGET_DRIVER_VERSION = 6 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -84,6 +84,8 @@ typedef struct target {
     const target_spec *spec;
     char message[TARGET_MESSAGE_MAX]; /* the last refusal or error, one line */
     uint64_t round_trips;             /* for drivers that count them (postgres) */
+    bool own_store; /* a session with a store of its own (a child per client), which
+                       the runner sets up, counts and verifies on its own */
 } target;
 
 struct target_driver {
@@ -134,7 +136,17 @@ struct target_driver {
      * when the target gives no answers (null, which accepts every query
      * unjudged), or TARGET_ERROR with the reason in t->message. */
     int (*answer)(target *t, const value **out);
-    /* Ends the run; always releases everything (files, schemas, children). */
+    /* With TARGET_CAN_SESSIONS: for a run with several clients, a session
+     * for client `client` (from 1; client 0 uses t itself) on the open
+     * target t: a connection to t's store, or a child of its own (then
+     * own_store is set). The first call also readies t's store for many
+     * sessions at once (locks, busy waits). Called before the timed pass;
+     * each session is used by one thread at a time and closed with
+     * target_close before t is. Returns TARGET_OK, or TARGET_ERROR with the
+     * reason in err and *out NULL. */
+    int (*session)(target *t, int client, target **out, char *err, size_t size);
+    /* Ends the run (or a session); always releases everything (files,
+     * schemas, children). */
     void (*close)(target *t);
     /* Optional (NULL): what this target saw of the server it talks to, for
      * the report's environment: the server's version and settings, and the
@@ -249,6 +261,11 @@ static inline int target_probe(target *t)
 static inline int target_answer(target *t, const value **out)
 {
     return t->driver->answer ? t->driver->answer(t, out) : TARGET_UNSUPPORTED;
+}
+
+static inline int target_session(target *t, int client, target **out, char *err, size_t size)
+{
+    return t->driver->session(t, client, out, err, size);
 }
 
 static inline bool target_accepts_all(const target *t)
