@@ -540,6 +540,7 @@ static const char *option_type_name(const target_option *o, char *buf, size_t n)
     case TARGET_OPT_BOOL: return "true or false";
     case TARGET_OPT_ARGV: return "list of strings";
     case TARGET_OPT_VERBS: return "verb: name";
+    case TARGET_OPT_TRIES: snprintf(buf, n, "{max_tries: N}, N >= %" PRId64, o->min); return buf;
     case TARGET_OPT_ENUM: break;
     }
     size_t len = 0;

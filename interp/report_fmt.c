@@ -228,6 +228,41 @@ const char *report_clients_text(const target_result *t, char *buf, size_t size)
     return buf;
 }
 
+const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
+                                   char *buf, size_t size)
+{
+    *retries = *waits = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < t->nruns; k++) {
+        *waits += t->runs[k].lock_waits;
+        for (size_t v = 0; v < t->runs[k].nverbs; v++)
+            *retries += t->runs[k].verbs[v].retries;
+    }
+    if (!*retries && !*waits)
+        return buf;
+    char n[32];
+    report_fmt_int((int64_t)*retries, n, sizeof n);
+    size_t used = (size_t)snprintf(buf, size, "%s retr%s", n, *retries == 1 ? "y" : "ies");
+    const run_result *first = t->nruns ? &t->runs[0] : NULL;
+    const char *sep = " (";
+    for (size_t v = 0; *retries && first && v < first->nverbs && used < size; v++) {
+        uint64_t per = 0;
+        for (size_t k = 0; k < t->nruns; k++)
+            per += v < t->runs[k].nverbs ? t->runs[k].verbs[v].retries : 0;
+        if (!per)
+            continue;
+        report_fmt_int((int64_t)per, n, sizeof n);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %s", sep, first->verbs[v].verb, n);
+        sep = ", ";
+    }
+    if (*sep == ',' && used < size)
+        used += (size_t)snprintf(buf + used, size - used, ")");
+    report_fmt_int((int64_t)*waits, n, sizeof n);
+    if (used < size)
+        snprintf(buf + used, size - used, "; %s lock wait%s (all runs)", n, *waits == 1 ? "" : "s");
+    return buf;
+}
+
 const char *report_flow_shares(const target_result *t, char *buf, size_t size)
 {
     buf[0] = '\0';

@@ -65,6 +65,11 @@ void report_client_figures(const target_result *t, client_figures *out);
  * fairness index 0.998; stop spread 0.120 ms (run medians)" into buf
  * (returned); "" with one client. */
 const char *report_clients_text(const target_result *t, char *buf, size_t size);
+/* A result's retries and lock waits over every run, in *retries and
+ * *waits; and "12 retries (Counter.Increment 12); 3 lock waits" into buf
+ * (returned), "" when both are 0. */
+const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
+                                   char *buf, size_t size);
 /* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran, 3 cycles it
  * could not run, 2 refusals counted": each flow's requested share and the share of the timed
  * cycles it ran, over every run, into buf (returned); "" for one flow. */

@@ -356,6 +356,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_us(b, vo, "p50_us", v->p50_ns);
         add_us(b, vo, "p99_us", v->p99_ns);
         add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);
+        add(b, vo, "retries", u64_value(b, v->retries));
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {
@@ -373,6 +374,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     add_histogram(b, o, &run->all);
     add_open_loop(b, o, run);
     add_clients(b, o, run);
+    add(b, o, "lock_waits", u64_value(b, run->lock_waits));
     add_intervals(b, o, run);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);
     add_us(b, o, "roundtrip_floor_before_p50_us", run->roundtrip_floor_before_p50_ns);

@@ -451,6 +451,26 @@ static void put_clients(FILE *out, const report *r)
     }
 }
 
+/* "Contention: target (domain): N retries (Verb N); M lock waits (all runs)." */
+static void put_contention(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        char target[512], text[1024];
+        uint64_t retries, waits;
+        if (!report_contention_text(t, &retries, &waits, text, sizeof text)[0])
+            continue;
+        results_target_cell(t, target, sizeof target);
+        fputs("Contention: ", out);
+        put_inline(out, target, false);
+        fputs(" (", out);
+        put_inline(out, t->domain, false);
+        fputs("): ", out);
+        put_inline(out, text, false);
+        fputs(".\n", out);
+    }
+}
+
 int report_markdown(const report *r, FILE *out)
 {
     put_environment(out, &r->env);
@@ -467,6 +487,7 @@ int report_markdown(const report *r, FILE *out)
         put_goodput(out, r);
         put_open_loop(out, r);
         put_clients(out, r);
+        put_contention(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

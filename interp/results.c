@@ -452,6 +452,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->p50_ns = ns_of(v, "p50_us");
         vr->p99_ns = ns_of(v, "p99_us");
         vr->round_trips_per_command = num(v, "round_trips_per_command");
+        vr->retries = (uint64_t)int_of(v, "retries");
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
@@ -470,6 +471,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
     intervals_from(a, run, o);
     open_loop_from(run, get(o, "open_loop"));
     clients_from(a, run, get(o, "clients"));
+    run->lock_waits = (uint64_t)int_of(o, "lock_waits");
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");

@@ -22,6 +22,7 @@ typedef struct verb_result {
     uint64_t refused_counted; /* of which refused and counted (on_refusal: count) */
     double p50_ns, p99_ns;
     double round_trips_per_command; /* NAN unless the target counts round trips */
+    uint64_t retries;               /* tries after the first (a target's retry option) */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */
@@ -75,6 +76,7 @@ typedef struct run_result {
     int threads;          /* that drove them */
     double fairness;      /* Jain's index of their throughputs: 1 when all are equal */
     double stop_spread_s; /* the last client's end minus the first's */
+    uint64_t lock_waits;  /* times a client waited for another's lock (SQLite's busy waits) */
 } run_result;
 
 typedef enum verify_status {

@@ -33,6 +33,7 @@ typedef struct run_state {
     const target_driver *drv;
     target *t;
     int run;
+    int flow; /* the flow of the cycle begun */
     int64_t prefill, warmup, iterations;
     uint64_t seed;
     arena mem;
@@ -43,29 +44,30 @@ typedef struct run_state {
     uint64_t *verb_refused;
     uint64_t *verb_counted; /* refusals of on_refusal: count steps */
     uint64_t *verb_trips;   /* round trips per verb in the timed pass */
+    uint64_t *verb_retries; /* tries after the first per verb (the target's retry option) */
+    size_t *verb_cmds;      /* per verb: its command's index */
+    uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
-    int flow;               /* the flow of the cycle begun */
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    bool open_loop;
     double rate;       /* --rate, or 0 */
     uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
     double start_epoch_s;
-    int64_t *seen;     /* what the commands seen to succeed added: records, then events */
-    bool seen_unknown; /* one of them ran a for_each policy: seen is not exact */
+    int64_t *seen; /* what the commands seen to succeed added: records, then events */
     struct sample *samples, *next_sample; /* --samples: one per timed command */
     size_t samples_cap;
     bench_error failure; /* why the run failed, set once where it failed */
     /* several clients: this state is client `client`'s; client 0's (the
        lead's) holds the others in peers and, after the pass, everything
        merged */
-    int client, nclients;
-    struct run_state *peers; /* clients 1 .. nclients - 1 */
-    int threads;
+    struct run_state *peers;              /* clients 1 .. nclients - 1 */
     uint64_t start_ns, end_ns, settle_ns; /* this client's pass */
+    int client, nclients, threads;
+    bool open_loop;
+    bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
 } run_state;
 
 /* One timed latency, for --samples. */
@@ -1181,6 +1183,7 @@ static void number_verbs(run_state *rs)
     for (size_t f = 0; f < w->nflows; f++)
         total += w->flows[f].nsteps;
     rs->verb_names = arena_alloc(&rs->mem, (total + 1) * sizeof *rs->verb_names);
+    rs->verb_cmds = arena_alloc(&rs->mem, (total + 1) * sizeof *rs->verb_cmds);
     for (size_t f = 0; f < w->nflows; f++) {
         size_t n;
         step_inst *steps = mix_flow_steps(rs->mx, f, &n);
@@ -1188,8 +1191,10 @@ static void number_verbs(run_state *rs)
             size_t v = 0;
             while (v < rs->nverbs && strcmp(rs->verb_names[v], steps[i].st->cmd->verb) != 0)
                 v++;
-            if (v == rs->nverbs)
+            if (v == rs->nverbs) {
+                rs->verb_cmds[rs->nverbs] = steps[i].st->cmd->index;
                 rs->verb_names[rs->nverbs++] = steps[i].st->cmd->verb;
+            }
             steps[i].verb = (int)v;
         }
     }
@@ -1207,6 +1212,7 @@ static int state_init_client(run_state *rs, mix *pools_of)
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
+    rs->verb_retries = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_retries);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
     if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
@@ -1401,6 +1407,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         vr->p99_ns = vr->count ? (double)hist_percentile(&rs->verbs[i], 0.99) : NAN;
         vr->round_trips_per_command =
             round_trips && vr->count ? (double)rs->verb_trips[i] / (double)vr->count : NAN;
+        vr->retries = rs->verb_retries[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     collect_flows(rs, rr);
@@ -1414,6 +1421,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     rr->start_epoch_s = rs->start_epoch_s;
     collect_open_loop(rs, rr, wall);
     collect_clients(rs, rr);
+    rr->lock_waits = rs->lock_waits;
     judge_run(rs, rr);
 }
 
@@ -1443,6 +1451,19 @@ static int open_sessions(run_state *rs)
         }
     }
     return 0;
+}
+
+/* What the target's sessions counted of themselves, read before they
+ * close: retries per verb (over the whole run: outside the timed pass a
+ * command is tried as often) and lock waits. */
+static void session_counts(run_state *rs)
+{
+    for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
+        target *t = client_state(rs, c)->t;
+        rs->lock_waits += runtime_target_lock_waits(t);
+        for (size_t v = 0; t->retries && v < rs->nverbs; v++)
+            rs->verb_retries[v] += t->retries[rs->verb_cmds[v]];
+    }
 }
 
 static void close_sessions(run_state *rs)
@@ -1503,6 +1524,8 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     uint64_t trips = 0; /* of the timed dispatches only */
     for (size_t i = 0; i < rs->nverbs; i++)
         trips += rs->verb_trips[i];
+    if (rc == 0)
+        session_counts(rs);
     close_sessions(rs);
     target_close(rs->t);
     rs->t = NULL;

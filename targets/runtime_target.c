@@ -4,6 +4,7 @@
  * dispatches every command through it. */
 #include "runtime_target.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,12 +16,30 @@ typedef struct runtime_target {
     const plan *p;
     store *store;
     runtime *rt;
-    bool session; /* a client's session: its store is a session on another's */
+    bool session;      /* a client's session: its store is a session on another's */
+    int64_t max_tries; /* the retry option's, or 1 */
 } runtime_target;
 
 store *runtime_target_store(target *t)
 {
     return t && t->driver->store ? ((runtime_target *)t)->store : NULL;
+}
+
+uint64_t runtime_target_lock_waits(target *t)
+{
+    store *s = runtime_target_store(t);
+    return s && t->driver->store->lock_waits ? t->driver->store->lock_waits(s) : 0;
+}
+
+/* The retry option (tries of a command in all, the first included), and
+ * room to count the tries after the first per command. */
+static int retry_init(runtime_target *rt, const plan *p)
+{
+    rt->max_tries = target_opt_int(rt->base.spec, "retry", 1);
+    if (rt->max_tries <= 1 || !rt->base.driver->store->retryable)
+        return 0;
+    rt->base.retries = calloc(p->ncommands + 1, sizeof *rt->base.retries);
+    return rt->base.retries ? 0 : -1;
 }
 
 static int rt_available(const target_driver *self, const target_spec *spec, char *why, size_t size)
@@ -33,6 +52,7 @@ static void rt_close(target *t)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime_free(rt->rt);
+    free(t->retries);
     if (rt->session && rt->store)
         t->driver->store->session_close(rt->store);
     else
@@ -57,7 +77,7 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
         return TARGET_ERROR;
     }
     rt->store->round_trips = &rt->base.round_trips;
-    if (runtime_new(p, rt->store, &rt->rt) < 0) {
+    if (runtime_new(p, rt->store, &rt->rt) < 0 || retry_init(rt, p) < 0) {
         snprintf(err, size, "%s: out of memory", self->name);
         rt_close(&rt->base);
         return TARGET_ERROR;
@@ -88,7 +108,7 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
     }
     rt->store->driver = sd;
     rt->store->round_trips = &rt->base.round_trips;
-    if (runtime_new(rt->p, rt->store, &rt->rt) < 0) {
+    if (runtime_new(rt->p, rt->store, &rt->rt) < 0 || retry_init(rt, rt->p) < 0) {
         snprintf(err, size, "%s: out of memory", sd->name);
         rt_close(&rt->base);
         return TARGET_ERROR;
@@ -99,10 +119,22 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
 
 static int rt_dispatch(target *t, const command *cmd, const value *args)
 {
-    runtime *r = ((runtime_target *)t)->rt;
+    runtime_target *rt = (runtime_target *)t;
+    runtime *r = rt->rt;
     runtime_status st = runtime_dispatch(r, cmd, args);
+    int64_t tries = 1;
+    /* the retry option: the same command again, within the latency */
+    for (; st == RUNTIME_ERROR && t->retries && tries < rt->max_tries &&
+           t->driver->store->retryable(rt->store);
+         tries++) {
+        t->retries[cmd->index]++;
+        st = runtime_dispatch(r, cmd, args);
+    }
     if (st == RUNTIME_OK)
         return TARGET_OK;
+    if (st == RUNTIME_ERROR && tries > 1)
+        return target_fail(t, TARGET_ERROR, "%s (after %" PRId64 " tries)", runtime_message(r),
+                           tries);
     return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
                        runtime_message(r));
 }

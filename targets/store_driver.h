@@ -41,6 +41,14 @@ typedef struct store_driver {
      * A session is closed with session_close, before s is closed. */
     int (*session)(store *s, store **out, char *err, size_t size);
     void (*session_close)(store *s);
+    /* Optional (NULL: never): true when the last call that failed on s
+     * failed for a reason that another try of the same command may not
+     * meet (a serialization failure, a deadlock); the target's retry option
+     * then dispatches it again. */
+    bool (*retryable)(const store *s);
+    /* Optional (NULL: none): times s waited for another session's lock
+     * (SQLite's busy waits), since it opened. */
+    uint64_t (*lock_waits)(const store *s);
 } store_driver;
 
 /* The options the SQL stores share, as rows of their option tables; how

@@ -416,6 +416,7 @@ typedef struct pg_store {
     int unread_syncs; /* syncs sent by rollback whose results are still to read */
     bool pipeline;
     bool lock_reads; /* several clients: a command's loads lock their rows (FOR UPDATE) */
+    bool retryable;  /* the last failure was a serialization failure or a deadlock */
 } pg_store;
 
 static int store_error(pg_store *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -531,6 +532,7 @@ static int send_stmt(pg_store *g, const pg_op *op)
 typedef struct outcome {
     int status; /* 0, STORE_CONFLICT or -1 */
     bool lost;  /* the connection stopped answering */
+    bool retry; /* the failure was 40001 (serialization) or 40P01 (deadlock) */
     char first[PG_ERROR_MAX];
 } outcome;
 
@@ -643,6 +645,7 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
         if (o->status == 0) {
             bool dup = !strcmp(sqlstate(r), "23505") && op->kind == OP_INSERT;
             o->status = dup ? STORE_CONFLICT : -1;
+            o->retry = !strcmp(sqlstate(r), "40001") || !strcmp(sqlstate(r), "40P01");
             one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
         }
     } else if (st == PGRES_TUPLES_OK && (op->kind == OP_SELECT || op->kind == OP_VIA)) {
@@ -695,7 +698,8 @@ static void take_sync(pg_store *g, outcome *o)
 static int sync_failed(pg_store *g, outcome *o, const char *what)
 {
     if (o->lost)
-        g->pipeline = false;                  /* close reconnects to drop the schema */
+        g->pipeline = false; /* close reconnects to drop the schema */
+    g->retryable = o->retry && !o->lost;
     store_error(g, "%s: %s", what, o->first); /* the text, should a conflict be an error */
     return o->status == STORE_CONFLICT ? STORE_CONFLICT : -1;
 }
@@ -767,6 +771,7 @@ static int pg_begin(store *s)
     g->in_txn = true;
     g->reading = false;
     g->begun = false;
+    g->retryable = false;
     return 0;
 }
 
@@ -1045,6 +1050,7 @@ static const store_ops postgres_store_ops = {
 /* One run's store: the store, and what the run made on the server. */
 typedef struct pg_run {
     pg_store store;             /* first: a store * is a pg_run * */
+    const char *isolation;      /* SET SESSION CHARACTERISTICS ... of the isolation option */
     char schema[PG_SCHEMA_MAX]; /* "" until it exists */
     bool fenced;
     bool keep;
@@ -1185,6 +1191,7 @@ static int create_schema(pg_run *pt, char *err, size_t size)
     }
     script sc = {0};
     add(&sc, "SET synchronous_commit TO %s;\n", pt->synchronous ? "on" : "off");
+    add(&sc, "%s;\n", pt->isolation);
     add(&sc, "CREATE SCHEMA \"%s\";\n", name);
     for (size_t i = 0; i < g->sql->ntables; i++)
         add(&sc, "%s;\n", g->sql->tables[i].create);
@@ -1287,6 +1294,21 @@ static void postgres_close(store *s)
     free(pt);
 }
 
+/* The isolation option as the statement that sets it for the session. */
+static const char *isolation_sql(const char *level)
+{
+    if (level && !strcmp(level, "serializable"))
+        return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE";
+    if (level && !strcmp(level, "repeatable_read"))
+        return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+    return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
+}
+
+static bool postgres_retryable(const store *s)
+{
+    return ((const pg_store *)s)->retryable;
+}
+
 static int postgres_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                          size_t size)
 {
@@ -1305,6 +1327,7 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
     pt->keep = target_opt_bool(spec, "keep");
     const char *durability = target_opt_str(spec, "durability");
     pt->synchronous = !durability || !strcmp(durability, "full");
+    pt->isolation = isolation_sql(target_opt_str(spec, "isolation"));
     snprintf(pt->label, sizeof pt->label, "%s", spec->label);
     pg_store *g = &pt->store;
     g->base.ops = &postgres_store_ops;
@@ -1369,6 +1392,7 @@ static int postgres_session(store *s, store **out, char *err, size_t size)
         return -1;
     }
     snprintf(pt->label, sizeof pt->label, "%s", owner->label); /* schema stays "": not dropped */
+    pt->isolation = owner->isolation;
     pg_store *g = &pt->store;
     g->base.ops = &postgres_store_ops;
     g->p = owner->store.p;
@@ -1380,8 +1404,9 @@ static int postgres_session(store *s, store **out, char *err, size_t size)
         snprintf(err, size, "postgres: %s", why);
     else {
         char sql[128];
-        snprintf(sql, sizeof sql, "SET synchronous_commit TO %s;%s",
-                 owner->synchronous ? "on" : "off", owner->fenced ? " SET ROLE bench_fenced;" : "");
+        snprintf(sql, sizeof sql, "SET synchronous_commit TO %s; %s;%s",
+                 owner->synchronous ? "on" : "off", owner->isolation,
+                 owner->fenced ? " SET ROLE bench_fenced;" : "");
         if (exec_sql(g->conn, sql, why, sizeof why) < 0)
             snprintf(err, size, "postgres: %s", why);
         else if ((rc = prepare_all(g, err, size)) == 0 && (rc = set_pipeline(g, true)) < 0)
@@ -1412,6 +1437,18 @@ static const target_option postgres_options[] = {
      .about = "rls runs the commands as the role bench_fenced under row-level-security write "
               "policies"},
     STORE_OPTION_KEEP("the run's schema"),
+    {.name = "isolation",
+     .type = TARGET_OPT_ENUM,
+     .dflt = "read_committed",
+     .values = (const char *const[]){"read_committed", "repeatable_read", "serializable", NULL},
+     .about = "the transactions' isolation level (with several clients a command's loads are "
+              "SELECT ... FOR UPDATE at every level)"},
+    {.name = "retry",
+     .type = TARGET_OPT_TRIES,
+     .min = 1,
+     .about = "try a command that fails with a serialization failure (40001) or a deadlock "
+              "(40P01) again with the same arguments, up to max_tries in all; its latency spans "
+              "every try"},
 };
 
 const store_driver postgres_store_driver = {
@@ -1427,4 +1464,5 @@ const store_driver postgres_store_driver = {
     .environment = postgres_environment,
     .session = postgres_session,
     .session_close = postgres_close,
+    .retryable = postgres_retryable,
 };

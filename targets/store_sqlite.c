@@ -586,9 +586,9 @@ static int sqlite_session(store *s, store **out, char *err, size_t size)
     return 0;
 }
 
-uint64_t sqlite_store_busy_waits(store *s)
+static uint64_t sqlite_lock_waits(const store *s)
 {
-    return ((sqlite_store *)s)->busy_waits;
+    return ((const sqlite_store *)s)->busy_waits;
 }
 
 static const target_option sqlite_options[] = {
@@ -607,4 +607,5 @@ const store_driver sqlite_store_driver = {
     .close = sqlite_close,
     .session = sqlite_session,
     .session_close = sqlite_close,
+    .lock_waits = sqlite_lock_waits,
 };

@@ -13,8 +13,5 @@
 const char *sqlite_store_path(store *s);
 /* Its connection (lent), for tests that read its settings. */
 sqlite3 *sqlite_store_db(store *s);
-/* Times a BEGIN of a store shared by several clients waited for another
- * session's write lock. */
-uint64_t sqlite_store_busy_waits(store *s);
 
 #endif

@@ -40,6 +40,7 @@ typedef enum target_option_type {
     TARGET_OPT_ENUM,  /* one of values */
     TARGET_OPT_ARGV,  /* a non-empty list of strings: a command line */
     TARGET_OPT_VERBS, /* a mapping from the spec's verbs to strings */
+    TARGET_OPT_TRIES, /* {max_tries: N}, N at least min: how often to try a command (in i) */
 } target_option_type;
 
 typedef struct target_option {
@@ -84,8 +85,10 @@ typedef struct target {
     const target_spec *spec;
     char message[TARGET_MESSAGE_MAX]; /* the last refusal or error, one line */
     uint64_t round_trips;             /* for drivers that count them (postgres) */
-    bool own_store; /* a session with a store of its own (a child per client), which
-                       the runner sets up, counts and verifies on its own */
+    bool own_store;    /* a session with a store of its own (a child per client), which
+                          the runner sets up, counts and verifies on its own */
+    uint64_t *retries; /* per command index: tries after the first, for a target with a
+                          retry option in force (NULL: it never tries twice) */
 } target;
 
 struct target_driver {
@@ -285,5 +288,8 @@ int target_fail(target *t, int status, const char *fmt, ...) __attribute__((form
 /* The store of an open target that runs the C runtime on a store (memory,
  * sqlite, postgres), lent until target_close; NULL for any other target. */
 struct store *runtime_target_store(target *t);
+/* Times the store of such a target waited for another session's lock
+ * (SQLite's busy waits) since it opened; 0 for any other target. */
+uint64_t runtime_target_lock_waits(target *t);
 
 #endif

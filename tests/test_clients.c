@@ -25,6 +25,7 @@
 
 #include "bench_spawn.h"
 #include "plan_fixture.h"
+#include "report.h"
 #include "runner.h"
 #include "serve_spawn.h"
 #include "test_util.h"
@@ -156,6 +157,52 @@ static void test_clients_no_lost_update_on_postgres(void **state)
     run_counter("postgres: {durability: normal}");
 }
 
+/* Serializable PostgreSQL: the clients' increments conflict, the retry
+ * option tries them again, the total stays exact and the retries are
+ * reported per verb and in every format. */
+static void test_clients_serializable_postgres_retries_and_says_so(void **state)
+{
+    (void)state;
+    char why[512];
+    const target_spec ts = {.name = "postgres", .label = "postgres"};
+    const target_driver *drv = target_find("postgres");
+    if (!drv || target_available(drv, &ts, why, sizeof why) != 0) {
+        printf("test_clients: postgres skipped, %s\n", why);
+        return;
+    }
+    plan *p = counter_plan(CLIENTS, INCREMENTS,
+                           "postgres: {durability: normal, isolation: serializable, retry: "
+                           "{max_tries: 100000}}");
+    report r = {0};
+    assert_no_lost_update(p, &r);
+    const run_result *run = &r.results[0].runs[0];
+    assert_int_equal(run->nverbs, 1);
+    assert_true(run->verbs[0].retries > 0);
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    assert_int_equal(report_markdown(&r, f), 0);
+    fclose(f);
+    assert_non_null(strstr(md, "Contention: postgres (normal) (counter): "));
+    assert_non_null(strstr(md, " retries (Counter.Increment "));
+    free(md);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *verb = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 0),
+                    "runs"),
+                0),
+            "by_verb"),
+        "Counter.Increment");
+    assert_true(cJSON_GetObjectItemCaseSensitive(verb, "retries")->valuedouble ==
+                (double)run->verbs[0].retries);
+    cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
 static void test_clients_no_lost_update_through_serve_listen(void **state)
 {
     (void)state;
@@ -266,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_clients_no_lost_update_on_memory),
         cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
         cmocka_unit_test(test_clients_no_lost_update_on_postgres),
+        cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
         cmocka_unit_test(test_clients_need_sessions),
