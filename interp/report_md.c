@@ -279,23 +279,28 @@ static void put_open_loop(FILE *out, const report *r)
     }
 }
 
+/* "What: target (domain): text." for one result. */
+static void put_result_line(FILE *out, const char *what, const target_result *t, const char *text)
+{
+    char target[512];
+    results_target_cell(t, target, sizeof target);
+    fprintf(out, "%s: ", what);
+    put_inline(out, target, false);
+    fputs(" (", out);
+    put_inline(out, t->domain, false);
+    fputs("): ", out);
+    put_inline(out, text, false);
+    fputs(".\n", out);
+}
+
 /* "Mix: target (domain): order 10.0% asked, 9.8% ran; ..." for each result
  * of a workload of several flows. */
 static void put_mix(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
-        const target_result *t = &r->results[i];
-        char shares[1024], target[512];
-        if (!report_flow_shares(t, shares, sizeof shares)[0])
-            continue;
-        results_target_cell(t, target, sizeof target);
-        fputs("Mix: ", out);
-        put_inline(out, target, false);
-        fputs(" (", out);
-        put_inline(out, t->domain, false);
-        fputs("): ", out);
-        put_inline(out, shares, false);
-        fputs(".\n", out);
+        char shares[1024];
+        if (report_flow_shares(&r->results[i], shares, sizeof shares)[0])
+            put_result_line(out, "Mix", &r->results[i], shares);
     }
 }
 
@@ -436,18 +441,9 @@ static void put_list(FILE *out, const char *title, const label_reason *v, size_t
 static void put_clients(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
-        const target_result *t = &r->results[i];
-        char target[512], text[512];
-        if (t->failed || !report_clients_text(t, text, sizeof text)[0])
-            continue;
-        results_target_cell(t, target, sizeof target);
-        fputs("Clients: ", out);
-        put_inline(out, target, false);
-        fputs(" (", out);
-        put_inline(out, t->domain, false);
-        fputs("): ", out);
-        put_inline(out, text, false);
-        fputs(".\n", out);
+        char text[512];
+        if (!r->results[i].failed && report_clients_text(&r->results[i], text, sizeof text)[0])
+            put_result_line(out, "Clients", &r->results[i], text);
     }
 }
 
@@ -455,19 +451,10 @@ static void put_clients(FILE *out, const report *r)
 static void put_contention(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
-        const target_result *t = &r->results[i];
-        char target[512], text[1024];
+        char text[1024];
         uint64_t retries, waits;
-        if (!report_contention_text(t, &retries, &waits, text, sizeof text)[0])
-            continue;
-        results_target_cell(t, target, sizeof target);
-        fputs("Contention: ", out);
-        put_inline(out, target, false);
-        fputs(" (", out);
-        put_inline(out, t->domain, false);
-        fputs("): ", out);
-        put_inline(out, text, false);
-        fputs(".\n", out);
+        if (report_contention_text(&r->results[i], &retries, &waits, text, sizeof text)[0])
+            put_result_line(out, "Contention", &r->results[i], text);
     }
 }
 
