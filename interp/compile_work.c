@@ -940,6 +940,13 @@ int cc_workload(cc *c, const node *wn)
     w->runs = int_or(wn, "runs", DEFAULT_RUNS);
     w->seed = (uint64_t)int_or(wn, "seed", DEFAULT_SEED);
     w->clients = int_or(wn, "clients", 1);
+    const node *cl = node_get(wn, "clients");
+    if (cl && cl->kind == NODE_SEQ && cl->count > 0) { /* the schema checked the items */
+        w->client_levels = arena_alloc(c->a, cl->count * sizeof *w->client_levels);
+        for (size_t i = 0; i < cl->count; i++)
+            w->client_levels[w->nclient_levels++] = cl->items[i]->v.i;
+        w->clients = w->client_levels[0];
+    }
     w->shared_keys = node_is_str(node_get(wn, "keys"), "shared");
     w->verify = VERIFY_LEVEL_COUNTS;
     const node *vn = node_get(wn, "verify");

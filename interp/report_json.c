@@ -394,6 +394,13 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
     add(b, o, "label", cJSON_CreateString(t->label ? t->label : ""));
     add(b, o, "prefill", i64_value(b, t->prefill));
     add(b, o, "durability", str_or_null(t->durability));
+    cJSON *sweep = t->sweep_of ? new_object(b, o, "sweep") : NULL;
+    if (!t->sweep_of)
+        add(b, o, "sweep", cJSON_CreateNull());
+    if (sweep) {
+        add(b, sweep, "of", cJSON_CreateString(t->sweep_of));
+        add(b, sweep, "clients", i64_value(b, t->sweep_clients));
+    }
     cJSON *runs = new_array(b, o, "runs");
     for (size_t i = 0; runs && i < t->nruns; i++)
         add_run(b, runs, &t->runs[i]);

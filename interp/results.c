@@ -490,6 +490,11 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->domain = arena_strdup(a, str_of(o, "domain"));
     t->target = arena_strdup(a, str_of(o, "target"));
     t->label = arena_strdup(a, str_of(o, "label"));
+    const cJSON *sweep = get(o, "sweep");
+    if (cJSON_IsObject(sweep)) {
+        t->sweep_of = arena_strdup(a, str_of(sweep, "of"));
+        t->sweep_clients = int_of(sweep, "clients");
+    }
     t->prefill = int_of(o, "prefill");
     t->durability = dup_or_null(a, o, "durability");
     const cJSON *runs = get(o, "runs"), *run;

@@ -108,6 +108,10 @@ typedef struct target_result {
     bool unstable;     /* some run is unstable */
     char unstable_reason[1024]; /* "run 2: ...; run 3: ...", or "" */
     char placement[256];        /* CPUs bench (and a child) ran on, and why, or "" */
+    /* a sweep (workload clients: [..]): the target entry's own label and this
+       row's level; NULL and 0 otherwise */
+    const char *sweep_of;
+    int64_t sweep_clients;
 } target_result;
 
 /* A result's status as every format names it: "failed" over "unstable" over
@@ -178,6 +182,8 @@ typedef struct report {
     size_t nskipped;
     label_reason *failed;
     size_t nfailed;
+    char **owned; /* strings the runner made for the results (a sweep's labels), freed with it */
+    size_t nowned;
     bool interrupted;
 } report;
 

@@ -1617,9 +1617,8 @@ static void progress_run(const run_options *o, const run_state *rs, const target
         snprintf(at, sizeof at, "@%" PRId64, rs->prefill);
     const run_result *rr = &tr->runs[tr->nruns - 1];
     fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us%s%s\n",
-            rs->p->domain, rs->ts->label, at, rs->run, runs, f->throughput_per_s,
-            f->p50_ns / 1000.0, f->p99_ns / 1000.0, rr->unstable ? "; unstable: " : "",
-            rr->unstable_reason);
+            rs->p->domain, tr->label, at, rs->run, runs, f->throughput_per_s, f->p50_ns / 1000.0,
+            f->p99_ns / 1000.0, rr->unstable ? "; unstable: " : "", rr->unstable_reason);
 }
 
 typedef struct slot {
@@ -1628,6 +1627,9 @@ typedef struct slot {
     const target_driver *drv;
     target_result *tr;
     int64_t prefill;
+    int64_t clients;   /* in force for this slot */
+    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" (owned by r) */
+    bool sweep;
     bool skipped;
 } slot;
 
@@ -1683,7 +1685,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.seed = o->seed_given ? o->seed : sl->p->work.seed;
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
-    rs.nclients = (int)clients_of(sl->p, o);
+    rs.nclients = (int)sl->clients;
     env_pin pin = {0};
     place_run(sl, r, rs.nclients, &pin);
     int rc = state_init(&rs);
@@ -1695,9 +1697,9 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
         sl->tr->failed_run = run;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
                  rs.failure.msg[0] ? rs.failure.msg : "out of memory");
-        add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
+        add_reason(&r->failed, &r->nfailed, sl->label, sl->tr->reason);
         if (!o->quiet)
-            fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
+            fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->label, run,
                     sl->tr->reason);
     } else if (rc == 0) { /* an interrupted run did not finish: no line */
         progress_run(o, &rs, sl->tr, runs);
@@ -1836,29 +1838,48 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
     const workload *w = &p->work;
     const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
     size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
+    /* a sweep of clients: one slot per level, unless --clients chose one */
+    int64_t one = clients_of(p, o);
+    bool sweep = o->clients <= 0 && w->nclient_levels > 1;
+    const int64_t *levels = sweep ? w->client_levels : &one;
+    size_t nlevels = sweep ? w->nclient_levels : 1;
     for (size_t k = 0; k < nprefill; k++)
-        for (size_t i = 0; i < ntargets; i++) {
-            const target_spec *ts = &targets[i];
-            slot *sl = &out[n++];
-            *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts), .prefill = prefill[k]};
-            char why[1024] = "";
-            if (!sl->drv)
-                snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
-            else if (clients_of(p, o) > 1 && !(sl->drv->caps & TARGET_CAN_SESSIONS))
-                snprintf(why, sizeof why,
-                         "the %s target has no sessions for several clients; run it with "
-                         "clients: 1",
-                         ts->name);
-            else if (target_runs_plan(sl->drv, p, why, sizeof why) &&
-                     target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
-                snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
-            if (why[0] && k == 0 && !already_skipped(r, ts->label)) {
-                add_reason(&r->skipped, &r->nskipped, ts->label, why);
-                if (!o->quiet)
-                    fprintf(stderr, "skip %s: %s\n", ts->label, why);
+        for (size_t l = 0; l < nlevels; l++)
+            for (size_t i = 0; i < ntargets; i++) {
+                const target_spec *ts = &targets[i];
+                slot *sl = &out[n++];
+                *sl = (slot){.p = p,
+                             .ts = ts,
+                             .drv = driver_of(o, ts),
+                             .prefill = prefill[k],
+                             .clients = levels[l] > 1 ? levels[l] : 1,
+                             .label = ts->label,
+                             .sweep = sweep};
+                if (sweep) {
+                    char label[160];
+                    snprintf(label, sizeof label, "%s c=%" PRId64, ts->label, levels[l]);
+                    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
+                    sl->label = r->owned[r->nowned++] = xstrdup(label);
+                }
+                char why[1024] = "";
+                if (!sl->drv)
+                    snprintf(why, sizeof why, "the %s target is not built into this bench",
+                             ts->name);
+                else if (sl->clients > 1 && !(sl->drv->caps & TARGET_CAN_SESSIONS))
+                    snprintf(why, sizeof why,
+                             "the %s target has no sessions for several clients; run it with "
+                             "clients: 1",
+                             ts->name);
+                else if (target_runs_plan(sl->drv, p, why, sizeof why) &&
+                         target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
+                    snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
+                if (why[0] && k == 0 && l == 0 && !already_skipped(r, ts->label)) {
+                    add_reason(&r->skipped, &r->nskipped, ts->label, why);
+                    if (!o->quiet)
+                        fprintf(stderr, "skip %s: %s\n", ts->label, why);
+                }
+                sl->skipped = why[0] != '\0';
             }
-            sl->skipped = why[0] != '\0';
-        }
     return n;
 }
 
@@ -1870,7 +1891,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         const plan *p = plans[pi];
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
-        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
+        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets *
+                     (p->work.nclient_levels ? p->work.nclient_levels : 1);
         slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
@@ -1883,7 +1905,9 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             memset(tr, 0, sizeof *tr);
             tr->domain = p->domain;
             tr->target = slots[i].ts->name;
-            tr->label = slots[i].ts->label;
+            tr->label = slots[i].label;
+            tr->sweep_of = slots[i].sweep ? slots[i].ts->label : NULL;
+            tr->sweep_clients = slots[i].sweep ? slots[i].clients : 0;
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;
@@ -1941,6 +1965,11 @@ void report_free(report *r)
     free(r->results);
     free(r->skipped);
     free(r->failed);
+    for (size_t i = 0; i < r->nowned; i++)
+        free(r->owned[i]);
+    free(r->owned);
+    r->owned = NULL;
+    r->nowned = 0;
     r->results = NULL;
     r->skipped = r->failed = NULL;
     r->nresults = r->nskipped = r->nfailed = 0;

@@ -26,6 +26,7 @@
 #include "bench_spawn.h"
 #include "plan_fixture.h"
 #include "report.h"
+#include "report_html.h"
 #include "runner.h"
 #include "serve_spawn.h"
 #include "test_util.h"
@@ -270,6 +271,50 @@ static void test_clients_per_client_figures_add_up(void **state)
     plan_free(p);
 }
 
+/* clients: [1, 2] is a sweep: one row per level, labelled and marked as
+ * such in the JSON, and the HTML report draws its capacity curve. */
+static void test_clients_sweep_gives_a_row_per_level(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, "%s  clients: [1, 2]\n  iterations: 50\n  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 2);
+    assert_string_equal(r.results[0].label, "memory c=1");
+    assert_string_equal(r.results[1].label, "memory c=2");
+    assert_string_equal(r.results[1].sweep_of, "memory");
+    assert_int_equal(r.results[1].sweep_clients, 2);
+    assert_int_equal(r.results[0].runs[0].fig.commands, 50);
+    assert_int_equal(r.results[1].runs[0].fig.commands, 100);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 1), "sweep");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sweep, "of")),
+                        "memory");
+    cJSON_Delete(json);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    assert_int_equal(report_html(&r, "sweep.json", f), 0);
+    fclose(f);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">c=2</text>"));
+    free(html);
+    report_free(&r);
+    o.clients = 3; /* --clients picks one level: no sweep */
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.results[0].label, "memory");
+    assert_null(r.results[0].sweep_of);
+    report_free(&r);
+    plan_free(p);
+}
+
 /* A target without sessions is skipped with one sentence when clients > 1. */
 static target_driver lone;
 
@@ -316,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
+        cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
         cmocka_unit_test(test_clients_need_sessions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
