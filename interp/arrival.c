@@ -19,6 +19,20 @@ void arrival_init(arrival *a, const arrival_spec *spec, uint64_t seed, int run)
     rng_seed(&a->r, seed ^ UINT64_C(0x9e3779b97f4a7c15), (uint64_t)run);
 }
 
+void arrival_init_client(arrival *a, const arrival_spec *spec, uint64_t seed, int run, int client,
+                         int clients)
+{
+    arrival_init(a, spec, seed, run);
+    if (clients <= 1)
+        return;
+    a->gap_ns *= clients; /* rate / clients each: together they offer the rate */
+    if (client > 0)
+        rng_seed(&a->r, seed ^ UINT64_C(0x9e3779b97f4a7c15),
+                 (uint64_t)run | (uint64_t)client << 32);
+    if (a->process == ARRIVAL_UNIFORM) /* staggered: evenly spaced all together */
+        a->next = a->gap_ns * client / clients;
+}
+
 uint64_t arrival_next(arrival *a)
 {
     uint64_t at = (uint64_t)a->next;

@@ -35,6 +35,11 @@ typedef struct arrival {
 
 /* A schedule for run `run` (from 1) with seed. */
 void arrival_init(arrival *a, const arrival_spec *spec, uint64_t seed, int run);
+/* The schedule of client `client` (from 0) of `clients`: rate / clients
+ * from a stream of its own (client 0's is arrival_init's), uniform ones
+ * staggered so that all of them together are evenly spaced. */
+void arrival_init_client(arrival *a, const arrival_spec *spec, uint64_t seed, int run, int client,
+                         int clients);
 /* The next cycle's intended start, in ns from the start of the pass; each
  * call moves one cycle on. */
 uint64_t arrival_next(arrival *a);

@@ -44,6 +44,11 @@ static const char usage_run[] =
     "                     (default 1s, or --progress's)\n"
     "  --hlog FILE        the intervals in HdrHistogram's interval-log format, one tag\n"
     "                     per run and per verb, written as --output writes\n"
+    "  --clients N        closed-loop callers at once, each with its own session\n"
+    "                     (iterations and warmup are per client)\n"
+    "  --threads T        threads that drive the clients (default: the CPUs in\n"
+    "                     force, at most the clients); a thread takes its clients\n"
+    "                     in turn, one cycle each\n"
     "  --seed N           the seed of every draw (flows, pick, take, uniform) instead\n"
     "                     of the spec's workload.seed\n"
     "  --format FMT       ";
@@ -192,7 +197,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_DURATION,
         O_RATE,
         O_INTERVAL,
-        O_HLOG
+        O_HLOG,
+        O_CLIENTS,
+        O_THREADS
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -214,9 +221,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"rate", required_argument, NULL, O_RATE},
                                          {"interval", required_argument, NULL, O_INTERVAL},
                                          {"hlog", required_argument, NULL, O_HLOG},
+                                         {"clients", required_argument, NULL, O_CLIENTS},
+                                         {"threads", required_argument, NULL, O_THREADS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    a->o.iterations = a->o.warmup = a->o.runs = -1;
+    a->o.iterations = a->o.warmup = a->o.runs = a->o.clients = -1;
     a->o.floor_cycles = 2000;
     a->format = report_formats[0].name;
     int c, rc = 0, at;
@@ -227,8 +236,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, &at)) != -1) {
         /* every option with a value is given once, but the list --targets */
         char flag[32];
-        snprintf(flag, sizeof flag, "--%s", c >= O_ITER && c <= O_HLOG ? opts[at].name : "");
-        if (c >= O_ITER && c <= O_HLOG && c != O_QUIET && c != O_KEEP &&
+        snprintf(flag, sizeof flag, "--%s", c >= O_ITER && c <= O_THREADS ? opts[at].name : "");
+        if (c >= O_ITER && c <= O_THREADS && c != O_QUIET && c != O_KEEP &&
             (rc = cli_once("run", flag, &seen, (unsigned)(c - O_TARGETS))))
             break;
         switch (c) {
@@ -242,6 +251,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         case O_RUNS:
             rc = cli_parse_bounded("run", "--runs", optarg, 1, CLI_MAX_RUNS, &a->o.runs);
+            break;
+        case O_CLIENTS:
+            rc = cli_parse_bounded("run", "--clients", optarg, 1, CLI_MAX_CLIENTS, &a->o.clients);
+            break;
+        case O_THREADS:
+            rc = cli_parse_bounded("run", "--threads", optarg, 1, CLI_MAX_CLIENTS, &a->o.threads);
             break;
         case O_PREFILL: rc = parse_prefill(a, optarg); break;
         case O_FORMAT: a->format = optarg; break;
@@ -384,6 +399,8 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     c->seed_given = a->o.seed_given;
     c->duration_s = (double)(a->o.duration_ns ? a->o.duration_ns : w ? w->duration_ns : 0) / 1e9;
     c->rate = a->o.rate > 0 ? a->o.rate : w ? w->arrival.rate : 0;
+    c->clients = a->o.clients > 0 ? a->o.clients : w && w->clients > 1 ? w->clients : 1;
+    c->threads = a->o.threads;
     c->seed = a->o.seed;
     /* the labels of every target entry that runs, in order, once each */
     for (size_t i = 0; i < n; i++) {
@@ -564,6 +581,7 @@ static const char *option_type_name(const target_option *o, char *buf, size_t n)
     case TARGET_OPT_BOOL: return "true or false";
     case TARGET_OPT_ARGV: return "list of strings";
     case TARGET_OPT_VERBS: return "verb: name";
+    case TARGET_OPT_TRIES: snprintf(buf, n, "{max_tries: N}, N >= %" PRId64, o->min); return buf;
     case TARGET_OPT_ENUM: break;
     }
     size_t len = 0;

@@ -66,6 +66,13 @@ static int option_value(cc *c, const target_driver *d, const node_pair *pr, targ
         v->argv = argv;
         return 0;
     }
+    case TARGET_OPT_TRIES: {
+        const node *m = n->kind == NODE_MAP ? node_get(n, "max_tries") : NULL;
+        if (!m || n->count != 1 || m->kind != NODE_INT || m->v.i < o->min)
+            break;
+        v->i = m->v.i;
+        return 0;
+    }
     case TARGET_OPT_VERBS: {
         if (n->kind != NODE_MAP)
             break;

@@ -198,6 +198,10 @@ static int parse_var(cc *c, const node *n, size_t from, size_t close, const tmpl
             *part = (tmpl_part){.var = TMPL_RUN};
             return 0;
         }
+        if (len == 6 && !memcmp(name, "client", 6)) {
+            *part = (tmpl_part){.var = TMPL_CLIENT};
+            return 0;
+        }
         for (size_t b = 0; sink->flow && b < sink->nbound; b++)
             if (strlen(sink->flow->with[b].name) == len &&
                 !memcmp(sink->flow->with[b].name, name, len)) {
@@ -214,7 +218,7 @@ static int parse_var(cc *c, const node *n, size_t from, size_t close, const tmpl
     else if (call && len == 4 && !memcmp(name, "take", 4))
         kind = DRAW_TAKE;
     else {
-        char vars[512] = "${n}, ${run}";
+        char vars[512] = "${n}, ${run}, ${client}";
         size_t used = strlen(vars);
         for (size_t b = 0; sink->flow && b < sink->nbound && used < sizeof vars; b++)
             used += (size_t)snprintf(vars + used, sizeof vars - used, ", ${%s}",
@@ -242,7 +246,8 @@ static const ty *part_type(const tmpl_sink *sink, const tmpl_part *pt)
 {
     switch (pt->var) {
     case TMPL_N:
-    case TMPL_RUN: return &ty_int;
+    case TMPL_RUN:
+    case TMPL_CLIENT: return &ty_int;
     case TMPL_BIND: return sink->flow->with[pt->bind].type;
     case TMPL_DRAW: return pt->draw->type;
     default: return NULL;
@@ -709,7 +714,7 @@ static int declare_pools(cc *c, const node *wn)
 
 /* ---- flows ---- */
 
-static const char *const reserved_names[] = {"n", "run", "uniform", "pick", "take"};
+static const char *const reserved_names[] = {"n", "run", "client", "uniform", "pick", "take"};
 
 static int compile_binding(cc *c, flow *fl, const node *k, const node *v, binding *b)
 {
@@ -946,6 +951,15 @@ int cc_workload(cc *c, const node *wn)
     w->iterations = int_or(wn, "iterations", DEFAULT_ITERATIONS);
     w->runs = int_or(wn, "runs", DEFAULT_RUNS);
     w->seed = (uint64_t)int_or(wn, "seed", DEFAULT_SEED);
+    w->clients = int_or(wn, "clients", 1);
+    const node *cl = node_get(wn, "clients");
+    if (cl && cl->kind == NODE_SEQ && cl->count > 0) { /* the schema checked the items */
+        w->client_levels = arena_alloc(c->a, cl->count * sizeof *w->client_levels);
+        for (size_t i = 0; i < cl->count; i++)
+            w->client_levels[w->nclient_levels++] = cl->items[i]->v.i;
+        w->clients = w->client_levels[0];
+    }
+    w->shared_keys = node_is_str(node_get(wn, "keys"), "shared");
     w->verify = VERIFY_LEVEL_COUNTS;
     const node *vn = node_get(wn, "verify");
     if (vn && vn->kind == NODE_STRING && !(w->verify = verify_level_of(vn->text))) {

@@ -224,6 +224,17 @@ static cpu_set_t *current_mask(size_t *setsize, int *ncpus)
     }
 }
 
+int env_cpus_in_force(void)
+{
+    int ncpus = 0;
+    size_t setsize = 0;
+    cpu_set_t *cpus = current_mask(&setsize, &ncpus);
+    int n = cpus ? CPU_COUNT_S(setsize, cpus) : 0;
+    if (cpus)
+        CPU_FREE(cpus);
+    return n > 0 ? n : 1;
+}
+
 int env_affinity_string(char *buf, size_t n)
 {
     if (n == 0)

@@ -22,6 +22,8 @@ void env_load_after(environment *e);
  * Returns 0, or -1 when the affinity cannot be read or does not fit in
  * buf[n] (buf then holds "unknown", or "" when that does not fit either). */
 int env_affinity_string(char *buf, size_t n);
+/* How many CPUs this process may run on now (1 when it cannot tell). */
+int env_cpus_in_force(void);
 
 /* The CPU mask env_pin_one replaced, for env_unpin. */
 typedef struct env_pin {

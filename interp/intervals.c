@@ -77,6 +77,17 @@ static void snapshot(hist *h, hist_buckets *b)
     hist_reset(h);
 }
 
+/* An interval's commands and percentiles from its histogram h. */
+static void figures_of(const hist *h, interval *it)
+{
+    bool any = hist_count(h) > 0;
+    it->commands = hist_count(h);
+    it->p50_ns = any ? (double)hist_percentile(h, 0.5) : NAN;
+    it->p90_ns = any ? (double)hist_percentile(h, 0.9) : NAN;
+    it->p99_ns = any ? (double)hist_percentile(h, 0.99) : NAN;
+    it->max_ns = any ? (double)hist_max(h) : NAN;
+}
+
 static void close_one(intervals *iv, uint64_t end)
 {
     if (iv->n == iv->cap) {
@@ -86,12 +97,7 @@ static void close_one(intervals *iv, uint64_t end)
     interval *it = &iv->items[iv->n++];
     uint64_t from = iv->start + (uint64_t)(iv->n - 1) * iv->every_ns;
     *it = (interval){.start_ns = from - iv->start, .length_ns = end - from};
-    bool any = hist_count(&iv->cur) > 0;
-    it->commands = hist_count(&iv->cur);
-    it->p50_ns = any ? (double)hist_percentile(&iv->cur, 0.5) : NAN;
-    it->p90_ns = any ? (double)hist_percentile(&iv->cur, 0.9) : NAN;
-    it->p99_ns = any ? (double)hist_percentile(&iv->cur, 0.99) : NAN;
-    it->max_ns = any ? (double)hist_max(&iv->cur) : NAN;
+    figures_of(&iv->cur, it);
     snapshot(&iv->cur, &it->all);
     it->nverbs = iv->nverbs;
     it->verbs = xcalloc(iv->nverbs ? iv->nverbs : 1, sizeof *it->verbs);
@@ -133,4 +139,46 @@ void hist_buckets_into(const hist_buckets *b, hist *h)
         hist_record_n(h, b->mid[i], b->count[i]);
     if (b->n)
         hist_set_extremes(h, b->min, b->max);
+}
+
+/* b and c's histograms merged into h (emptied before), exact bucket by
+ * bucket; tmp is scratch. */
+static void merge_buckets(const hist_buckets *b, const hist_buckets *c, hist *h, hist *tmp)
+{
+    hist_buckets_into(b, h);
+    hist_buckets_into(c, tmp);
+    hist_merge(h, tmp);
+    hist_reset(tmp);
+}
+
+void intervals_merge(intervals *dst, const intervals *src)
+{
+    hist tmp;
+    if (hist_init(&tmp) < 0)
+        return;
+    for (size_t i = 0; i < src->n; i++) {
+        const interval *s = &src->items[i];
+        if (i == dst->n) { /* src ran on past dst's end: an empty interval to add to */
+            if (dst->n == dst->cap) {
+                dst->cap = dst->cap ? dst->cap * 2 : 16;
+                dst->items = xrealloc(dst->items, dst->cap * sizeof *dst->items);
+            }
+            dst->items[dst->n++] =
+                (interval){.start_ns = s->start_ns,
+                           .nverbs = dst->nverbs,
+                           .verbs = xcalloc(dst->nverbs ? dst->nverbs : 1, sizeof(hist_buckets))};
+        }
+        interval *d = &dst->items[i];
+        d->length_ns = s->length_ns > d->length_ns ? s->length_ns : d->length_ns;
+        merge_buckets(&d->all, &s->all, &dst->cur, &tmp);
+        figures_of(&dst->cur, d);
+        buckets_free(&d->all);
+        snapshot(&dst->cur, &d->all);
+        for (size_t v = 0; v < dst->nverbs && v < s->nverbs; v++) {
+            merge_buckets(&d->verbs[v], &s->verbs[v], &dst->cur_verbs[v], &tmp);
+            buckets_free(&d->verbs[v]);
+            snapshot(&dst->cur_verbs[v], &d->verbs[v]);
+        }
+    }
+    hist_free(&tmp);
 }

@@ -61,6 +61,11 @@ bool intervals_tick(intervals *iv, uint64_t now);
 /* Closes the last, partial interval at `end`. */
 void intervals_finish(intervals *iv, uint64_t end);
 
+/* Adds the finished intervals of src (a pass with the same every_ns,
+ * verbs and, within a few µs, start: another client's) into dst's, interval
+ * by interval and bucket by bucket; dst must be finished too. */
+void intervals_merge(intervals *dst, const intervals *src);
+
 /* Moves the finished intervals out (the caller's, to intervals_items_free)
  * and their number into *n. */
 interval *intervals_take(intervals *iv, size_t *n);

@@ -47,6 +47,7 @@ static int walk_policies(const event_def *ev, const event_def **path, int depth,
 }
 
 static int lint_expects(const plan *p, diag_list *d);
+static void lint_client_keys(const plan *p, diag_list *d);
 
 /* A policy runs a command: a query would change nothing. */
 static int lint_policy_runs(const plan *p, diag_list *d)
@@ -72,6 +73,7 @@ int lint_policies(const plan *p, diag_list *d)
     for (size_t e = 0; e < p->nevents; e++)
         if (walk_policies(&p->events[e], path, 0, d) < 0)
             return -1;
+    lint_client_keys(p, d);
     return lint_expects(p, d);
 }
 
@@ -322,6 +324,47 @@ static int lint_expects(const plan *p, diag_list *d)
 }
 
 /* ---- warnings ---- */
+
+/* The template that fills a step's identity argument, or NULL when it is a
+ * constant. */
+static const tmpl *identity_template(const step *st)
+{
+    for (size_t t = 0; t < st->ntmpls; t++)
+        if (st->tmpls[t].depth == 1 && st->tmpls[t].path[0] == st->cmd->identity_param)
+            return &st->tmpls[t];
+    return NULL;
+}
+
+/* Several clients with keys: per_client: a creating step whose identity
+ * has neither ${n} (unique across clients) nor ${client} lets two clients
+ * create the same record, and the second is refused. A warning, not an
+ * error: a draw may collide on purpose (on_refusal: count), and a refusal
+ * the step does not expect fails the run, which says where. */
+static void lint_client_keys(const plan *p, diag_list *d)
+{
+    const workload *w = &p->work;
+    int64_t most = w->clients;
+    for (size_t i = 0; i < w->nclient_levels; i++)
+        most = w->client_levels[i] > most ? w->client_levels[i] : most;
+    if (most <= 1 || w->shared_keys)
+        return;
+    for (size_t f = 0; f < w->nflows; f++)
+        for (size_t s = 0; s < w->flows[f].nsteps; s++) {
+            const step *st = &w->flows[f].steps[s];
+            if (!st->cmd->creates)
+                continue;
+            const tmpl *t = identity_template(st);
+            bool unique = false;
+            for (size_t k = 0; t && k < t->nparts && !unique; k++)
+                unique = t->parts[k].var == TMPL_N || t->parts[k].var == TMPL_CLIENT;
+            if (!unique)
+                diag_warning_at(d, t ? t->at : st->at,
+                                "with %" PRId64 " clients and keys: per_client, this identity has "
+                                "neither ${n} nor ${client}: two clients can create the same %s, "
+                                "and the second is refused",
+                                most, st->cmd->agg->name);
+        }
+}
 
 void lint_workload_warnings(const node *root, diag_list *d)
 {

@@ -2,6 +2,7 @@
 #include "mix.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,29 +20,52 @@ typedef struct bound {
 struct mix {
     const plan *p;
     int run;
+    int client; /* ${client} */
     uint64_t n; /* the cycle begun */
     int flow;   /* its flow */
     rng r;
     arena mem;
-    pool *pools;
-    dist_state *dists; /* per draw */
+    pool *pools;              /* its own, or those of the stream it shares them with */
+    bool own_pools;           /* false: pools are another stream's */
+    pthread_mutex_t *lock;    /* keys: shared: guards the shared pools; NULL: none */
+    pthread_mutex_t own_lock; /* the lock a stream whose pools are shared holds */
+    dist_state *dists;        /* per draw */
     step_inst *setup;
     step_inst **steps; /* per flow */
     bound **binds;     /* per flow: one per binding */
     uint64_t *drawn, *skipped;
 };
 
-mix *mix_new(const plan *p, int run, uint64_t seed)
+/* The generator's stream of client c of run `run`: client 0's is the run's
+ * own (one client gives the stream it always gave); the others' sit where
+ * no run number reaches. */
+static uint64_t client_stream(int run, int client)
+{
+    return client == 0 ? (uint64_t)run : (uint64_t)run | (uint64_t)client << 32;
+}
+
+mix *mix_new_client(const plan *p, int run, uint64_t seed, int client, mix *pools_of)
 {
     const workload *w = &p->work;
     mix *m = xcalloc(1, sizeof *m);
     m->p = p;
     m->run = run;
+    m->client = client;
     m->flow = -1;
-    rng_seed(&m->r, seed, (uint64_t)run);
-    m->pools = arena_alloc(&m->mem, (w->npools + 1) * sizeof *m->pools);
-    for (size_t i = 0; i < w->npools; i++)
-        pool_init(&m->pools[i]);
+    rng_seed(&m->r, seed, client_stream(run, client));
+    m->own_pools = pools_of == NULL;
+    if (pools_of) {
+        if (!pools_of->lock) {
+            pthread_mutex_init(&pools_of->own_lock, NULL);
+            pools_of->lock = &pools_of->own_lock;
+        }
+        m->pools = pools_of->pools;
+        m->lock = pools_of->lock;
+    } else {
+        m->pools = arena_alloc(&m->mem, (w->npools + 1) * sizeof *m->pools);
+        for (size_t i = 0; i < w->npools; i++)
+            pool_init(&m->pools[i]);
+    }
     m->dists = arena_alloc(&m->mem, (w->ndraws + 1) * sizeof *m->dists);
     m->setup = step_insts_new(&m->mem, w->setup, w->nsetup);
     m->steps = arena_alloc(&m->mem, w->nflows * sizeof *m->steps);
@@ -76,13 +100,20 @@ mix *mix_new(const plan *p, int run, uint64_t seed)
     return m;
 }
 
+mix *mix_new(const plan *p, int run, uint64_t seed)
+{
+    return mix_new_client(p, run, seed, 0, NULL);
+}
+
 void mix_free(mix *m)
 {
     if (!m)
         return;
     const workload *w = &m->p->work;
-    for (size_t i = 0; i < w->npools; i++)
+    for (size_t i = 0; m->own_pools && i < w->npools; i++)
         pool_free(&m->pools[i]);
+    if (m->lock == &m->own_lock)
+        pthread_mutex_destroy(&m->own_lock);
     step_insts_free(m->setup, w->nsetup);
     for (size_t f = 0; f < w->nflows; f++) {
         step_insts_free(m->steps[f], w->flows[f].nsteps);
@@ -172,6 +203,7 @@ static int part_value(mix *m, const tmpl_part *pt, value *out, bench_error *why)
     switch (pt->var) {
     case TMPL_N: *out = (value){.kind = VAL_INT, .u.i = (int64_t)m->n}; return 0;
     case TMPL_RUN: *out = (value){.kind = VAL_INT, .u.i = m->run}; return 0;
+    case TMPL_CLIENT: *out = (value){.kind = VAL_INT, .u.i = m->client}; return 0;
     case TMPL_BIND: *out = m->binds[m->flow][pt->bind].v; return 0;
     case TMPL_DRAW: return draw(m, pt->draw, out, why);
     default: return 0;
@@ -207,13 +239,27 @@ static int expand(mix *m, const tmpl *t, value *slot, char **buf, size_t *cap, b
     return 0;
 }
 
+static void lock(mix *m)
+{
+    if (m->lock)
+        pthread_mutex_lock(m->lock);
+}
+
+static void unlock(mix *m)
+{
+    if (m->lock)
+        pthread_mutex_unlock(m->lock);
+}
+
 int mix_expand(mix *m, step_inst *si, bench_error *why)
 {
     const step *st = si->st;
-    for (size_t i = 0; i < st->ntmpls; i++)
-        if (expand(m, &st->tmpls[i], si->slots[i], &si->bufs[i], &si->caps[i], why) < 0)
-            return -1;
-    return 0;
+    int rc = 0;
+    lock(m);
+    for (size_t i = 0; i < st->ntmpls && rc == 0; i++)
+        rc = expand(m, &st->tmpls[i], si->slots[i], &si->bufs[i], &si->caps[i], why);
+    unlock(m);
+    return rc;
 }
 
 /* ---- flows ---- */
@@ -270,7 +316,7 @@ int mix_begin_flow(mix *m, uint64_t n, size_t f, bench_error *why)
     return bind(m, f, why) < 0 ? -1 : (int)f;
 }
 
-int mix_begin(mix *m, uint64_t n, bool prefill, bench_error *why)
+static int begin_unlocked(mix *m, uint64_t n, bool prefill, bench_error *why)
 {
     const workload *w = &m->p->work;
     m->n = n;
@@ -303,12 +349,22 @@ int mix_begin(mix *m, uint64_t n, bool prefill, bench_error *why)
     return bind(m, f, why) < 0 ? -1 : (int)f;
 }
 
+int mix_begin(mix *m, uint64_t n, bool prefill, bench_error *why)
+{
+    lock(m);
+    int f = begin_unlocked(m, n, prefill, why);
+    unlock(m);
+    return f;
+}
+
 void mix_done(mix *m, const step_inst *si, bool ok)
 {
     const step *st = si->st;
     if (!ok || st->into < 0)
         return;
+    lock(m);
     pool_add(&m->pools[st->into], &si->args.u.items[st->cmd->identity_param]);
+    unlock(m);
 }
 
 uint64_t mix_drawn(const mix *m, size_t f)

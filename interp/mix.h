@@ -22,6 +22,13 @@ typedef struct mix mix;
 /* A stream for run `run` (from 1) of p with seed. Returns NULL when out of
  * memory. */
 mix *mix_new(const plan *p, int run, uint64_t seed);
+/* The stream of client `client` (from 0) of a run with several clients:
+ * client 0's is mix_new's; another's comes from its own generator, derived
+ * from the seed, the run and the client. With pools_of (another client's
+ * stream, which outlives this one) the client draws from and adds to that
+ * stream's pools, under a lock the two share (keys: shared); without, it
+ * has pools of its own. NULL when out of memory. */
+mix *mix_new_client(const plan *p, int run, uint64_t seed, int client, mix *pools_of);
 void mix_free(mix *m);
 
 /* The setup steps, ready to dispatch (setup has no templates). */

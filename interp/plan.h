@@ -157,10 +157,11 @@ typedef struct draw_def {
 /* A piece of a templated string: literal text, a variable or a draw. */
 typedef enum tmpl_var {
     TMPL_TEXT,
-    TMPL_N,    /* ${n}: the cycle number */
-    TMPL_RUN,  /* ${run}: the run number, from 1 */
-    TMPL_BIND, /* ${name}: a value the flow's `with` bound for this cycle */
-    TMPL_DRAW, /* ${uniform(..)}, ${pick(..)}, ${take(..)}: drawn when the step is expanded */
+    TMPL_N,      /* ${n}: the cycle number */
+    TMPL_RUN,    /* ${run}: the run number, from 1 */
+    TMPL_CLIENT, /* ${client}: the client's number, from 0 */
+    TMPL_BIND,   /* ${name}: a value the flow's `with` bound for this cycle */
+    TMPL_DRAW,   /* ${uniform(..)}, ${pick(..)}, ${take(..)}: drawn when the step is expanded */
 } tmpl_var;
 
 typedef struct tmpl_part {
@@ -283,10 +284,14 @@ typedef struct workload {
     int64_t *prefill; /* at least one entry; {0} by default */
     size_t nprefill;
     int64_t warmup, iterations, runs;
-    uint64_t duration_ns; /* workload.duration: the timed pass lasts this long instead of
-                             `iterations` cycles; 0: iterations decide */
-    arrival_spec arrival; /* workload.arrival: the open loop; process ARRIVAL_NONE: closed */
-    verify_level verify;  /* workload.verify; default counts */
+    uint64_t duration_ns;   /* workload.duration: the timed pass lasts this long instead of
+                               `iterations` cycles; 0: iterations decide */
+    arrival_spec arrival;   /* workload.arrival: the open loop; process ARRIVAL_NONE: closed */
+    int64_t clients;        /* workload.clients: callers at once (a sweep's first); default 1 */
+    int64_t *client_levels; /* workload.clients: [..]: a sweep, one result per level */
+    size_t nclient_levels;  /* 0 when clients is one number */
+    bool shared_keys;       /* workload.keys: shared (one set of pools); false: per_client */
+    verify_level verify;    /* workload.verify; default counts */
     target_spec *targets;
     size_t ntargets;
 } workload;

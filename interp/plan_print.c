@@ -606,6 +606,11 @@ static cJSON *option_json(const target_spec *t, const target_option *o)
             cJSON_AddItemToArray(a, cJSON_CreateString(v->argv[j]));
         return a;
     }
+    case TARGET_OPT_TRIES: {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "max_tries", (double)target_opt_int(t, o->name, 1));
+        return m;
+    }
     case TARGET_OPT_VERBS: {
         cJSON *m = cJSON_CreateObject();
         for (size_t j = 0; v && j < v->n; j++)

@@ -12,7 +12,8 @@ static const char csv_header[] =
     "domain,target,label,prefill,durability,runs,commands_per_s,throughput_min,throughput_max,"
     "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,status,failed_run,"
     "status_reason,"
-    "placement,harness_floor_p50_us,harness_cost_ns_per_command,goodput_per_s,flow_shares\n";
+    "placement,harness_floor_p50_us,harness_cost_ns_per_command,goodput_per_s,flow_shares,"
+    "clients,threads,fairness,stop_spread_s,retries,lock_waits\n";
 
 /* A field, quoted as RFC 4180 asks when it holds a comma, a quote or a line
  * break (or starts or ends with a space, which some readers trim). */
@@ -86,7 +87,14 @@ static void put_row(FILE *out, const report *r, const target_result *t)
     char shares[1024];
     fputc(',', out);
     put_field(out, report_flow_shares(t, shares, sizeof shares));
-    fputc('\n', out);
+    client_figures cf;
+    report_client_figures(t, &cf);
+    fprintf(out, ",%d,%d", cf.clients, cf.threads);
+    put_double(out, cf.fairness);
+    put_double(out, cf.stop_spread_s);
+    uint64_t retries, waits;
+    report_contention_text(t, &retries, &waits, shares, sizeof shares);
+    fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", retries, waits);
 }
 
 int report_csv(const report *r, FILE *out)

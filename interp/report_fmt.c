@@ -180,6 +180,89 @@ double report_goodput(const target_result *t)
     return stats_median(good, n);
 }
 
+void report_client_figures(const target_result *t, client_figures *out)
+{
+    *out = (client_figures){.clients = 1, .threads = 1};
+    double fair[64], spread[64], lo[64], hi[64];
+    size_t n = 0;
+    for (size_t k = 0; k < t->nruns && n < 64; k++) {
+        const run_result *run = &t->runs[k];
+        if (run->nclients == 0)
+            continue;
+        lo[n] = hi[n] = run->clients[0].throughput_per_s;
+        for (size_t c = 1; c < run->nclients; c++) {
+            double x = run->clients[c].throughput_per_s;
+            lo[n] = x < lo[n] ? x : lo[n];
+            hi[n] = x > hi[n] ? x : hi[n];
+        }
+        fair[n] = run->fairness;
+        spread[n++] = run->stop_spread_s;
+    }
+    if (n == 0) {
+        out->fairness = out->stop_spread_s = out->slowest_per_s = out->fastest_per_s = NAN;
+        return;
+    }
+    out->clients = (int)t->runs[0].nclients;
+    out->threads = t->runs[0].threads;
+    out->fairness = stats_median(fair, n);
+    out->stop_spread_s = stats_median(spread, n);
+    out->slowest_per_s = stats_median(lo, n);
+    out->fastest_per_s = stats_median(hi, n);
+}
+
+const char *report_clients_text(const target_result *t, char *buf, size_t size)
+{
+    client_figures cf;
+    report_client_figures(t, &cf);
+    buf[0] = '\0';
+    if (cf.clients <= 1)
+        return buf;
+    char lo[64], hi[64];
+    report_fmt_throughput(cf.slowest_per_s, lo, sizeof lo);
+    report_fmt_throughput(cf.fastest_per_s, hi, sizeof hi);
+    snprintf(buf, size,
+             "%d clients on %d thread%s; per client %s to %s commands/s; Jain's fairness index "
+             "%.3f; stop spread %.3f ms (run medians)",
+             cf.clients, cf.threads, cf.threads == 1 ? "" : "s", lo, hi, cf.fairness,
+             cf.stop_spread_s * 1e3);
+    return buf;
+}
+
+const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
+                                   char *buf, size_t size)
+{
+    *retries = *waits = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < t->nruns; k++) {
+        *waits += t->runs[k].lock_waits;
+        for (size_t v = 0; v < t->runs[k].nverbs; v++)
+            *retries += t->runs[k].verbs[v].retries;
+    }
+    if (!*retries && !*waits)
+        return buf;
+    char n[32];
+    report_fmt_int((int64_t)*retries, n, sizeof n);
+    size_t used = (size_t)snprintf(buf, size, "%s retr%s", n, *retries == 1 ? "y" : "ies");
+    const run_result *first = t->nruns ? &t->runs[0] : NULL;
+    const char *sep = " (";
+    for (size_t v = 0; *retries && first && v < first->nverbs && used < size; v++) {
+        uint64_t per = 0;
+        for (size_t k = 0; k < t->nruns; k++)
+            per += v < t->runs[k].nverbs ? t->runs[k].verbs[v].retries : 0;
+        if (!per)
+            continue;
+        report_fmt_int((int64_t)per, n, sizeof n);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %s", sep, first->verbs[v].verb, n);
+        sep = ", ";
+    }
+    if (*sep == ',' && used < size)
+        used += (size_t)snprintf(buf + used, size - used, ")");
+    report_fmt_int((int64_t)*waits, n, sizeof n);
+    if (used < size)
+        snprintf(buf + used, size - used, "; %s lock wait%s (all runs)", n, *waits == 1 ? "" : "s");
+    return buf;
+}
+
 const char *report_flow_shares(const target_result *t, char *buf, size_t size)
 {
     buf[0] = '\0';

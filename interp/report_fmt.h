@@ -51,6 +51,25 @@ double report_us_of_ns(double ns);
 /* A result's goodput (timed commands that succeeded per second), the
  * median across its runs; NAN when unknown. */
 double report_goodput(const target_result *t);
+
+/* Several clients (DESIGN section 10): a result's clients and threads (its
+ * first run's; 1 and 1 with one client) and the median across its runs of
+ * Jain's fairness index, the stop spread (s), and the lowest and highest
+ * client throughput (NAN with one client). */
+typedef struct client_figures {
+    int clients, threads;
+    double fairness, stop_spread_s, slowest_per_s, fastest_per_s;
+} client_figures;
+void report_client_figures(const target_result *t, client_figures *out);
+/* "4 clients on 2 threads; per client 41,000 to 43,000 commands/s; Jain's
+ * fairness index 0.998; stop spread 0.120 ms (run medians)" into buf
+ * (returned); "" with one client. */
+const char *report_clients_text(const target_result *t, char *buf, size_t size);
+/* A result's retries and lock waits over every run, in *retries and
+ * *waits; and "12 retries (Counter.Increment 12); 3 lock waits" into buf
+ * (returned), "" when both are 0. */
+const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
+                                   char *buf, size_t size);
 /* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran, 3 cycles it
  * could not run, 2 refusals counted": each flow's requested share and the share of the timed
  * cycles it ran, over every run, into buf (returned); "" for one flow. */

@@ -784,6 +784,116 @@ static void chart_cost(page *pg)
     free(sizes);
 }
 
+/* ---- the capacity curve: a sweep's latency against its throughput ---------- */
+
+static bool has_sweep(const page *pg)
+{
+    for (size_t i = 0; i < pg->n; i++)
+        if (pg->s[i].t->sweep_of)
+            return true;
+    return false;
+}
+
+/* Whether series a and b are levels of one sweep. */
+static bool same_sweep(const series *a, const series *b)
+{
+    return a->t->sweep_of && b->t->sweep_of && !strcmp(a->t->sweep_of, b->t->sweep_of) &&
+           !strcmp(a->t->domain, b->t->domain) && a->t->prefill == b->t->prefill;
+}
+
+/* One sweep's p50 (dashed) or p99 (solid) through its levels, in the order
+ * the sweep ran them, each point marked with its level. */
+static void capacity_line(page *pg, size_t first, bool p99, double left, double top, double w,
+                          double h, double xmax, double d0, double d1)
+{
+    FILE *o = pg->out;
+    const series *f = &pg->s[first];
+    fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", f->color,
+            p99 ? "" : " stroke-dasharray=\"5 4\"");
+    for (size_t i = first; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        double us = p99 ? s->p99 : s->p50;
+        if (!same_sweep(f, s) || !(us > 0))
+            continue;
+        double x = left + w * s->tput / xmax, y = top + h * (1 - (log10(us) - d0) / (d1 - d0));
+        fprintf(o, "%.1f,%.1f ", x, y);
+    }
+    fputs("\"/>\n", o);
+    for (size_t i = first; p99 && i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        if (!same_sweep(f, s) || !(s->p99 > 0))
+            continue;
+        double x = left + w * s->tput / xmax, y = top + h * (1 - (log10(s->p99) - d0) / (d1 - d0));
+        fprintf(o,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/><text x=\"%.1f\" "
+                "y=\"%.1f\">c=%" PRId64 "</text>\n",
+                x, y, f->color, x + 6, y - 6, s->t->sweep_clients);
+    }
+}
+
+/* For a sweep (workload clients: [...]): each level's p50 and p99 against
+ * the throughput it achieved, one line per swept target: where latency
+ * turns up as throughput stops growing is the target's capacity. */
+static void chart_capacity(page *pg)
+{
+    FILE *o = pg->out;
+    const double left = 80, right = 30, top = 24, plot_h = 300;
+    double plot_w = WIDTH - left - right, xmax = 0, lmin = INFINITY, lmax = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        const series *s = &pg->s[i];
+        if (!s->t->sweep_of)
+            continue;
+        xmax = fmax(xmax, s->tput);
+        if (s->p50 > 0)
+            lmin = fmin(lmin, s->p50);
+        lmax = fmax(lmax, s->p99);
+    }
+    if (!(xmax > 0) || !(lmax > 0) || !isfinite(lmin))
+        return;
+    double d0 = floor(log10(lmin)), d1 = ceil(log10(lmax));
+    d1 = d1 > d0 ? d1 : d0 + 1;
+    svg_open(pg, "chart-capacity", top + plot_h + 60, "Capacity curve: latency against throughput",
+             "For each swept target, one point per level of clients: the median throughput it "
+             "achieved (horizontal) and its p99 (solid, marked with the level) and p50 "
+             "(dashed), log scale. Latency that climbs while throughput stops growing marks "
+             "the target's capacity.");
+    fprintf(o,
+            "<g class=\"axis\"><line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\"/>\n",
+            left, top + plot_h, left + plot_w, top + plot_h);
+    char label[32];
+    for (double d = d0; d <= d1; d++) {
+        double y = top + plot_h * (1 - (d - d0) / (d1 - d0));
+        fmt_latency(pow(10, d), label, sizeof label);
+        fprintf(o,
+                "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text "
+                "x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                left, y, left + plot_w, y, left - 6, y + 4, label);
+    }
+    for (int k = 0; k <= 4; k++) {
+        fmt_si(xmax * k / 4, label, sizeof label);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s/s</text>\n",
+                left + plot_w * k / 4, top + plot_h + 16, label);
+    }
+    fputs("</g>\n", o);
+    for (size_t i = 0; i < pg->n; i++) {
+        bool first = pg->s[i].t->sweep_of != NULL;
+        for (size_t k = 0; first && k < i; k++)
+            first = !same_sweep(&pg->s[k], &pg->s[i]);
+        if (!first)
+            continue;
+        capacity_line(pg, i, false, left, top, plot_w, plot_h, xmax, d0, d1);
+        capacity_line(pg, i, true, left, top, plot_w, plot_h, xmax, d0, d1);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", left + 8, top + 14 + 16 * (double)i,
+                pg->s[i].color);
+        esc(o, pg->s[i].t->domain);
+        fputs(" · ", o);
+        esc(o, pg->s[i].t->sweep_of);
+        fputs("</text>\n", o);
+    }
+    fputs("</svg>\n", o);
+}
+
 /* ---- chart 3: drift ---------------------------------------------------------- */
 
 /* One figure (p50 or p99) per tenth in its own strip: a linear scale that
@@ -1035,6 +1145,18 @@ static void put_notes(page *pg)
             fputs("mix ", o);
             esc(o, shares);
         }
+        fputs("</li>\n", o);
+    }
+    for (size_t i = 0; i < r->nresults; i++) { /* several clients: each one's share */
+        char text[512];
+        if (!drawn(&r->results[i]) || !report_clients_text(&r->results[i], text, sizeof text)[0])
+            continue;
+        note(pg, &any);
+        esc(o, r->results[i].domain);
+        fputs(" · ", o);
+        esc(o, r->results[i].label);
+        fputs(": ", o);
+        esc(o, text);
         fputs("</li>\n", o);
     }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
@@ -1403,6 +1525,10 @@ static void put_page(page *pg, const char *source)
     if (has_mix(pg)) {
         fputs("<h3>Flows</h3>\n", o);
         put_flows(pg);
+    }
+    if (has_sweep(pg)) {
+        fputs("</section>\n<section id=\"capacity\">\n<h2>Capacity curve</h2>\n", o);
+        chart_capacity(pg);
     }
     fputs("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n", o);
     put_environment(pg);

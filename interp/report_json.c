@@ -209,6 +209,8 @@ static void add_config(jb *b, cJSON *root, const run_config *c)
     add(b, o, "duration_s",
         c->duration_s > 0 ? cJSON_CreateNumber(c->duration_s) : cJSON_CreateNull());
     add(b, o, "rate", c->rate > 0 ? cJSON_CreateNumber(c->rate) : cJSON_CreateNull());
+    add(b, o, "clients", c->clients > 0 ? i64_value(b, c->clients) : cJSON_CreateNull());
+    add(b, o, "threads", c->threads > 0 ? i64_value(b, c->threads) : cJSON_CreateNull());
 }
 
 /* The figures a run and a median share, in the schema's order. */
@@ -300,6 +302,32 @@ static void add_open_loop(jb *b, cJSON *o, const run_result *run)
     add_us(b, ol, "lag_max_us", run->lag_max_ns);
 }
 
+static void add_clients(jb *b, cJSON *o, const run_result *run)
+{
+    if (run->nclients == 0) {
+        add(b, o, "clients", cJSON_CreateNull());
+        return;
+    }
+    cJSON *co = new_object(b, o, "clients");
+    if (!co)
+        return;
+    add(b, co, "count", u64_value(b, run->nclients));
+    add(b, co, "threads", i64_value(b, run->threads));
+    add_double(b, co, "fairness", run->fairness);
+    add_double(b, co, "stop_spread_s", run->stop_spread_s);
+    cJSON *list = new_array(b, co, "per_client");
+    for (size_t i = 0; list && i < run->nclients; i++) {
+        const client_result *cr = &run->clients[i];
+        cJSON *c = new_object(b, list, NULL);
+        if (!c)
+            break;
+        add(b, c, "client", i64_value(b, cr->client));
+        add(b, c, "commands", u64_value(b, cr->commands));
+        add_double(b, c, "wall_seconds", cr->wall_seconds);
+        add_double(b, c, "throughput_per_s", cr->throughput_per_s);
+    }
+}
+
 static void add_run(jb *b, cJSON *runs, const run_result *run)
 {
     cJSON *o = new_object(b, runs, NULL);
@@ -330,6 +358,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_double(b, vo, "round_trips_per_command", v->round_trips_per_command);
         if (v->scan)
             add(b, vo, "rows_returned", u64_value(b, v->rows_returned));
+        add(b, vo, "retries", u64_value(b, v->retries));
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {
@@ -346,6 +375,8 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     }
     add_histogram(b, o, &run->all);
     add_open_loop(b, o, run);
+    add_clients(b, o, run);
+    add(b, o, "lock_waits", u64_value(b, run->lock_waits));
     add_intervals(b, o, run);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);
     add_us(b, o, "roundtrip_floor_before_p50_us", run->roundtrip_floor_before_p50_ns);
@@ -365,6 +396,13 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
     add(b, o, "label", cJSON_CreateString(t->label ? t->label : ""));
     add(b, o, "prefill", i64_value(b, t->prefill));
     add(b, o, "durability", str_or_null(t->durability));
+    cJSON *sweep = t->sweep_of ? new_object(b, o, "sweep") : NULL;
+    if (!t->sweep_of)
+        add(b, o, "sweep", cJSON_CreateNull());
+    if (sweep) {
+        add(b, sweep, "of", cJSON_CreateString(t->sweep_of));
+        add(b, sweep, "clients", i64_value(b, t->sweep_clients));
+    }
     cJSON *runs = new_array(b, o, "runs");
     for (size_t i = 0; runs && i < t->nruns; i++)
         add_run(b, runs, &t->runs[i]);

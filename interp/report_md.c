@@ -108,6 +108,11 @@ static void put_settings(FILE *out, const run_config *c)
         put_count(out, c->iterations, "timed cycle", "timed cycles");
     if (c->rate > 0)
         fprintf(out, " offered at %g cycles/s (open loop)", c->rate);
+    if (c->clients > 1) {
+        fputs(" per client and run, ", out);
+        put_count(out, c->clients, "client", "clients");
+        fputs(" at once", out);
+    }
     fputs(" per run, ", out);
     put_count(out, c->runs, "run", "runs");
     fputs(" per target, prefill ", out);
@@ -286,18 +291,24 @@ static void put_result_head(FILE *out, const char *label, const target_result *t
     fputs("): ", out);
 }
 
+/* "What: target (domain): text." for one result. */
+static void put_result_line(FILE *out, const char *what, const target_result *t, const char *text)
+{
+    char label[64];
+    snprintf(label, sizeof label, "%s: ", what);
+    put_result_head(out, label, t);
+    put_inline(out, text, false);
+    fputs(".\n", out);
+}
+
 /* "Mix: target (domain): order 10.0% asked, 9.8% ran; ..." for each result
  * of a workload of several flows. */
 static void put_mix(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
-        const target_result *t = &r->results[i];
         char shares[1024];
-        if (!report_flow_shares(t, shares, sizeof shares)[0])
-            continue;
-        put_result_head(out, "Mix: ", t);
-        put_inline(out, shares, false);
-        fputs(".\n", out);
+        if (report_flow_shares(&r->results[i], shares, sizeof shares)[0])
+            put_result_line(out, "Mix", &r->results[i], shares);
     }
 }
 
@@ -462,6 +473,27 @@ static void put_list(FILE *out, const char *title, const label_reason *v, size_t
     }
 }
 
+/* "Clients: target (domain): N clients on T threads; ..." (report_clients_text). */
+static void put_clients(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        char text[512];
+        if (!r->results[i].failed && report_clients_text(&r->results[i], text, sizeof text)[0])
+            put_result_line(out, "Clients", &r->results[i], text);
+    }
+}
+
+/* "Contention: target (domain): N retries (Verb N); M lock waits (all runs)." */
+static void put_contention(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        char text[1024];
+        uint64_t retries, waits;
+        if (report_contention_text(&r->results[i], &retries, &waits, text, sizeof text)[0])
+            put_result_line(out, "Contention", &r->results[i], text);
+    }
+}
+
 int report_markdown(const report *r, FILE *out)
 {
     put_environment(out, &r->env);
@@ -478,6 +510,8 @@ int report_markdown(const report *r, FILE *out)
         put_goodput(out, r);
         put_scans(out, r);
         put_open_loop(out, r);
+        put_clients(out, r);
+        put_contention(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

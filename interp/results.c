@@ -339,6 +339,8 @@ static void config_from(arena *a, run_config *c, const cJSON *o)
     c->seed_given = cJSON_IsNumber(seed);
     c->seed = c->seed_given ? (uint64_t)seed->valuedouble : 0;
     c->duration_s = cJSON_IsNumber(get(o, "duration_s")) ? get(o, "duration_s")->valuedouble : 0;
+    c->clients = int_of(o, "clients");
+    c->threads = int_of(o, "threads");
     c->rate = cJSON_IsNumber(get(o, "rate")) ? get(o, "rate")->valuedouble : 0;
 }
 
@@ -436,6 +438,26 @@ static void open_loop_from(run_result *run, const cJSON *ol)
     run->lag_max_ns = ns_of(ol, "lag_max_us");
 }
 
+static void clients_from(arena *a, run_result *run, const cJSON *co)
+{
+    run->fairness = num(co, "fairness");
+    run->stop_spread_s = num(co, "stop_spread_s");
+    run->threads = (int)int_of(co, "threads");
+    const cJSON *list = get(co, "per_client"), *it;
+    if (!cJSON_IsArray(list))
+        return;
+    run->clients = items(a, list, sizeof *run->clients, &run->nclients);
+    size_t i = 0;
+    cJSON_ArrayForEach(it, list)
+    {
+        client_result *cr = &run->clients[i++];
+        cr->client = (int)int_of(it, "client");
+        cr->commands = (uint64_t)int_of(it, "commands");
+        cr->wall_seconds = num(it, "wall_seconds");
+        cr->throughput_per_s = num(it, "throughput_per_s");
+    }
+}
+
 static int run_from(arena *a, run_result *run, const cJSON *o)
 {
     run->run = (int)int_of(o, "run");
@@ -461,6 +483,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->round_trips_per_command = num(v, "round_trips_per_command");
         vr->scan = get(v, "rows_returned") != NULL;
         vr->rows_returned = vr->scan ? (uint64_t)int_of(v, "rows_returned") : 0;
+        vr->retries = (uint64_t)int_of(v, "retries");
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
@@ -478,6 +501,8 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
     }
     intervals_from(a, run, o);
     open_loop_from(run, get(o, "open_loop"));
+    clients_from(a, run, get(o, "clients"));
+    run->lock_waits = (uint64_t)int_of(o, "lock_waits");
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");
@@ -496,6 +521,11 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->domain = arena_strdup(a, str_of(o, "domain"));
     t->target = arena_strdup(a, str_of(o, "target"));
     t->label = arena_strdup(a, str_of(o, "label"));
+    const cJSON *sweep = get(o, "sweep");
+    if (cJSON_IsObject(sweep)) {
+        t->sweep_of = arena_strdup(a, str_of(sweep, "of"));
+        t->sweep_clients = int_of(sweep, "clients");
+    }
     t->prefill = int_of(o, "prefill");
     t->durability = dup_or_null(a, o, "durability");
     const cJSON *runs = get(o, "runs"), *run;

@@ -25,6 +25,7 @@ typedef struct verb_result {
     bool scan;                      /* the verb is a scan on a target that answers (not null):
                                        rows_returned counts */
     uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered */
+    uint64_t retries;               /* tries after the first (a target's retry option) */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */
@@ -37,6 +38,14 @@ typedef struct flow_result {
     uint64_t skipped;         /* timed cycles in which it could not run (an empty pool) */
     uint64_t refused_counted; /* refusals of its on_refusal: count steps */
 } flow_result;
+
+/* One client of a run with several (DESIGN section 10). */
+typedef struct client_result {
+    int client;              /* from 0, as ${client} */
+    uint64_t commands;       /* its timed commands */
+    double wall_seconds;     /* from its start to its end */
+    double throughput_per_s; /* commands over wall_seconds */
+} client_result;
 
 typedef struct run_result {
     int run;            /* 1-based */
@@ -62,6 +71,15 @@ typedef struct run_result {
     double offered_rate, achieved_rate; /* cycles per second */
     uint64_t offered, completed, late, dropped;
     double service_p50_ns, service_p99_ns, lag_p50_ns, lag_p99_ns, lag_max_ns;
+    /* several clients: the figures above are every client's merged, and
+       throughput is the commands over first start to last end; NULL and 0
+       with one client */
+    client_result *clients;
+    size_t nclients;
+    int threads;          /* that drove them */
+    double fairness;      /* Jain's index of their throughputs: 1 when all are equal */
+    double stop_spread_s; /* the last client's end minus the first's */
+    uint64_t lock_waits;  /* times a client waited for another's lock (SQLite's busy waits) */
 } run_result;
 
 typedef enum verify_status {
@@ -93,6 +111,10 @@ typedef struct target_result {
     bool unstable;     /* some run is unstable */
     char unstable_reason[1024]; /* "run 2: ...; run 3: ...", or "" */
     char placement[256];        /* CPUs bench (and a child) ran on, and why, or "" */
+    /* a sweep (workload clients: [..]): the target entry's own label and this
+       row's level; NULL and 0 otherwise */
+    const char *sweep_of;
+    int64_t sweep_clients;
 } target_result;
 
 /* A result's status as every format names it: "failed" over "unstable" over
@@ -137,6 +159,8 @@ typedef struct run_config {
     int64_t warmup, iterations, runs; /* as in force (flags override the spec) */
     double duration_s;                /* the timed pass's duration in force, or 0: iterations */
     double rate;                      /* --rate or the first spec's arrival rate, or 0 */
+    int64_t clients;                  /* --clients or the first spec's clients (0: unknown) */
+    int64_t threads;                  /* --threads, or 0: the CPUs in force */
     int64_t *prefill;
     size_t nprefill;
     const char **targets; /* labels, in order */
@@ -161,6 +185,8 @@ typedef struct report {
     size_t nskipped;
     label_reason *failed;
     size_t nfailed;
+    char **owned; /* strings the runner made for the results (a sweep's labels), freed with it */
+    size_t nowned;
     bool interrupted;
 } report;
 

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,7 @@ typedef struct run_state {
     const target_driver *drv;
     target *t;
     int run;
+    int flow; /* the flow of the cycle begun */
     int64_t prefill, warmup, iterations;
     uint64_t seed;
     arena mem;
@@ -43,22 +45,30 @@ typedef struct run_state {
     uint64_t *verb_counted; /* refusals of on_refusal: count steps */
     uint64_t *verb_trips;   /* round trips per verb in the timed pass */
     uint64_t *verb_rows;    /* rows the scans of a verb answered in the timed pass */
+    uint64_t *verb_retries; /* tries after the first per verb (the target's retry option) */
+    size_t *verb_cmds;      /* per verb: its command's index */
+    uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
-    int flow;               /* the flow of the cycle begun */
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    bool open_loop;
     double rate;       /* --rate, or 0 */
     uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
     double start_epoch_s;
-    int64_t *seen;     /* what the commands seen to succeed added: records, then events */
-    bool seen_unknown; /* one of them ran a for_each policy: seen is not exact */
+    int64_t *seen; /* what the commands seen to succeed added: records, then events */
     struct sample *samples, *next_sample; /* --samples: one per timed command */
     size_t samples_cap;
     bench_error failure; /* why the run failed, set once where it failed */
+    /* several clients: this state is client `client`'s; client 0's (the
+       lead's) holds the others in peers and, after the pass, everything
+       merged */
+    struct run_state *peers;              /* clients 1 .. nclients - 1 */
+    uint64_t start_ns, end_ns, settle_ns; /* this client's pass */
+    int client, nclients, threads;
+    bool open_loop;
+    bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
 } run_state;
 
 /* One timed latency, for --samples. */
@@ -192,10 +202,13 @@ static int expand_step(run_state *rs, step_inst *si, const char *phase)
                       si->st->at->file, si->st->at->line);
 }
 
+/* Cycles from .. from + count - 1 that are this client's: every one with
+ * one client, else every nclients-th from its number on. */
 static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const char *phase)
 {
     bool prefill = !strcmp(phase, "prefill");
-    for (uint64_t n = from; n < from + count; n++) {
+    uint64_t stride = rs->nclients > 1 ? (uint64_t)rs->nclients : 1;
+    for (uint64_t n = from + (uint64_t)rs->client; n < from + count; n += stride) {
         if (runner_interrupted)
             return -1;
         size_t nsteps;
@@ -297,10 +310,12 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
     pp.open = spec.process != ARRIVAL_NONE;
     pp.max_lag_ns = spec.max_lag_ns;
     if (pp.open)
-        arrival_init(&pp.arr, &spec, rs->seed, rs->run);
-    pp.span_ns = pp.duration_ns             ? pp.duration_ns
-                 : pp.open && spec.rate > 0 ? (uint64_t)((double)pp.cycles / spec.rate * 1e9)
-                                            : 0;
+        arrival_init_client(&pp.arr, &spec, rs->seed, rs->run, rs->client, rs->nclients);
+    pp.span_ns = pp.duration_ns ? pp.duration_ns
+                 : pp.open && spec.rate > 0
+                     ? (uint64_t)((double)pp.cycles * (rs->nclients > 1 ? rs->nclients : 1) /
+                                  spec.rate * 1e9)
+                     : 0;
     return pp;
 }
 
@@ -453,6 +468,267 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     *wall_seconds = (double)(stop - start - settle_ns) / 1e9;
     if (live)
         fputs("\r\033[K", stderr); /* the run's own line replaces the live one */
+    return rc;
+}
+
+/* ---- many clients (DESIGN section 10) ---- */
+
+/* Client c's state: the lead's own for 0, else its peer's. */
+static run_state *client_state(run_state *rs, int c)
+{
+    return c == 0 ? rs : &rs->peers[c - 1];
+}
+
+/* One client's timed pass, run a cycle at a time by the thread that drives
+ * it (timed_pass's loop, taken apart so that a thread can take its clients
+ * in turn). */
+typedef struct client_pass {
+    run_state *rs;
+    pass_plan pp;
+    uint64_t first, k, deadline, next_at; /* next_at: the open loop's next intended start */
+    unsigned tenth;
+    uint64_t next_tenth;
+    bool settles, done;
+    int rc;
+} client_pass;
+
+static void client_start(client_pass *cp, uint64_t start)
+{
+    run_state *rs = cp->rs;
+    rs->start_ns = rs->end_ns = start;
+    intervals_restart(&rs->iv, start);
+    cp->deadline = start + cp->pp.duration_ns;
+    if (cp->pp.open)
+        cp->next_at = start + arrival_next(&cp->pp.arr);
+}
+
+static void client_stop(client_pass *cp, int rc)
+{
+    cp->rc = rc;
+    cp->done = true;
+    cp->rs->end_ns = now_ns();
+    intervals_finish(&cp->rs->iv, cp->rs->end_ns);
+}
+
+/* One turn of client cp: a cycle, a dropped cycle, or its end. Its cycle
+ * numbers are first + k * nclients + its number, unique across clients. */
+static void client_turn(client_pass *cp)
+{
+    run_state *rs = cp->rs;
+    const pass_plan *pp = &cp->pp;
+    if (!pp->duration_ns && cp->k >= pp->cycles)
+        return client_stop(cp, 0);
+    if (runner_interrupted)
+        return client_stop(cp, -1);
+    uint64_t now = now_ns();
+    if (pp->open) {
+        rs->intended = cp->next_at;
+        if (pp->duration_ns && rs->intended >= cp->deadline)
+            return client_stop(cp, 0);
+        cp->next_at = rs->start_ns + arrival_next(&cp->pp.arr);
+        rs->offered++;
+        if (pp->max_lag_ns && now > rs->intended + pp->max_lag_ns) {
+            rs->dropped++;
+            cp->k++;
+            return;
+        }
+        arrival_wait_until(rs->intended);
+        now = rs->intended;
+    } else if (pp->duration_ns && now >= cp->deadline) {
+        return client_stop(cp, 0);
+    }
+    unsigned t = tenth_of(pp, rs->start_ns, now, cp->k, &cp->tenth, &cp->next_tenth);
+    cp->k++;
+    uint64_t n = cp->first + rs->timed_cycles * (uint64_t)rs->nclients + (uint64_t)rs->client;
+    size_t nsteps;
+    step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
+    if (!steps)
+        return client_stop(cp, -1);
+    int rc = 0;
+    uint64_t from = pp->open ? rs->intended : 0, end = 0;
+    for (size_t s = 0; s < nsteps && rc == 0; s++) {
+        end = timed_step(rs, &steps[s], n, t, from, s == 0, cp->settles, &rs->settle_ns, &rc);
+        from = pp->open ? end : 0;
+        if (rc == 0)
+            intervals_tick(&rs->iv, end);
+    }
+    if (rc != 0)
+        return client_stop(cp, rc);
+    rs->timed_cycles++;
+    if (pp->open && pp->max_lag_ns && end - rs->intended > pp->max_lag_ns)
+        rs->late++;
+}
+
+/* The start barrier: every thread waits until all are ready, then all go
+ * at once (or none, when one could not be started). */
+typedef struct start_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ready;
+    bool open, abort;
+} start_gate;
+
+/* Waits at the gate; false when the pass is called off. */
+static bool gate_wait(start_gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->ready++;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    bool go = !g->abort;
+    pthread_mutex_unlock(&g->mu);
+    return go;
+}
+
+/* Opens the gate once `threads` wait at it (abort: at once, calling it off). */
+static void gate_open(start_gate *g, int threads, bool abort)
+{
+    pthread_mutex_lock(&g->mu);
+    while (!abort && g->ready < threads)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->open = true;
+    g->abort = abort;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* What one thread drives: every nthreads-th client from its number on. */
+typedef struct driver_thread {
+    pthread_t id;
+    client_pass *cps; /* every client's */
+    int from, step, nclients;
+    start_gate *gate;
+} driver_thread;
+
+/* A thread's clients take turns, one cycle each (closed loop), or in the
+ * order of their next intended starts (open loop): a thread has one
+ * command in flight at a time, so T threads keep at most T in flight. */
+static void *drive_clients(void *arg)
+{
+    driver_thread *th = arg;
+    if (!gate_wait(th->gate)) /* every client starts together */
+        return NULL;
+    uint64_t start = now_ns();
+    int active = 0;
+    for (int c = th->from; c < th->nclients; c += th->step, active++)
+        client_start(&th->cps[c], start);
+    while (active > 0) {
+        client_pass *next = NULL;
+        for (int c = th->from; c < th->nclients; c += th->step) {
+            client_pass *cp = &th->cps[c];
+            if (cp->done)
+                continue;
+            if (!cp->pp.open) {
+                client_turn(cp);
+                active -= cp->done;
+            } else if (!next || cp->next_at < next->next_at) {
+                next = cp;
+            }
+        }
+        if (next) {
+            client_turn(next);
+            active -= next->done;
+        }
+    }
+    return NULL;
+}
+
+/* A peer's figures into the lead's: histograms bucket by bucket, counts
+ * summed. */
+static void merge_client(run_state *rs, run_state *peer)
+{
+    const plan *p = rs->p;
+    hist_merge(&rs->all, &peer->all);
+    for (int i = 0; i < STATS_TENTHS; i++)
+        hist_merge(&rs->tenths[i], &peer->tenths[i]);
+    for (size_t v = 0; v < rs->nverbs; v++) {
+        hist_merge(&rs->verbs[v], &peer->verbs[v]);
+        rs->verb_refused[v] += peer->verb_refused[v];
+        rs->verb_counted[v] += peer->verb_counted[v];
+        rs->verb_trips[v] += peer->verb_trips[v];
+    }
+    for (size_t f = 0; f < p->work.nflows; f++)
+        rs->flow_counted[f] += peer->flow_counted[f];
+    hist_merge(&rs->service, &peer->service);
+    hist_merge(&rs->lag, &peer->lag);
+    intervals_merge(&rs->iv, &peer->iv);
+    rs->timed_commands += peer->timed_commands;
+    rs->timed_cycles += peer->timed_cycles;
+    rs->offered += peer->offered;
+    rs->late += peer->late;
+    rs->dropped += peer->dropped;
+    for (size_t i = 0; i < p->naggs + p->nevents; i++)
+        rs->seen[i] += peer->seen[i];
+    rs->seen_unknown = rs->seen_unknown || peer->seen_unknown;
+}
+
+/* The timed pass of several clients: each its own pass plan and figures,
+ * driven by T threads that start together after a barrier; the figures
+ * are merged into the lead's once every thread has finished (nothing is
+ * shared on the timed path but the target's own store). Wall time is first
+ * start to last end. Returns 0, or -1 with rs->failure set. */
+static int timed_pass_many(run_state *rs, const run_options *o, double *wall_seconds)
+{
+    int nc = rs->nclients;
+    int nt = o->threads > 0 ? (int)o->threads : env_cpus_in_force();
+    nt = nt < nc ? nt : nc;
+    rs->threads = nt;
+    uint64_t every = o->interval_ns            ? o->interval_ns
+                     : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
+                                               : 1000000000u;
+    client_pass *cps = xcalloc((size_t)nc, sizeof *cps);
+    driver_thread *ths = xcalloc((size_t)nt, sizeof *ths);
+    int rc = 0;
+    for (int c = 0; c < nc && rc == 0; c++) {
+        run_state *cs = client_state(rs, c);
+        client_pass *cp = &cps[c];
+        cp->rs = cs;
+        cp->pp = pass_plan_of(cs, o);
+        cp->first = (uint64_t)(cs->prefill + cs->warmup * nc);
+        cp->next_tenth = stats_tenth_start(1, cp->pp.cycles);
+        cp->settles = target_settles(cs->t);
+        cs->open_loop = cp->pp.open;
+        cs->rate = o->rate;
+        mix_reset_counts(cs->mx);
+        if (intervals_init(&cs->iv, every, 0, cs->nverbs) < 0)
+            rc = err_set(&rs->failure, "run %d: out of memory", rs->run);
+    }
+    start_gate gate = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    rs->start_epoch_s = epoch_seconds();
+    int started = 0;
+    for (int i = 0; i < nt && rc == 0; i++) {
+        ths[i] = (driver_thread){.cps = cps, .from = i, .step = nt, .nclients = nc, .gate = &gate};
+        if (pthread_create(&ths[i].id, NULL, drive_clients, &ths[i]) != 0)
+            rc = err_set(&rs->failure, "run %d: cannot start a thread for the clients", rs->run);
+        else
+            started++;
+    }
+    gate_open(&gate, started, rc != 0);
+    for (int i = 0; i < started; i++)
+        pthread_join(ths[i].id, NULL);
+    pthread_mutex_destroy(&gate.mu);
+    pthread_cond_destroy(&gate.cv);
+    uint64_t first_start = UINT64_MAX, last_end = 0, settle = 0;
+    for (int c = 0; c < nc && rc == 0; c++) {
+        run_state *cs = client_state(rs, c);
+        first_start = cs->start_ns < first_start ? cs->start_ns : first_start;
+        last_end = cs->end_ns > last_end ? cs->end_ns : last_end;
+        settle += cs->settle_ns;
+        if (cps[c].rc != 0 && rc == 0) {
+            rc = -1;
+            if (c > 0)
+                rs->failure = cs->failure;
+        }
+    }
+    if (rc == 0) {
+        uint64_t span = last_end - first_start, mean_settle = settle / (uint64_t)nc;
+        *wall_seconds = (double)(span > mean_settle ? span - mean_settle : span) / 1e9;
+        for (int c = 1; c < nc; c++)
+            merge_client(rs, client_state(rs, c));
+    }
+    free(ths);
+    free(cps);
     return rc;
 }
 
@@ -768,10 +1044,36 @@ static int compare_counts(run_state *rs, shadow *sh, const uint64_t *aggs, const
  * match, 0 when the target cannot count, 2 when it counted but the tally is
  * not exact (a for_each policy ran: the shadow's counts decide), -1 on a
  * difference or an error. */
-static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target_result *tr)
+/* The target's counts, summed over the sessions that hold a store of their
+ * own (several clients on children of their own): a TARGET_ status. */
+static int count_all(run_state *rs, uint64_t *aggs, uint64_t *events)
 {
     const plan *p = rs->p;
     int rc = target_count(rs->t, aggs, events);
+    uint64_t *more = NULL;
+    for (int c = 1; rc == TARGET_OK && c < rs->nclients; c++) {
+        target *t = rs->peers[c - 1].t;
+        if (!t->own_store)
+            continue;
+        more = more ? more : xcalloc(p->naggs + p->nevents + 1, sizeof *more);
+        if ((rc = target_count(t, more, more + p->naggs)) != TARGET_OK) {
+            memcpy(rs->t->message, t->message, sizeof rs->t->message);
+            err_prefix_buf(rs->t->message, sizeof rs->t->message, "client %d: ", c);
+            break;
+        }
+        for (size_t i = 0; i < p->naggs; i++)
+            aggs[i] += more[i];
+        for (size_t i = 0; i < p->nevents; i++)
+            events[i] += more[p->naggs + i];
+    }
+    free(more);
+    return rc;
+}
+
+static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target_result *tr)
+{
+    const plan *p = rs->p;
+    int rc = count_all(rs, aggs, events);
     if (rc == TARGET_UNSUPPORTED)
         return 0;
     if (rc != TARGET_OK) {
@@ -821,7 +1123,10 @@ static int verify(run_state *rs, const run_options *o, target_result *tr)
     int counted = verify_counts(rs, aggs, events, tr);
     int read = 0, out = counted < 0 ? -1 : 0;
     shadow sh = {0};
-    if (out == 0 && (rs->drv->caps & TARGET_CAN_READ_BACK) && !target_accepts_all(rs->t)) {
+    /* several clients interleave in an order no shadow can replay: the
+       counts against what every client saw succeed are what verify holds */
+    if (out == 0 && (rs->drv->caps & TARGET_CAN_READ_BACK) && !target_accepts_all(rs->t) &&
+        rs->nclients <= 1) {
         bool every = want >= VERIFY_LEVEL_STATE;
         if (shadow_replay(rs, &sh) < 0)
             out = -1;
@@ -903,6 +1208,7 @@ static void number_verbs(run_state *rs)
     for (size_t f = 0; f < w->nflows; f++)
         total += w->flows[f].nsteps;
     rs->verb_names = arena_alloc(&rs->mem, (total + 1) * sizeof *rs->verb_names);
+    rs->verb_cmds = arena_alloc(&rs->mem, (total + 1) * sizeof *rs->verb_cmds);
     for (size_t f = 0; f < w->nflows; f++) {
         size_t n;
         step_inst *steps = mix_flow_steps(rs->mx, f, &n);
@@ -910,17 +1216,20 @@ static void number_verbs(run_state *rs)
             size_t v = 0;
             while (v < rs->nverbs && strcmp(rs->verb_names[v], steps[i].st->cmd->verb) != 0)
                 v++;
-            if (v == rs->nverbs)
+            if (v == rs->nverbs) {
+                rs->verb_cmds[rs->nverbs] = steps[i].st->cmd->index;
                 rs->verb_names[rs->nverbs++] = steps[i].st->cmd->verb;
+            }
             steps[i].verb = (int)v;
         }
     }
 }
 
-static int state_init(run_state *rs)
+/* pools_of: the stream whose pools a client shares (keys: shared), or NULL. */
+static int state_init_client(run_state *rs, mix *pools_of)
 {
     const plan *p = rs->p;
-    if (!(rs->mx = mix_new(p, rs->run, rs->seed)))
+    if (!(rs->mx = mix_new_client(p, rs->run, rs->seed, rs->client, pools_of)))
         return -1;
     number_verbs(rs);
     rs->seen = arena_alloc(&rs->mem, (p->naggs + p->nevents + 1) * sizeof *rs->seen);
@@ -929,6 +1238,7 @@ static int state_init(run_state *rs)
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
     rs->verb_trips = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_trips);
     rs->verb_rows = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_rows);
+    rs->verb_retries = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_retries);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
     if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
@@ -941,7 +1251,43 @@ static int state_init(run_state *rs)
     return 0;
 }
 
+static int state_init(run_state *rs)
+{
+    if (state_init_client(rs, NULL) < 0)
+        return -1;
+    if (rs->nclients <= 1)
+        return 0;
+    rs->peers = xcalloc((size_t)rs->nclients - 1, sizeof *rs->peers);
+    for (int c = 1; c < rs->nclients; c++) {
+        run_state *peer = &rs->peers[c - 1];
+        *peer = (run_state){.p = rs->p,
+                            .ts = rs->ts,
+                            .drv = rs->drv,
+                            .run = rs->run,
+                            .prefill = rs->prefill,
+                            .warmup = rs->warmup,
+                            .iterations = rs->iterations,
+                            .seed = rs->seed,
+                            .client = c,
+                            .nclients = rs->nclients};
+        if (state_init_client(peer, rs->p->work.shared_keys ? rs->mx : NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void state_free_one(run_state *rs);
+
 static void state_free(run_state *rs)
+{
+    for (int c = rs->nclients - 1; rs->peers && c >= 1; c--) /* before the lead: its pools */
+        state_free_one(&rs->peers[c - 1]);
+    free(rs->peers);
+    rs->peers = NULL;
+    state_free_one(rs);
+}
+
+static void state_free_one(run_state *rs)
 {
     hist_free(&rs->all);
     for (int i = 0; i < STATS_TENTHS; i++)
@@ -977,8 +1323,11 @@ static void collect_flows(run_state *rs, run_result *rr)
         fr->flow = w->flows[f].name;
         fr->weight = w->flows[f].weight;
         fr->requested_share = total > 0 ? (double)fr->weight / (double)total : NAN;
-        fr->cycles = mix_drawn(rs->mx, f);
-        fr->skipped = mix_skipped(rs->mx, f);
+        for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
+            const mix *m = c == 0 ? rs->mx : rs->peers[c - 1].mx;
+            fr->cycles += mix_drawn(m, f);
+            fr->skipped += mix_skipped(m, f);
+        }
         fr->refused_counted = rs->flow_counted[f];
         fr->achieved_share =
             rs->timed_cycles > 0 ? (double)fr->cycles / (double)rs->timed_cycles : NAN;
@@ -1023,6 +1372,42 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     rr->achieved_rate = wall > 0 ? (double)rs->timed_cycles / wall : NAN;
 }
 
+/* Several clients: each one's throughput, Jain's fairness index over them
+ * ((sum x)^2 / (n sum x^2)) and the stop spread (last end minus first). */
+static void collect_clients(const run_state *rs, run_result *rr)
+{
+    rr->fairness = rr->stop_spread_s = NAN;
+    if (rs->nclients <= 1)
+        return;
+    rr->nclients = (size_t)rs->nclients;
+    rr->threads = rs->threads;
+    rr->clients = xcalloc(rr->nclients, sizeof *rr->clients);
+    double sum = 0, sumsq = 0;
+    uint64_t first_end = UINT64_MAX, last_end = 0;
+    for (int c = 0; c < rs->nclients; c++) {
+        const run_state *cs = c == 0 ? rs : &rs->peers[c - 1];
+        client_result *cr = &rr->clients[c];
+        uint64_t span = cs->end_ns - cs->start_ns;
+        span = span > cs->settle_ns ? span - cs->settle_ns : span;
+        /* the lead's counts are everyone's by now: its own are the rest's
+           subtracted */
+        uint64_t commands = cs->timed_commands;
+        if (c == 0)
+            for (int k = 1; k < rs->nclients; k++)
+                commands -= rs->peers[k - 1].timed_commands;
+        cr->client = c;
+        cr->commands = commands;
+        cr->wall_seconds = (double)span / 1e9;
+        cr->throughput_per_s = span ? (double)commands / cr->wall_seconds : NAN;
+        sum += cr->throughput_per_s;
+        sumsq += cr->throughput_per_s * cr->throughput_per_s;
+        first_end = cs->end_ns < first_end ? cs->end_ns : first_end;
+        last_end = cs->end_ns > last_end ? cs->end_ns : last_end;
+    }
+    rr->fairness = sumsq > 0 ? sum * sum / ((double)rs->nclients * sumsq) : NAN;
+    rr->stop_spread_s = (double)(last_end - first_end) / 1e9;
+}
+
 /* Turns a finished run's histograms into its figures, owned by tr. */
 static void collect_run(run_state *rs, target_result *tr, double wall, const double floor_ns[2],
                         uint64_t round_trips)
@@ -1051,6 +1436,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         /* null accepts every scan and answers none: it has no rows to count */
         vr->scan = plan_find_verb(rs->p, vr->verb)->scan && !(rs->drv->caps & TARGET_ACCEPTS_ALL);
         vr->rows_returned = rs->verb_rows[i];
+        vr->retries = rs->verb_retries[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     collect_flows(rs, rr);
@@ -1063,7 +1449,89 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     rr->intervals = intervals_take(&rs->iv, &rr->nintervals);
     rr->start_epoch_s = rs->start_epoch_s;
     collect_open_loop(rs, rr, wall);
+    collect_clients(rs, rr);
+    rr->lock_waits = rs->lock_waits;
     judge_run(rs, rr);
+}
+
+/* --samples: room for the first iterations of every step of the longest
+ * flow (a duration may need more: sample_room grows it). */
+/* The samples buffer of one client (rs) for --samples: room for its timed
+ * cycles of the longest flow (a duration may need more: sample_room grows
+ * it). Returns 0, or -1 with *e set when the size overflows or cannot be had. */
+static int samples_init(run_state *rs, bench_error *e)
+{
+    size_t most = 1, bytes; /* steps in the longest flow */
+    for (size_t f = 0; f < rs->p->work.nflows; f++)
+        most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
+    uint64_t cycles = (uint64_t)(rs->iterations ? rs->iterations : 1);
+    if (__builtin_mul_overflow((size_t)cycles, most, &rs->samples_cap) ||
+        __builtin_mul_overflow(rs->samples_cap, sizeof *rs->samples, &bytes) ||
+        !(rs->samples = malloc(bytes)))
+        return err_set(e,
+                       "out of memory: --samples keeps every timed latency in memory, "
+                       "and %" PRIu64 " cycles of up to %zu commands need %.3g GB",
+                       cycles, most, (double)cycles * (double)most * sizeof *rs->samples / 1e9);
+    rs->next_sample = rs->samples;
+    return 0;
+}
+
+/* Several clients: a session on the lead's target for each other client.
+ * Returns 0, or -1 with rs->failure set. */
+static int open_sessions(run_state *rs)
+{
+    bench_error *e = &rs->failure;
+    for (int c = 1; c < rs->nclients; c++) {
+        run_state *peer = &rs->peers[c - 1];
+        if (target_session(rs->t, c, &peer->t, e->msg, sizeof e->msg) != TARGET_OK) {
+            if (!e->msg[0])
+                err_set(e, "the target gave no session");
+            return err_prefix(e, "run %d, client %d's session: ", rs->run, c);
+        }
+    }
+    return 0;
+}
+
+/* What the target's sessions counted of themselves, read before they
+ * close: retries per verb (over the whole run: outside the timed pass a
+ * command is tried as often) and lock waits. */
+static void session_counts(run_state *rs)
+{
+    for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
+        target *t = client_state(rs, c)->t;
+        rs->lock_waits += runtime_target_lock_waits(t);
+        for (size_t v = 0; t->retries && v < rs->nverbs; v++)
+            rs->verb_retries[v] += t->retries[rs->verb_cmds[v]];
+    }
+}
+
+static void close_sessions(run_state *rs)
+{
+    for (int c = rs->nclients - 1; rs->peers && c >= 1; c--) {
+        target_close(rs->peers[c - 1].t);
+        rs->peers[c - 1].t = NULL;
+    }
+}
+
+/* Everything before the timed pass, for every client: setup (once, and
+ * once more on each session with a store of its own), prefill (shared out
+ * among the clients), warmup (each client's own). */
+static int untimed_phases(run_state *rs)
+{
+    int nc = rs->nclients > 1 ? rs->nclients : 1;
+    int rc = run_setup(rs);
+    for (int c = 1; c < nc && rc == 0; c++)
+        if (rs->peers[c - 1].t->own_store)
+            rc = run_setup(&rs->peers[c - 1]);
+    for (int c = 0; c < nc && rc == 0; c++)
+        rc = untimed_cycles(client_state(rs, c), 0, (uint64_t)rs->prefill, "prefill");
+    for (int c = 0; c < nc && rc == 0; c++)
+        rc = untimed_cycles(client_state(rs, c), (uint64_t)rs->prefill,
+                            (uint64_t)rs->warmup * (uint64_t)nc, "warmup");
+    for (int c = 1; c < nc && rc != 0; c++) /* a client's failure is the run's */
+        if (rs->peers[c - 1].failure.msg[0] && !rs->failure.msg[0])
+            rs->failure = rs->peers[c - 1].failure;
+    return rc;
 }
 
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
@@ -1071,36 +1539,22 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
     bench_error *e = &rs->failure;
     e->msg[0] = '\0';
-    if (o->samples) {
-        size_t most = 1, bytes; /* steps in the longest flow */
-        for (size_t f = 0; f < rs->p->work.nflows; f++)
-            most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
-        uint64_t cycles = (uint64_t)(rs->iterations ? rs->iterations : 1);
-        if (__builtin_mul_overflow((size_t)cycles, most, &rs->samples_cap) ||
-            __builtin_mul_overflow(rs->samples_cap, sizeof *rs->samples, &bytes) ||
-            !(rs->samples = malloc(bytes)))
-            return err_set(e,
-                           "out of memory: --samples keeps every timed latency in memory, "
-                           "and %" PRIu64 " cycles of up to %zu commands need %.3g GB",
-                           cycles, most, (double)cycles * (double)most * sizeof *rs->samples / 1e9);
-        rs->next_sample = rs->samples; /* a duration may need more: sample_room grows it */
-    }
     if (target_open(rs->drv, rs->p, rs->ts, rs->run, &rs->t, e->msg, sizeof e->msg) != TARGET_OK) {
         if (!e->msg[0])
             err_set(e, "the target did not open");
         return err_prefix(e, "run %d: ", rs->run);
     }
+    int rc = rs->nclients > 1 ? open_sessions(rs) : 0;
+    for (int c = 0; rc == 0 && o->samples && c < (rs->nclients > 1 ? rs->nclients : 1); c++)
+        rc = samples_init(client_state(rs, c), e);
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
-    int rc = run_setup(rs);
     if (rc == 0)
-        rc = untimed_cycles(rs, 0, (uint64_t)rs->prefill, "prefill");
-    if (rc == 0)
-        rc = untimed_cycles(rs, (uint64_t)rs->prefill, (uint64_t)rs->warmup, "warmup");
+        rc = untimed_phases(rs);
     if (rc == 0)
         rc = floor_probe(rs, "before", &floor_ns[0]);
     if (rc == 0)
-        rc = timed_pass(rs, o, &wall);
+        rc = rs->nclients > 1 ? timed_pass_many(rs, o, &wall) : timed_pass(rs, o, &wall);
     if (rc == 0)
         rc = verify(rs, o, tr);
     if (rc == 0)
@@ -1108,12 +1562,16 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     uint64_t trips = 0; /* of the timed dispatches only */
     for (size_t i = 0; i < rs->nverbs; i++)
         trips += rs->verb_trips[i];
+    if (rc == 0)
+        session_counts(rs);
+    close_sessions(rs);
     target_close(rs->t);
     rs->t = NULL;
     if (rc == 0) {
         collect_run(rs, tr, wall, floor_ns, trips);
         if (o->samples)
-            write_samples(rs, o->samples);
+            for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++)
+                write_samples(client_state(rs, c), o->samples);
     }
     return rc;
 }
@@ -1197,9 +1655,8 @@ static void progress_run(const run_options *o, const run_state *rs, const target
         snprintf(at, sizeof at, "@%" PRId64, rs->prefill);
     const run_result *rr = &tr->runs[tr->nruns - 1];
     fprintf(stderr, "%s %s%s run %d/%" PRId64 ": %.0f commands/s, p50 %.3f us, p99 %.3f us%s%s\n",
-            rs->p->domain, rs->ts->label, at, rs->run, runs, f->throughput_per_s,
-            f->p50_ns / 1000.0, f->p99_ns / 1000.0, rr->unstable ? "; unstable: " : "",
-            rr->unstable_reason);
+            rs->p->domain, tr->label, at, rs->run, runs, f->throughput_per_s, f->p50_ns / 1000.0,
+            f->p99_ns / 1000.0, rr->unstable ? "; unstable: " : "", rr->unstable_reason);
 }
 
 typedef struct slot {
@@ -1208,6 +1665,9 @@ typedef struct slot {
     const target_driver *drv;
     target_result *tr;
     int64_t prefill;
+    int64_t clients;   /* in force for this slot */
+    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" (owned by r) */
+    bool sweep;
     bool skipped;
 } slot;
 
@@ -1216,14 +1676,30 @@ static int64_t or_default(int64_t flag, int64_t spec)
     return flag >= 0 ? flag : spec;
 }
 
+/* The clients in force: --clients, else the spec's (at least 1). */
+static int64_t clients_of(const plan *p, const run_options *o)
+{
+    int64_t n = o->clients > 0 ? o->clients : p->work.clients;
+    return n > 1 ? n : 1;
+}
+
 /* Places one run: a target that talks to a child over a pipe
  * (TARGET_ONE_CPU) gets bench and the child pinned to one CPU unless --cpu
  * chose (the mask goes back with env_unpin); every result records the
  * placement in force. */
-static void place_run(const slot *sl, const report *r, env_pin *pin)
+static void place_run(const slot *sl, const report *r, int clients, env_pin *pin)
 {
-    bool one_cpu = (sl->drv->caps & TARGET_ONE_CPU) != 0;
-    const char *who = one_cpu ? "bench and its child" : "bench";
+    /* several clients are spread over the CPUs in force, not pinned to one */
+    bool one_cpu = (sl->drv->caps & TARGET_ONE_CPU) != 0 && clients <= 1;
+    const char *server = target_opt_str(sl->ts, "connect");
+    char who[112];
+    if (server) /* no child: the server runs where it was started */
+        snprintf(who, sizeof who, "bench (the server at %.48s runs where it was started)", server);
+    else
+        snprintf(who, sizeof who, "%s",
+                 (sl->drv->caps & TARGET_ONE_CPU)
+                     ? (clients > 1 ? "bench and its children" : "bench and its child")
+                     : "bench");
     char *out = sl->tr->placement;
     size_t size = sizeof sl->tr->placement;
     int cpu = one_cpu && !r->config.cpu ? env_pin_one(pin) : -1;
@@ -1247,8 +1723,9 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.seed = o->seed_given ? o->seed : sl->p->work.seed;
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
+    rs.nclients = (int)sl->clients;
     env_pin pin = {0};
-    place_run(sl, r, &pin);
+    place_run(sl, r, rs.nclients, &pin);
     int rc = state_init(&rs);
     if (rc == 0)
         rc = run_once(&rs, o, sl->tr);
@@ -1258,9 +1735,9 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
         sl->tr->failed_run = run;
         snprintf(sl->tr->reason, sizeof sl->tr->reason, "%s",
                  rs.failure.msg[0] ? rs.failure.msg : "out of memory");
-        add_reason(&r->failed, &r->nfailed, sl->ts->label, sl->tr->reason);
+        add_reason(&r->failed, &r->nfailed, sl->label, sl->tr->reason);
         if (!o->quiet)
-            fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->ts->label, run,
+            fprintf(stderr, "%s %s run %d failed: %s\n", sl->p->domain, sl->label, run,
                     sl->tr->reason);
     } else if (rc == 0) { /* an interrupted run did not finish: no line */
         progress_run(o, &rs, sl->tr, runs);
@@ -1297,6 +1774,7 @@ static void harness_floor(const plan *p, const run_options *o, report *r)
         hist_free(&rr.all);
         free(rr.verbs);
         free(rr.flows);
+        free(rr.clients);
         intervals_items_free(rr.intervals, rr.nintervals);
     }
     state_free(&rs);
@@ -1398,24 +1876,48 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
     const workload *w = &p->work;
     const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
     size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
+    /* a sweep of clients: one slot per level, unless --clients chose one */
+    int64_t one = clients_of(p, o);
+    bool sweep = o->clients <= 0 && w->nclient_levels > 1;
+    const int64_t *levels = sweep ? w->client_levels : &one;
+    size_t nlevels = sweep ? w->nclient_levels : 1;
     for (size_t k = 0; k < nprefill; k++)
-        for (size_t i = 0; i < ntargets; i++) {
-            const target_spec *ts = &targets[i];
-            slot *sl = &out[n++];
-            *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts), .prefill = prefill[k]};
-            char why[1024] = "";
-            if (!sl->drv)
-                snprintf(why, sizeof why, "the %s target is not built into this bench", ts->name);
-            else if (target_runs_plan(sl->drv, p, why, sizeof why) &&
-                     target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
-                snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
-            if (why[0] && k == 0 && !already_skipped(r, ts->label)) {
-                add_reason(&r->skipped, &r->nskipped, ts->label, why);
-                if (!o->quiet)
-                    fprintf(stderr, "skip %s: %s\n", ts->label, why);
+        for (size_t l = 0; l < nlevels; l++)
+            for (size_t i = 0; i < ntargets; i++) {
+                const target_spec *ts = &targets[i];
+                slot *sl = &out[n++];
+                *sl = (slot){.p = p,
+                             .ts = ts,
+                             .drv = driver_of(o, ts),
+                             .prefill = prefill[k],
+                             .clients = levels[l] > 1 ? levels[l] : 1,
+                             .label = ts->label,
+                             .sweep = sweep};
+                if (sweep) {
+                    char label[160];
+                    snprintf(label, sizeof label, "%s c=%" PRId64, ts->label, levels[l]);
+                    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
+                    sl->label = r->owned[r->nowned++] = xstrdup(label);
+                }
+                char why[1024] = "";
+                if (!sl->drv)
+                    snprintf(why, sizeof why, "the %s target is not built into this bench",
+                             ts->name);
+                else if (sl->clients > 1 && !(sl->drv->caps & TARGET_CAN_SESSIONS))
+                    snprintf(why, sizeof why,
+                             "the %s target has no sessions for several clients; run it with "
+                             "clients: 1",
+                             ts->name);
+                else if (target_runs_plan(sl->drv, p, why, sizeof why) &&
+                         target_available(sl->drv, ts, why, sizeof why) != 0 && !why[0])
+                    snprintf(why, sizeof why, "the %s target cannot run here", ts->name);
+                if (why[0] && k == 0 && l == 0 && !already_skipped(r, ts->label)) {
+                    add_reason(&r->skipped, &r->nskipped, ts->label, why);
+                    if (!o->quiet)
+                        fprintf(stderr, "skip %s: %s\n", ts->label, why);
+                }
+                sl->skipped = why[0] != '\0';
             }
-            sl->skipped = why[0] != '\0';
-        }
     return n;
 }
 
@@ -1427,7 +1929,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         const plan *p = plans[pi];
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
-        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets;
+        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets *
+                     (p->work.nclient_levels ? p->work.nclient_levels : 1);
         slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
@@ -1440,7 +1943,9 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             memset(tr, 0, sizeof *tr);
             tr->domain = p->domain;
             tr->target = slots[i].ts->name;
-            tr->label = slots[i].ts->label;
+            tr->label = slots[i].label;
+            tr->sweep_of = slots[i].sweep ? slots[i].ts->label : NULL;
+            tr->sweep_clients = slots[i].sweep ? slots[i].clients : 0;
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;
@@ -1490,6 +1995,7 @@ void report_free(report *r)
             hist_free(&tr->runs[k].all);
             free(tr->runs[k].verbs);
             free(tr->runs[k].flows);
+            free(tr->runs[k].clients);
             intervals_items_free(tr->runs[k].intervals, tr->runs[k].nintervals);
         }
         free(tr->runs);
@@ -1497,6 +2003,11 @@ void report_free(report *r)
     free(r->results);
     free(r->skipped);
     free(r->failed);
+    for (size_t i = 0; i < r->nowned; i++)
+        free(r->owned[i]);
+    free(r->owned);
+    r->owned = NULL;
+    r->nowned = 0;
     r->results = NULL;
     r->skipped = r->failed = NULL;
     r->nresults = r->nskipped = r->nfailed = 0;

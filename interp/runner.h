@@ -16,6 +16,8 @@ typedef struct run_options {
     const char *const *only; /* labels or driver names to run (NULL: all the spec lists) */
     size_t nonly;
     int64_t iterations, warmup, runs; /* -1: as the spec says */
+    int64_t clients;                  /* --clients; -1 (or 0): as the spec says */
+    int64_t threads;                  /* --threads; 0: the CPUs in force, at most the clients */
     const int64_t *prefill;           /* NULL: as the spec says */
     size_t nprefill;
     const char *process_cmd; /* --process-cmd: the command of every target that takes one */

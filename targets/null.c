@@ -35,6 +35,13 @@ static int null_answer(target *t, const value **out)
     return TARGET_UNSUPPORTED;
 }
 
+/* A client's session: another null target (it holds nothing to share). */
+static int null_session(target *t, int client, target **out, char *err, size_t size)
+{
+    (void)client;
+    return null_open(t->driver, NULL, t->spec, 0, out, err, size);
+}
+
 static void null_close(target *t)
 {
     free(t);
@@ -44,8 +51,10 @@ const target_driver null_target_driver = {
     .version = TARGET_DRIVER_VERSION,
     .name = "null",
     .about = "accepts every command and does nothing: the harness's own cost",
-    .caps = TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_ACCEPTS_ALL | TARGET_HARNESS,
+    .caps = TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_CAN_SESSIONS | TARGET_ACCEPTS_ALL |
+            TARGET_HARNESS,
     .open = null_open,
+    .session = null_session,
     .dispatch = null_dispatch,
     .answer = null_answer,
     .close = null_close,

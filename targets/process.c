@@ -1096,10 +1096,11 @@ static int reset_server(process_target *pt, char *err, size_t size)
     return rc == TARGET_OK ? TARGET_OK : TARGET_ERROR;
 }
 
-static int process_open(const target_driver *drv, const plan *p, const target_spec *spec, int run,
-                        target **out, char *err, size_t size)
+/* One child, or one connection to the server (asked to reset its store
+ * when `reset`: the run's first connection only). */
+static int open_one(const target_driver *drv, const plan *p, const target_spec *spec, bool reset,
+                    target **out, char *err, size_t size)
 {
-    (void)run;
     *out = NULL;
     static bool sigpipe_ignored;
     if (!sigpipe_ignored) { /* a child that exits must not kill bench with SIGPIPE */
@@ -1133,7 +1134,7 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
         pt->broken = true;
         rc = TARGET_ERROR;
     }
-    if (rc == TARGET_OK && connect && target_opt_bool(spec, "reset"))
+    if (rc == TARGET_OK && connect && reset)
         rc = reset_server(pt, err, size);
     if (rc != TARGET_OK) {
         process_close(&pt->base);
@@ -1141,6 +1142,26 @@ static int process_open(const target_driver *drv, const plan *p, const target_sp
     }
     *out = &pt->base;
     return TARGET_OK;
+}
+
+static int process_open(const target_driver *drv, const plan *p, const target_spec *spec, int run,
+                        target **out, char *err, size_t size)
+{
+    (void)run;
+    return open_one(drv, p, spec, target_opt_bool(spec, "reset"), out, err, size);
+}
+
+/* A client's session: a child of its own (its own store, as the seed's
+ * --serve has), or with connect another connection to the same server,
+ * which only the run's first connection asked to reset. */
+static int process_session(target *t, int client, target **out, char *err, size_t size)
+{
+    (void)client;
+    process_target *owner = (process_target *)t;
+    int rc = open_one(t->driver, owner->p, t->spec, false, out, err, size);
+    if (rc == TARGET_OK)
+        (*out)->own_store = !owner->connected;
+    return rc;
 }
 
 static int process_prepare(target *t, const command *cmd, const value *args)
@@ -1436,7 +1457,7 @@ const target_driver process_target_driver = {
     .options = process_options,
     .noptions = sizeof process_options / sizeof *process_options,
     .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
-            TARGET_CAN_SCAN | TARGET_ONE_CPU,
+            TARGET_CAN_SCAN | TARGET_CAN_SESSIONS | TARGET_ONE_CPU,
     .available = process_available,
     .open = process_open,
     .prepare = process_prepare,
@@ -1446,5 +1467,6 @@ const target_driver process_target_driver = {
     .settle = process_settle,
     .probe = process_probe,
     .answer = process_answer,
+    .session = process_session,
     .close = process_close,
 };

@@ -85,7 +85,8 @@ int target_driver_check(const target_driver *d, char *why, size_t size)
     if (((d->caps & TARGET_CAN_COUNT) != 0) != (d->count != NULL) ||
         ((d->caps & TARGET_CAN_READ_BACK) != 0) != (d->read != NULL) ||
         ((d->caps & TARGET_CAN_PROBE) != 0) != (d->probe != NULL) ||
-        ((d->caps & TARGET_CAN_QUERY) != 0) != (d->answer != NULL)) {
+        ((d->caps & TARGET_CAN_QUERY) != 0) != (d->answer != NULL) ||
+        ((d->caps & TARGET_CAN_SESSIONS) != 0) != (d->session != NULL)) {
         snprintf(why, size, "the %s target's capabilities do not match its callbacks", d->name);
         return -1;
     }

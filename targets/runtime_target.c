@@ -4,6 +4,7 @@
  * dispatches every command through it. */
 #include "runtime_target.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,13 +13,33 @@
 
 typedef struct runtime_target {
     target base;
+    const plan *p;
     store *store;
     runtime *rt;
+    bool session;      /* a client's session: its store is a session on another's */
+    int64_t max_tries; /* the retry option's, or 1 */
 } runtime_target;
 
 store *runtime_target_store(target *t)
 {
     return t && t->driver->store ? ((runtime_target *)t)->store : NULL;
+}
+
+uint64_t runtime_target_lock_waits(target *t)
+{
+    store *s = runtime_target_store(t);
+    return s && t->driver->store->lock_waits ? t->driver->store->lock_waits(s) : 0;
+}
+
+/* The retry option (tries of a command in all, the first included), and
+ * room to count the tries after the first per command. */
+static int retry_init(runtime_target *rt, const plan *p)
+{
+    rt->max_tries = target_opt_int(rt->base.spec, "retry", 1);
+    if (rt->max_tries <= 1 || !rt->base.driver->store->retryable)
+        return 0;
+    rt->base.retries = calloc(p->ncommands + 1, sizeof *rt->base.retries);
+    return rt->base.retries ? 0 : -1;
 }
 
 static int rt_available(const target_driver *self, const target_spec *spec, char *why, size_t size)
@@ -31,7 +52,11 @@ static void rt_close(target *t)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime_free(rt->rt);
-    store_close(rt->store);
+    free(t->retries);
+    if (rt->session && rt->store)
+        t->driver->store->session_close(rt->store);
+    else
+        store_close(rt->store);
     free(rt);
 }
 
@@ -46,13 +71,45 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
     }
     rt->base.driver = self;
     rt->base.spec = spec;
+    rt->p = p;
     if (store_open(self->store, p, spec, run, &rt->store, err, size) < 0) {
         rt_close(&rt->base);
         return TARGET_ERROR;
     }
     rt->store->round_trips = &rt->base.round_trips;
-    if (runtime_new(p, rt->store, &rt->rt) < 0) {
+    if (runtime_new(p, rt->store, &rt->rt) < 0 || retry_init(rt, p) < 0) {
         snprintf(err, size, "%s: out of memory", self->name);
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    *out = &rt->base;
+    return TARGET_OK;
+}
+
+/* A client's session: a session on the store and a runtime of its own. */
+static int rt_session(target *t, int client, target **out, char *err, size_t size)
+{
+    (void)client;
+    const runtime_target *owner = (const runtime_target *)t;
+    const store_driver *sd = t->driver->store;
+    *out = NULL;
+    runtime_target *rt = calloc(1, sizeof *rt);
+    if (!rt) {
+        snprintf(err, size, "%s: out of memory", sd->name);
+        return TARGET_ERROR;
+    }
+    rt->base.driver = t->driver;
+    rt->base.spec = t->spec;
+    rt->p = owner->p;
+    rt->session = true;
+    if (sd->session(owner->store, &rt->store, err, size) < 0) {
+        rt_close(&rt->base);
+        return TARGET_ERROR;
+    }
+    rt->store->driver = sd;
+    rt->store->round_trips = &rt->base.round_trips;
+    if (runtime_new(rt->p, rt->store, &rt->rt) < 0 || retry_init(rt, rt->p) < 0) {
+        snprintf(err, size, "%s: out of memory", sd->name);
         rt_close(&rt->base);
         return TARGET_ERROR;
     }
@@ -62,10 +119,22 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
 
 static int rt_dispatch(target *t, const command *cmd, const value *args)
 {
-    runtime *r = ((runtime_target *)t)->rt;
+    runtime_target *rt = (runtime_target *)t;
+    runtime *r = rt->rt;
     runtime_status st = runtime_dispatch(r, cmd, args);
+    int64_t tries = 1;
+    /* the retry option: the same command again, within the latency */
+    for (; st == RUNTIME_ERROR && t->retries && tries < rt->max_tries &&
+           t->driver->store->retryable(rt->store);
+         tries++) {
+        t->retries[cmd->index]++;
+        st = runtime_dispatch(r, cmd, args);
+    }
     if (st == RUNTIME_OK)
         return TARGET_OK;
+    if (st == RUNTIME_ERROR && tries > 1)
+        return target_fail(t, TARGET_ERROR, "%s (after %" PRId64 " tries)", runtime_message(r),
+                           tries);
     return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
                        runtime_message(r));
 }
@@ -108,13 +177,15 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .about = sd->about,
         .options = sd->options,
         .noptions = sd->noptions,
-        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | sd->caps,
+        .caps = TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY |
+                (sd->session ? TARGET_CAN_SESSIONS : 0) | sd->caps,
         .available = rt_available,
         .open = rt_open,
         .dispatch = rt_dispatch,
         .count = rt_count,
         .read = rt_read,
         .answer = rt_answer,
+        .session = sd->session ? rt_session : NULL,
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,

@@ -10,7 +10,7 @@
 #include "target.h"
 
 /* Bumped whenever store_driver changes shape. */
-enum { STORE_DRIVER_VERSION = 1 };
+enum { STORE_DRIVER_VERSION = 2 };
 
 /* A store declares itself like a target does (its name is the target's),
  * and opens a fresh store per run. */
@@ -33,6 +33,22 @@ typedef struct store_driver {
     void (*close)(store *s);
     /* Optional (NULL): as target_driver.environment. */
     int (*environment)(char *server, size_t server_size, char *library, size_t library_size);
+    /* Optional (NULL: one client only): a session on the open store s for
+     * another client, usable from another thread at the same time as s
+     * and the other sessions (a connection to the same file or schema, or a
+     * view of a shared in-process store). The first call readies s itself
+     * for sharing. Returns 0, or -1 with the reason in err and *out NULL.
+     * A session is closed with session_close, before s is closed. */
+    int (*session)(store *s, store **out, char *err, size_t size);
+    void (*session_close)(store *s);
+    /* Optional (NULL: never): true when the last call that failed on s
+     * failed for a reason that another try of the same command may not
+     * meet (a serialization failure, a deadlock); the target's retry option
+     * then dispatches it again. */
+    bool (*retryable)(const store *s);
+    /* Optional (NULL: none): times s waited for another session's lock
+     * (SQLite's busy waits), since it opened. */
+    uint64_t (*lock_waits)(const store *s);
 } store_driver;
 
 /* The options the SQL stores share, as rows of their option tables; how

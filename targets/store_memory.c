@@ -16,9 +16,18 @@
  * is a seek and a walk, O(log n + limit); commit moves a replaced record's
  * node to the new block, links a created one and unlinks a removed one.
  * The node of a write is allocated by save, so commit still cannot fail
- * half-way. Nothing of this exists for the other aggregates. */
+ * half-way. Nothing of this exists for the other aggregates.
+ *
+ * Many clients share one store through sessions (store_driver.session),
+ * client 0 included (the store itself then serves verify alone): a mutex
+ * is taken at begin and released at commit or rollback, so the
+ * transactions of all clients run one at a time, each seeing only what is
+ * committed; a load outside a transaction (a query) takes it for the
+ * lookup and copies the record out. That locking is part of what a run with
+ * several clients measures. One client never shares the store: no lock. */
 #include "store_memory.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +95,17 @@ typedef struct log_entry {
     value key, payload;
 } log_entry;
 
-typedef struct memory_store {
+typedef struct memory_store memory_store;
+
+/* One client's view of a shared store. */
+typedef struct mem_session {
+    store base;
+    memory_store *m;
+    arena copies; /* records loads outside a transaction copied out */
+    bool in_txn;
+} mem_session;
+
+struct memory_store {
     store base;
     const plan *p;
     table *tables;     /* per aggregate index */
@@ -102,7 +121,9 @@ typedef struct memory_store {
     log_chunk **chunks;
     size_t nchunks, chunks_cap;
     size_t mark_chunks, mark_used; /* the log's end when the transaction began */
-} memory_store;
+    bool shared;                   /* sessions exist: mu guards everything */
+    pthread_mutex_t mu;
+};
 
 static int oom(memory_store *m)
 {
@@ -658,6 +679,8 @@ void memory_store_free(store *s)
         return;
     memory_store *m = (memory_store *)s;
     discard_writes(m);
+    if (m->shared)
+        pthread_mutex_destroy(&m->mu);
     for (size_t a = 0; m->tables && a < m->p->naggs; a++) {
         table *t = &m->tables[a];
         for (size_t i = 0; i < t->cap; i++)
@@ -676,6 +699,154 @@ void memory_store_free(store *s)
     free(m->writes);
     free(m->txn_events);
     free(m);
+}
+
+/* ---- sessions: many clients on one store ---- */
+
+static int session_fail(mem_session *ms, int rc)
+{
+    if (rc < 0)
+        memcpy(ms->base.error, ms->m->base.error, sizeof ms->base.error);
+    return rc;
+}
+
+static int ses_begin(store *s)
+{
+    mem_session *ms = (mem_session *)s;
+    pthread_mutex_lock(&ms->m->mu);
+    arena_reset(&ms->copies);
+    int rc = mem_begin(&ms->m->base);
+    if (rc < 0) {
+        pthread_mutex_unlock(&ms->m->mu);
+        return session_fail(ms, rc);
+    }
+    ms->in_txn = true;
+    return 0;
+}
+
+static int ses_read_begin(store *s)
+{
+    arena_reset(&((mem_session *)s)->copies);
+    return 0;
+}
+
+/* In a transaction the lock is held; outside one (a query) the lookup takes
+ * it and the record is copied out, since another client's commit may free
+ * the block. */
+static int ses_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    mem_session *ms = (mem_session *)s;
+    if (ms->in_txn)
+        return mem_load(&ms->m->base, agg, key, out);
+    pthread_mutex_lock(&ms->m->mu);
+    int rc = mem_load(&ms->m->base, agg, key, out);
+    if (rc == 1)
+        *out = value_copy(&ms->copies, out);
+    pthread_mutex_unlock(&ms->m->mu);
+    return rc;
+}
+
+static int ses_save(store *s, const aggregate *agg, const value *key, const value *state,
+                    bool created)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_save(&ms->m->base, agg, key, state, created));
+}
+
+static int ses_remove(store *s, const aggregate *agg, const value *key)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_remove(&ms->m->base, agg, key));
+}
+
+static int ses_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_append_event(&ms->m->base, ev, agg, key, payload));
+}
+
+static int ses_end(store *s, int (*end)(store *))
+{
+    mem_session *ms = (mem_session *)s;
+    if (!ms->in_txn)
+        return end(&ms->m->base) < 0 ? session_fail(ms, -1) : 0;
+    int rc = end(&ms->m->base);
+    ms->in_txn = false;
+    pthread_mutex_unlock(&ms->m->mu);
+    return session_fail(ms, rc);
+}
+
+static int ses_commit(store *s)
+{
+    return ses_end(s, mem_commit);
+}
+
+static int ses_rollback(store *s)
+{
+    return ses_end(s, mem_rollback);
+}
+
+/* A scan outside a transaction, as a query's load: under the lock, and the
+ * rows copied out, since another client's commit may free their blocks. */
+static int ses_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    mem_session *ms = (mem_session *)s;
+    pthread_mutex_lock(&ms->m->mu);
+    value rows;
+    int rc = mem_scan(&ms->m->base, agg, from, limit, &rows);
+    if (rc == 0)
+        *out = value_copy(&ms->copies, &rows);
+    pthread_mutex_unlock(&ms->m->mu);
+    return session_fail(ms, rc);
+}
+
+static int ses_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    mem_session *ms = (mem_session *)s;
+    pthread_mutex_lock(&ms->m->mu);
+    int rc = mem_count(&ms->m->base, aggs, events);
+    pthread_mutex_unlock(&ms->m->mu);
+    return rc;
+}
+
+static const store_ops memory_session_ops = {
+    .begin = ses_begin,
+    .load = ses_load,
+    .save = ses_save,
+    .remove = ses_remove,
+    .append_event = ses_append_event,
+    .commit = ses_commit,
+    .rollback = ses_rollback,
+    .count = ses_count,
+    .read_begin = ses_read_begin,
+    .scan = ses_scan,
+};
+
+static int memory_session(store *s, store **out, char *err, size_t size)
+{
+    memory_store *m = (memory_store *)s;
+    *out = NULL;
+    if (!m->shared) { /* sessions lock from now on; the store itself is for one thread */
+        pthread_mutex_init(&m->mu, NULL);
+        m->shared = true;
+    }
+    mem_session *ms = calloc(1, sizeof *ms);
+    if (!ms) {
+        snprintf(err, size, "memory: out of memory");
+        return -1;
+    }
+    ms->base.ops = &memory_session_ops;
+    ms->m = m;
+    *out = &ms->base;
+    return 0;
+}
+
+static void memory_session_close(store *s)
+{
+    mem_session *ms = (mem_session *)s;
+    arena_free(&ms->copies);
+    free(ms);
 }
 
 /* ---- the driver ---- */
@@ -698,4 +869,7 @@ const store_driver memory_store_driver = {
     .caps = TARGET_CAN_SCAN,
     .open = memory_open,
     .close = memory_store_free,
+    .session = memory_session,
+    .session_close = memory_session_close,
+    .session_for_all = true,
 };

@@ -388,6 +388,7 @@ typedef struct pg_rec {
 typedef struct stmt_names {
     char select[32], insert[32], update[32], remove[32];
     char scan[32]; /* "" unless the plan scans the aggregate */
+    char select_lock[40]; /* SELECT ... FOR UPDATE: with several clients, in a transaction */
 } stmt_names;
 
 /* A statement of prefetch_via: table's record keyed by field `field` of a
@@ -419,6 +420,8 @@ typedef struct pg_store {
     bool begun;       /* the server holds this transaction open (statements sent, no sync yet) */
     int unread_syncs; /* syncs sent by rollback whose results are still to read */
     bool pipeline;
+    bool lock_reads; /* several clients: a command's loads lock their rows (FOR UPDATE) */
+    bool retryable;  /* the last failure was a serialization failure or a deadlock */
 } pg_store;
 
 static int store_error(pg_store *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -499,7 +502,9 @@ static pg_op *queue(pg_store *g, bool write, op_kind kind, int table, int nparam
 static const char *stmt_of(const pg_store *g, const pg_op *op)
 {
     switch (op->kind) {
-    case OP_SELECT: return g->names[op->table].select;
+    case OP_SELECT:
+        return g->lock_reads && !g->reading ? g->names[op->table].select_lock
+                                            : g->names[op->table].select;
     case OP_INSERT: return g->names[op->table].insert;
     case OP_UPDATE: return g->names[op->table].update;
     case OP_DELETE: return g->names[op->table].remove;
@@ -533,6 +538,7 @@ static int send_stmt(pg_store *g, const pg_op *op)
 typedef struct outcome {
     int status; /* 0, STORE_CONFLICT or -1 */
     bool lost;  /* the connection stopped answering */
+    bool retry; /* the failure was 40001 (serialization) or 40P01 (deadlock) */
     char first[PG_ERROR_MAX];
 } outcome;
 
@@ -691,6 +697,7 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
         if (o->status == 0) {
             bool dup = !strcmp(sqlstate(r), "23505") && op->kind == OP_INSERT;
             o->status = dup ? STORE_CONFLICT : -1;
+            o->retry = !strcmp(sqlstate(r), "40001") || !strcmp(sqlstate(r), "40P01");
             one_line(pq->resultErrorMessage(r), o->first, sizeof o->first);
         }
     } else if (st == PGRES_TUPLES_OK &&
@@ -747,7 +754,8 @@ static void take_sync(pg_store *g, outcome *o)
 static int sync_failed(pg_store *g, outcome *o, const char *what)
 {
     if (o->lost)
-        g->pipeline = false;                  /* close reconnects to drop the schema */
+        g->pipeline = false; /* close reconnects to drop the schema */
+    g->retryable = o->retry && !o->lost;
     store_error(g, "%s: %s", what, o->first); /* the text, should a conflict be an error */
     return o->status == STORE_CONFLICT ? STORE_CONFLICT : -1;
 }
@@ -819,6 +827,7 @@ static int pg_begin(store *s)
     g->in_txn = true;
     g->reading = false;
     g->begun = false;
+    g->retryable = false;
     return 0;
 }
 
@@ -1125,6 +1134,7 @@ static const store_ops postgres_store_ops = {
 /* One run's store: the store, and what the run made on the server. */
 typedef struct pg_run {
     pg_store store;             /* first: a store * is a pg_run * */
+    const char *isolation;      /* SET SESSION CHARACTERISTICS ... of the isolation option */
     char schema[PG_SCHEMA_MAX]; /* "" until it exists */
     bool fenced;
     bool keep;
@@ -1328,6 +1338,7 @@ static int create_schema(pg_run *pt, char *err, size_t size)
     add(&sc, "SET synchronous_commit TO %s;\n", pt->synchronous ? "on" : "off");
     /* held by this session from before the schema exists: never taken for stale */
     add(&sc, "SELECT pg_advisory_lock(" PG_OWNER_CLASS ", hashtext('%s'));\n", name);
+    add(&sc, "%s;\n", pt->isolation);
     add(&sc, "CREATE SCHEMA \"%s\";\n", name);
     for (size_t i = 0; i < g->sql->ntables; i++)
         add(&sc, "%s;\n", g->sql->tables[i].create);
@@ -1440,6 +1451,21 @@ static void postgres_close(store *s)
     free(pt);
 }
 
+/* The isolation option as the statement that sets it for the session. */
+static const char *isolation_sql(const char *level)
+{
+    if (level && !strcmp(level, "serializable"))
+        return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE";
+    if (level && !strcmp(level, "repeatable_read"))
+        return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+    return "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
+}
+
+static bool postgres_retryable(const store *s)
+{
+    return ((const pg_store *)s)->retryable;
+}
+
 static int postgres_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                          size_t size)
 {
@@ -1458,6 +1484,7 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
     pt->keep = target_opt_bool(spec, "keep");
     const char *durability = target_opt_str(spec, "durability");
     pt->synchronous = !durability || !strcmp(durability, "full");
+    pt->isolation = isolation_sql(target_opt_str(spec, "isolation"));
     snprintf(pt->label, sizeof pt->label, "%s", spec->label);
     pg_store *g = &pt->store;
     g->base.ops = &postgres_store_ops;
@@ -1482,6 +1509,79 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
     return 0;
 }
 
+/* Several clients: a command locks the rows it loads (SELECT ... FOR
+ * UPDATE), so that under read committed two clients' read-modify-writes of
+ * one record run one after the other and no update is lost. One client
+ * never locks (nothing else writes). A query's reads do not lock. */
+static int lock_reads(pg_store *g, char *err, size_t size)
+{
+    if (set_pipeline(g, false) < 0) {
+        snprintf(err, size, "%s", g->base.error);
+        return -1;
+    }
+    for (size_t i = 0; i < g->p->naggs; i++) {
+        stmt_names *n = &g->names[i];
+        char sql[PG_ERROR_MAX * 4];
+        snprintf(n->select_lock, sizeof n->select_lock, "select_lock_%zu", i);
+        if (snprintf(sql, sizeof sql, "%s FOR UPDATE", g->sql->tables[i].select) >=
+                (int)sizeof sql ||
+            prepare_one(g, n->select_lock, sql, err, size) < 0)
+            return -1;
+    }
+    g->lock_reads = true;
+    if (set_pipeline(g, true) < 0) {
+        snprintf(err, size, "%s", g->base.error);
+        return -1;
+    }
+    return 0;
+}
+
+/* A session for another client: a connection of its own to the run's
+ * schema, with the same settings (synchronous_commit, the fence's role). */
+static int postgres_session(store *s, store **out, char *err, size_t size)
+{
+    const pg_run *owner = (const pg_run *)s;
+    *out = NULL;
+    pg_run *pt = calloc(1, sizeof *pt);
+    if (!pt || (owner->dsn && !(pt->dsn = strdup(owner->dsn)))) {
+        free(pt);
+        snprintf(err, size, "postgres: out of memory");
+        return -1;
+    }
+    snprintf(pt->label, sizeof pt->label, "%s", owner->label); /* schema stays "": not dropped */
+    pt->isolation = owner->isolation;
+    pg_store *g = &pt->store;
+    g->base.ops = &postgres_store_ops;
+    g->p = owner->store.p;
+    char why[PG_ERROR_MAX];
+    int rc = -1;
+    if (!(g->conn = connect_bench(pt->dsn, err, size)))
+        err_prefix_buf(err, size, "postgres: cannot connect to the database bench: ");
+    else if (sqlgen_schema(g->p, SQL_POSTGRES, owner->schema, &g->sql, why, sizeof why) < 0)
+        snprintf(err, size, "postgres: %s", why);
+    else {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SET synchronous_commit TO %s; %s;%s",
+                 owner->synchronous ? "on" : "off", owner->isolation,
+                 owner->fenced ? " SET ROLE bench_fenced;" : "");
+        if (exec_sql(g->conn, sql, why, sizeof why) < 0)
+            snprintf(err, size, "postgres: %s", why);
+        else if ((rc = prepare_all(g, err, size)) == 0 && (rc = set_pipeline(g, true)) < 0)
+            snprintf(err, size, "%s", g->base.error);
+    }
+    pg_store *og = (pg_store *)s;
+    if (rc == 0 && !og->lock_reads)
+        rc = lock_reads(og, err, size);
+    if (rc == 0)
+        rc = lock_reads(g, err, size);
+    if (rc < 0) {
+        postgres_close(&g->base);
+        return -1;
+    }
+    *out = &g->base;
+    return 0;
+}
+
 static const target_option postgres_options[] = {
     {.name = "dsn",
      .type = TARGET_OPT_STRING,
@@ -1494,6 +1594,18 @@ static const target_option postgres_options[] = {
      .about = "rls runs the commands as the role bench_fenced under row-level-security write "
               "policies"},
     STORE_OPTION_KEEP("the run's schema"),
+    {.name = "isolation",
+     .type = TARGET_OPT_ENUM,
+     .dflt = "read_committed",
+     .values = (const char *const[]){"read_committed", "repeatable_read", "serializable", NULL},
+     .about = "the transactions' isolation level (with several clients a command's loads are "
+              "SELECT ... FOR UPDATE at every level)"},
+    {.name = "retry",
+     .type = TARGET_OPT_TRIES,
+     .min = 1,
+     .about = "try a command that fails with a serialization failure (40001) or a deadlock "
+              "(40P01) again with the same arguments, up to max_tries in all; its latency spans "
+              "every try"},
 };
 
 const store_driver postgres_store_driver = {
@@ -1508,4 +1620,7 @@ const store_driver postgres_store_driver = {
     .open = postgres_open,
     .close = postgres_close,
     .environment = postgres_environment,
+    .session = postgres_session,
+    .session_close = postgres_close,
+    .retryable = postgres_retryable,
 };

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -50,11 +51,14 @@ typedef struct sqlite_store {
     size_t *at; /* per field: where its JSON starts in json */
     size_t max_fields;
     bool in_txn;
-    bool keep;       /* the keep option: the scratch file stays after the run */
-    char label[128]; /* the target's label, for the message that keeps it */
-    char dir[512];   /* the temporary directory, or "" */
-    int owner;       /* its lock file, flock'ed while this store lives, or -1 */
-    char path[600];  /* the database file in it */
+    bool shared;            /* other sessions write the same file: BEGIN IMMEDIATE, busy waits */
+    uint64_t busy_waits;    /* times a BEGIN waited for another session's write lock */
+    bool keep;              /* the keep option: the scratch file stays after the run */
+    const char *durability; /* the option, lent by the spec */
+    char label[128];        /* the target's label, for the message that keeps it */
+    char dir[512];          /* the temporary directory, or "" */
+    int owner;              /* its lock file, flock'ed while this store lives, or -1 */
+    char path[600];         /* the database file in it */
 } sqlite_store;
 
 static int fail(sqlite_store *q, const char *what)
@@ -462,8 +466,39 @@ static const char *synchronous_of(const char *durability)
     return "PRAGMA synchronous = OFF";
 }
 
-/* Opens the database at path and builds the schema and statements. */
-static int open_db(sqlite_store *q, const char *path, const char *durability)
+enum { BUSY_GIVE_UP_MS = 10000 }; /* a write lock not had by then fails the command */
+
+/* Another session holds the write lock: wait a little and try again (each
+ * wait counted), as sqlite3_busy_timeout would, giving up after
+ * BUSY_GIVE_UP_MS. */
+static int busy_wait(void *arg, int tries)
+{
+    sqlite_store *q = arg;
+    q->busy_waits++;
+    if (tries > 10 + BUSY_GIVE_UP_MS) /* past the first ten, each wait is 1 ms */
+        return 0;
+    int us = tries < 10 ? 20 << (tries / 2) : 1000; /* 20 us growing to 1 ms */
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)us * 1000};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+/* Readies a connection for other sessions on the same file: a command
+ * takes the write lock at BEGIN (BEGIN IMMEDIATE: two deferred transactions
+ * that both read and then write would deadlock, one of them failing at
+ * once), and a BEGIN that finds it held waits (busy_wait). */
+static int share_db(sqlite_store *q)
+{
+    q->shared = true;
+    sqlite3_busy_handler(q->db, busy_wait, q);
+    sqlite3_finalize(q->begin);
+    q->begin = NULL;
+    return prepare(q, "BEGIN IMMEDIATE", &q->begin);
+}
+
+/* Opens the database at path and builds the schema (unless another
+ * session has) and statements. */
+static int open_db(sqlite_store *q, const char *path, const char *durability, bool create)
 {
     q->base.ops = &sqlite_store_ops;
     char err[256];
@@ -475,13 +510,14 @@ static int open_db(sqlite_store *q, const char *path, const char *durability)
         SQLITE_OK)
         return fail(q, "opening the database");
     sqlite3_extended_result_codes(q->db, 1);
-    if (exec(q, "PRAGMA journal_mode = WAL") < 0 || exec(q, synchronous_of(durability)) < 0 ||
-        exec(q, "BEGIN") < 0)
+    if (exec(q, "PRAGMA journal_mode = WAL") < 0 || exec(q, synchronous_of(durability)) < 0)
         return -1;
-    for (size_t i = 0; i < q->p->naggs; i++)
+    if (create && exec(q, "BEGIN") < 0)
+        return -1;
+    for (size_t i = 0; create && i < q->p->naggs; i++)
         if (exec(q, q->sql->tables[i].create) < 0)
             return -1;
-    if (exec(q, q->sql->create_events) < 0 || exec(q, "COMMIT") < 0)
+    if (create && (exec(q, q->sql->create_events) < 0 || exec(q, "COMMIT") < 0))
         return -1;
     q->tables = calloc(q->p->naggs + 1, sizeof *q->tables);
     for (size_t i = 0; i < q->p->naggs; i++)
@@ -621,6 +657,7 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, store **
     }
     q->p = p;
     q->keep = target_opt_bool(spec, "keep");
+    q->durability = target_opt_str(spec, "durability");
     snprintf(q->label, sizeof q->label, "%s", spec->label);
     q->owner = -1;
     const char *tmp = getenv("TMPDIR");
@@ -645,13 +682,43 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, store **
     char name[80];
     file_name(p->domain, name, sizeof name);
     snprintf(q->path, sizeof q->path, "%s/%s", q->dir, name);
-    if (open_db(q, q->path, target_opt_str(spec, "durability")) < 0) {
+    if (open_db(q, q->path, target_opt_str(spec, "durability"), true) < 0) {
         snprintf(err, size, "%s", q->base.error);
         sqlite_close(&q->base);
         return -1;
     }
     *out = &q->base;
     return 0;
+}
+
+/* A session for another client: a connection of its own to the same file. */
+static int sqlite_session(store *s, store **out, char *err, size_t size)
+{
+    sqlite_store *owner = (sqlite_store *)s;
+    *out = NULL;
+    if (!owner->shared && share_db(owner) < 0) {
+        snprintf(err, size, "%s", owner->base.error);
+        return -1;
+    }
+    sqlite_store *q = calloc(1, sizeof *q);
+    if (!q) {
+        snprintf(err, size, "sqlite: out of memory");
+        return -1;
+    }
+    q->p = owner->p;
+    snprintf(q->path, sizeof q->path, "%s", owner->path); /* dir stays empty: nothing to remove */
+    if (open_db(q, q->path, owner->durability, false) < 0 || share_db(q) < 0) {
+        snprintf(err, size, "%s", q->base.error);
+        sqlite_close(&q->base);
+        return -1;
+    }
+    *out = &q->base;
+    return 0;
+}
+
+static uint64_t sqlite_lock_waits(const store *s)
+{
+    return ((const sqlite_store *)s)->busy_waits;
 }
 
 static const target_option sqlite_options[] = {
@@ -669,4 +736,7 @@ const store_driver sqlite_store_driver = {
     .caps = TARGET_CAN_SCAN,
     .open = sqlite_open,
     .close = sqlite_close,
+    .session = sqlite_session,
+    .session_close = sqlite_close,
+    .lock_waits = sqlite_lock_waits,
 };

@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 5 };
+enum { TARGET_DRIVER_VERSION = 6 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -40,6 +40,7 @@ typedef enum target_option_type {
     TARGET_OPT_ENUM,  /* one of values */
     TARGET_OPT_ARGV,  /* a non-empty list of strings: a command line */
     TARGET_OPT_VERBS, /* a mapping from the spec's verbs to strings */
+    TARGET_OPT_TRIES, /* {max_tries: N}, N at least min: how often to try a command (in i) */
 } target_option_type;
 
 typedef struct target_option {
@@ -86,6 +87,10 @@ typedef struct target {
     const target_spec *spec;
     char message[TARGET_MESSAGE_MAX]; /* the last refusal or error, one line */
     uint64_t round_trips;             /* for drivers that count them (postgres) */
+    bool own_store;    /* a session with a store of its own (a child per client), which
+                          the runner sets up, counts and verifies on its own */
+    uint64_t *retries; /* per command index: tries after the first, for a target with a
+                          retry option in force (NULL: it never tries twice) */
 } target;
 
 struct target_driver {
@@ -137,7 +142,17 @@ struct target_driver {
      * when the target gives no answers (null, which accepts every query
      * unjudged), or TARGET_ERROR with the reason in t->message. */
     int (*answer)(target *t, const value **out);
-    /* Ends the run; always releases everything (files, schemas, children). */
+    /* With TARGET_CAN_SESSIONS: for a run with several clients, a session
+     * for client `client` (from 1; client 0 uses t itself) on the open
+     * target t: a connection to t's store, or a child of its own (then
+     * own_store is set). The first call also readies t's store for many
+     * sessions at once (locks, busy waits). Called before the timed pass;
+     * each session is used by one thread at a time and closed with
+     * target_close before t is. Returns TARGET_OK, or TARGET_ERROR with the
+     * reason in err and *out NULL. */
+    int (*session)(target *t, int client, target **out, char *err, size_t size);
+    /* Ends the run (or a session); always releases everything (files,
+     * schemas, children). */
     void (*close)(target *t);
     /* Optional (NULL): what this target saw of the server it talks to, for
      * the report's environment: the server's version and settings, and the
@@ -256,6 +271,11 @@ static inline int target_answer(target *t, const value **out)
     return t->driver->answer ? t->driver->answer(t, out) : TARGET_UNSUPPORTED;
 }
 
+static inline int target_session(target *t, int client, target **out, char *err, size_t size)
+{
+    return t->driver->session(t, client, out, err, size);
+}
+
 static inline bool target_accepts_all(const target *t)
 {
     return (t->driver->caps & TARGET_ACCEPTS_ALL) != 0;
@@ -273,5 +293,8 @@ int target_fail(target *t, int status, const char *fmt, ...) __attribute__((form
 /* The store of an open target that runs the C runtime on a store (memory,
  * sqlite, postgres), lent until target_close; NULL for any other target. */
 struct store *runtime_target_store(target *t);
+/* Times the store of such a target waited for another session's lock
+ * (SQLite's busy waits) since it opened; 0 for any other target. */
+uint64_t runtime_target_lock_waits(target *t);
 
 #endif

@@ -98,6 +98,7 @@ const char *target_opt_text(const target_spec *ts, const target_option *o, char 
         for (size_t i = 0; v->argv && v->argv[i]; i++)
             put(buf, n, &len, "%s%s", i ? " " : "", v->argv[i]);
         break;
+    case TARGET_OPT_TRIES: put(buf, n, &len, "max_tries %" PRId64, v->i); break;
     case TARGET_OPT_VERBS:
         for (size_t i = 0; i < v->n; i++)
             put(buf, n, &len, "%s%s as %s", i ? ", " : "", v->keys[i], v->vals[i]);
@@ -133,6 +134,19 @@ static cJSON *option_schema(const target_option *o)
         cJSON_AddNumberToObject(s, "minItems", 1);
         cJSON *items = cJSON_AddObjectToObject(s, "items");
         cJSON_AddStringToObject(items, "type", "string");
+        break;
+    }
+    case TARGET_OPT_TRIES: {
+        cJSON_AddStringToObject(s, "type", "object");
+        cJSON *req = cJSON_AddArrayToObject(s, "required");
+        cJSON_AddItemToArray(req, cJSON_CreateString("max_tries"));
+        cJSON_AddFalseToObject(s, "additionalProperties");
+        cJSON *tries =
+            cJSON_AddObjectToObject(cJSON_AddObjectToObject(s, "properties"), "max_tries");
+        cJSON_AddStringToObject(tries, "description",
+                                "tries of a command in all, the first included");
+        cJSON_AddStringToObject(tries, "type", "integer");
+        cJSON_AddNumberToObject(tries, "minimum", (double)o->min);
         break;
     }
     case TARGET_OPT_VERBS: {

@@ -49,10 +49,11 @@ static inline void listen_collect(listening *l)
     l->pid = 0;
 }
 
-/* Starts `bench serve --listen addr [--store store] spec` and waits up to
+/* Starts `bench serve --listen addr [--store STORE] spec` and waits up to
  * 10 s for its line "bench serve: listening on ADDR". True once it
  * listens; false when it ended first (l->status and l->log say how). */
-static inline bool listen_start(listening *l, const char *store, const char *addr, const char *spec)
+static inline bool listen_start(listening *l, const char *store_name, const char *addr,
+                                const char *spec)
 {
     *l = (listening){0};
     int errp[2];
@@ -66,8 +67,8 @@ static inline bool listen_start(listening *l, const char *store, const char *add
         dup2(errp[1], 2);
         close(errp[0]), close(errp[1]);
         const char *b = spawn_bench_path();
-        if (store)
-            execl(b, b, "serve", "--listen", addr, "--store", store, spec, (char *)NULL);
+        if (store_name)
+            execl(b, b, "serve", "--listen", addr, "--store", store_name, spec, (char *)NULL);
         else
             execl(b, b, "serve", "--listen", addr, spec, (char *)NULL);
         _exit(127);

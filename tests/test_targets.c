@@ -106,7 +106,7 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .open = no_open,
           .dispatch = no_dispatch,
           .close = no_close},
-         "built for target interface version 1; this bench has version 5"},
+         "built for target interface version 1; this bench has version 6"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "Bad-Name",
           .about = "a",
@@ -273,15 +273,20 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         unsigned caps;
     } cases[] = {
         {"memory", "",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
-        {"null", "", TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_ACCEPTS_ALL | TARGET_HARNESS},
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
+             TARGET_CAN_SESSIONS},
+        {"null", "",
+         TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_ACCEPTS_ALL | TARGET_HARNESS |
+             TARGET_CAN_SESSIONS},
         {"sqlite", "durability keep",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
-        {"postgres", "dsn durability fence keep",
-         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN},
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
+             TARGET_CAN_SESSIONS},
+        {"postgres", "dsn durability fence keep isolation retry",
+         TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
+             TARGET_CAN_SESSIONS},
         {"process", "command verbs verb_prefix connect reset timeout_ms",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_PROBE | TARGET_CAN_QUERY |
-             TARGET_CAN_SCAN | TARGET_ONE_CPU},
+             TARGET_CAN_SCAN | TARGET_CAN_SESSIONS | TARGET_ONE_CPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const target_driver *d = target_find(cases[i].target);

@@ -1,0 +1,368 @@
+/* test_clients.c: many clients (DESIGN section 10) on the real stores: a
+ * shared counter that 8 clients increment ends at exactly their
+ * increments on memory, sqlite, postgres (when a server is reachable) and
+ * bench serve --listen through the process target's connect (issue 11's
+ * no-lost-update test); per-client figures and verify of a many-client
+ * run; the same spec, seed and clients give the same per-client streams. */
+/* cmocka.h needs these first */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_spawn.h"
+#include "plan_fixture.h"
+#include "report.h"
+#include "report_html.h"
+#include "runner.h"
+#include "serve_spawn.h"
+#include "test_util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+enum { INCREMENTS = 1500 }; /* per client, under the sanitizers: the exact total still holds */
+#else
+enum { INCREMENTS = 10000 };
+#endif
+enum { CLIENTS = 8 };
+
+static const char counter_head[] = "spec: 1\n"
+                                   "domain: counter\n"
+                                   "aggregates:\n"
+                                   "  Counter:\n"
+                                   "    identity: name\n"
+                                   "    fields:\n"
+                                   "      name: string\n"
+                                   "      value: {type: int, default: 0}\n"
+                                   "    commands:\n"
+                                   "      Create:\n"
+                                   "        creates: true\n"
+                                   "        params: {name: string}\n"
+                                   "        emits: Created\n"
+                                   "      Increment:\n"
+                                   "        params: {name: string}\n"
+                                   "        set: {value: value + 1}\n"
+                                   "        emits: Incremented\n"
+                                   "workload:\n"
+                                   "  keys: shared\n"
+                                   "  setup:\n"
+                                   "    - Counter.Create: {name: c}\n"
+                                   "  cycle:\n"
+                                   "    - Counter.Increment: {name: c}\n"
+                                   "  warmup: 0\n"
+                                   "  runs: 1\n";
+
+/* The counter spec with clients, iterations and one target entry. */
+static plan *counter_plan(int clients, int iterations, const char *entry)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, "%s  clients: %d\n  iterations: %d\n  targets:\n    - %s\n",
+             counter_head, clients, iterations, entry);
+    return fx_compile(yaml);
+}
+
+/* A driver like the real one whose close first reads the counter back:
+ * the final state, as the store holds it when the run ends (the sessions
+ * close before the target that owns the store). */
+static target_driver wrapped;
+static const target_driver *real;
+static const aggregate *counter_agg;
+static int64_t counter_value;
+
+static void read_then_close(target *t)
+{
+    arena a = {0};
+    value key = {.kind = VAL_STRING, .u.s = "c", .len = 1}, got;
+    if (target_read(t, counter_agg, &key, &a, &got) == 1)
+        counter_value = got.u.items[1].u.i;
+    arena_free(&a);
+    real->close(t);
+}
+
+static const target_driver *wrap(const char *name)
+{
+    real = target_find(name);
+    if (!real)
+        return NULL;
+    wrapped = *real;
+    wrapped.close = read_then_close;
+    return &wrapped;
+}
+
+/* Runs p (one target, CLIENTS clients) and checks that it passed verify
+ * and that the counter holds every increment. */
+static void assert_no_lost_update(plan *p, report *r)
+{
+    counter_agg = &p->aggs[0];
+    counter_value = -1;
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true, .driver_for = wrap};
+    const plan *plans[] = {p};
+    int rc = runner_run(plans, 1, &o, r);
+    if (r->nfailed)
+        fail_msg("%s", r->failed[0].reason);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r->nresults, 1);
+    const target_result *tr = &r->results[0];
+    assert_int_equal(tr->verify, VERIFY_PASS);
+    assert_string_equal(tr->verify_level, "counts");
+    assert_int_equal(tr->runs[0].nclients, CLIENTS);
+    assert_int_equal(tr->runs[0].fig.commands, (uint64_t)CLIENTS * INCREMENTS);
+    assert_int_equal(counter_value, (int64_t)CLIENTS * INCREMENTS);
+}
+
+static void run_counter(const char *entry)
+{
+    plan *p = counter_plan(CLIENTS, INCREMENTS, entry);
+    report r = {0};
+    assert_no_lost_update(p, &r);
+    report_free(&r);
+    plan_free(p);
+}
+
+static void test_clients_no_lost_update_on_memory(void **state)
+{
+    (void)state;
+    run_counter("memory");
+}
+
+static void test_clients_no_lost_update_on_sqlite(void **state)
+{
+    (void)state;
+    run_counter("sqlite: {durability: off}");
+}
+
+static void test_clients_no_lost_update_on_postgres(void **state)
+{
+    (void)state;
+    char why[512];
+    const target_spec ts = {.name = "postgres", .label = "postgres"};
+    const target_driver *drv = target_find("postgres");
+    if (!drv || target_available(drv, &ts, why, sizeof why) != 0) {
+        if (getenv("BENCH_PG_SCRATCH"))
+            fail_msg("make test started a server, but %s", why);
+        printf("test_clients: postgres skipped, %s\n", why);
+        return;
+    }
+    run_counter("postgres: {durability: normal}");
+}
+
+/* Serializable PostgreSQL: the clients' increments conflict, the retry
+ * option tries them again, the total stays exact and the retries are
+ * reported per verb and in every format. */
+static void test_clients_serializable_postgres_retries_and_says_so(void **state)
+{
+    (void)state;
+    char why[512];
+    const target_spec ts = {.name = "postgres", .label = "postgres"};
+    const target_driver *drv = target_find("postgres");
+    if (!drv || target_available(drv, &ts, why, sizeof why) != 0) {
+        printf("test_clients: postgres skipped, %s\n", why);
+        return;
+    }
+    plan *p = counter_plan(CLIENTS, INCREMENTS,
+                           "postgres: {durability: normal, isolation: serializable, retry: "
+                           "{max_tries: 100000}}");
+    report r = {0};
+    assert_no_lost_update(p, &r);
+    const run_result *run = &r.results[0].runs[0];
+    assert_int_equal(run->nverbs, 1);
+    assert_true(run->verbs[0].retries > 0);
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    assert_int_equal(report_markdown(&r, f), 0);
+    fclose(f);
+    assert_non_null(strstr(md, "Contention: postgres (normal) (counter): "));
+    assert_non_null(strstr(md, " retries (Counter.Increment "));
+    free(md);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *verb = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 0),
+                    "runs"),
+                0),
+            "by_verb"),
+        "Counter.Increment");
+    assert_true(cJSON_GetObjectItemCaseSensitive(verb, "retries")->valuedouble ==
+                (double)run->verbs[0].retries);
+    cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
+static void test_clients_no_lost_update_through_serve_listen(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bench-clients-XXXXXX", sock[128], spec[128], entry[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sock, sizeof sock, "unix:%s/s", dir);
+    snprintf(spec, sizeof spec, "%s/counter.yaml", dir);
+    FILE *f = fopen(spec, "w");
+    assert_non_null(f);
+    /* the server reads only the domain; warmup and runs as lint likes them */
+    fprintf(f, "%.*s  warmup: 10\n  targets: [memory]\n",
+            (int)(strstr(counter_head, "  warmup:") - counter_head), counter_head);
+    fclose(f);
+    listening l;
+    assert_true(listen_start(&l, NULL, sock, spec));
+    snprintf(entry, sizeof entry, "process: {connect: \"%.200s\"}", l.addr);
+    plan *p = counter_plan(CLIENTS, INCREMENTS, entry);
+    report r = {0};
+    assert_no_lost_update(p, &r);
+    assert_non_null(strstr(r.results[0].placement, "the server at unix:"));
+    report_free(&r);
+    plan_free(p);
+    assert_int_equal(listen_stop(&l, SIGTERM), 0);
+    listen_free(&l);
+    unlink(spec);
+    rmdir(dir);
+}
+
+/* Pizzas on memory with 4 clients on 2 threads: ${n} unique across clients
+ * (no create is refused), verify passes on the summed tallies, and every
+ * client's figures are there and add up. */
+static void test_clients_per_client_figures_add_up(void **state)
+{
+    (void)state;
+    char *text = read_file("specs/pizzas.yaml");
+    plan *p = fx_compile(text);
+    free(text);
+    run_options o = {.iterations = 300,
+                     .warmup = 10,
+                     .runs = 1,
+                     .clients = 4,
+                     .threads = 2,
+                     .quiet = true,
+                     .only = (const char *const[]){"memory"},
+                     .nonly = 1};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    const run_result *run = &r.results[0].runs[0];
+    assert_int_equal(r.results[0].verify, VERIFY_PASS);
+    assert_int_equal(run->nclients, 4);
+    assert_int_equal(run->threads, 2);
+    uint64_t sum = 0;
+    for (size_t c = 0; c < run->nclients; c++) {
+        assert_int_equal(run->clients[c].client, (int)c);
+        assert_int_equal(run->clients[c].commands, 300 * 4);
+        assert_true(run->clients[c].throughput_per_s > 0);
+        sum += run->clients[c].commands;
+    }
+    assert_int_equal(sum, run->fig.commands);
+    assert_int_equal(hist_count(&run->all), run->fig.commands);
+    assert_true(run->fairness > 0.25 && run->fairness <= 1.0 + 1e-9);
+    assert_true(run->stop_spread_s >= 0);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* clients: [1, 2] is a sweep: one row per level, labelled and marked as
+ * such in the JSON, and the HTML report draws its capacity curve. */
+static void test_clients_sweep_gives_a_row_per_level(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml, "%s  clients: [1, 2]\n  iterations: 50\n  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 2);
+    assert_string_equal(r.results[0].label, "memory c=1");
+    assert_string_equal(r.results[1].label, "memory c=2");
+    assert_string_equal(r.results[1].sweep_of, "memory");
+    assert_int_equal(r.results[1].sweep_clients, 2);
+    assert_int_equal(r.results[0].runs[0].fig.commands, 50);
+    assert_int_equal(r.results[1].runs[0].fig.commands, 100);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 1), "sweep");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sweep, "of")),
+                        "memory");
+    cJSON_Delete(json);
+    char *html = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&html, &len);
+    assert_int_equal(report_html(&r, "sweep.json", f), 0);
+    fclose(f);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">c=2</text>"));
+    free(html);
+    report_free(&r);
+    o.clients = 3; /* --clients picks one level: no sweep */
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.results[0].label, "memory");
+    assert_null(r.results[0].sweep_of);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A target without sessions is skipped with one sentence when clients > 1. */
+static target_driver lone;
+
+static const target_driver *lone_driver(const char *name)
+{
+    (void)name;
+    lone = *target_find("memory");
+    lone.caps &= ~(unsigned)TARGET_CAN_SESSIONS;
+    lone.session = NULL;
+    return &lone;
+}
+
+static void test_clients_need_sessions(void **state)
+{
+    (void)state;
+    plan *p = counter_plan(2, 10, "memory");
+    run_options o = {
+        .iterations = -1, .warmup = -1, .runs = -1, .quiet = true, .driver_for = lone_driver};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 1); /* nothing ran */
+    assert_int_equal(r.nskipped, 1);
+    assert_string_equal(r.skipped[0].reason, "the memory target has no sessions for several "
+                                             "clients; run it with clients: 1");
+    o.clients = 1; /* --clients 1 runs it */
+    report_free(&r);
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.results[0].runs[0].nclients, 0);
+    assert_true(isnan(r.results[0].runs[0].fairness));
+    report_free(&r);
+    char why[256];
+    lone.caps |= TARGET_CAN_SESSIONS; /* claiming sessions without the callback */
+    assert_int_equal(target_driver_check(&lone, why, sizeof why), -1);
+    assert_string_equal(why, "the memory target's capabilities do not match its callbacks");
+    plan_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clients_no_lost_update_on_memory),
+        cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
+        cmocka_unit_test(test_clients_no_lost_update_on_postgres),
+        cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
+        cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
+        cmocka_unit_test(test_clients_per_client_figures_add_up),
+        cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
+        cmocka_unit_test(test_clients_need_sessions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
