@@ -10,8 +10,9 @@
  * (freeing the blocks they replace), or frees them on rollback. Events are deep-copied into a
  * chunked log; a rollback truncates the log back to where the transaction began.
  *
- * Many clients share one store through sessions (store_driver.session): a
- * mutex is taken at begin and released at commit or rollback, so the
+ * Many clients share one store through sessions (store_driver.session),
+ * client 0 included (the store itself then serves verify alone): a mutex
+ * is taken at begin and released at commit or rollback, so the
  * transactions of all clients run one at a time, each seeing only what is
  * committed; a load outside a transaction (a query) takes it for the
  * lookup and copies the record out. That locking is part of what a run with
@@ -70,8 +71,7 @@ typedef struct log_entry {
 
 typedef struct memory_store memory_store;
 
-/* One client's view of a shared store (the store's own first member is
- * one, for client 0 and setup). */
+/* One client's view of a shared store. */
 typedef struct mem_session {
     store base;
     memory_store *m;
@@ -80,7 +80,7 @@ typedef struct mem_session {
 } mem_session;
 
 struct memory_store {
-    mem_session own; /* own.base is the store; own.m points back */
+    store base;
     const plan *p;
     table *tables;    /* per aggregate index */
     uint64_t *events; /* committed events per event index */
@@ -98,14 +98,13 @@ struct memory_store {
 
 static int oom(memory_store *m)
 {
-    snprintf(m->own.base.error, sizeof m->own.base.error, "out of memory");
+    snprintf(m->base.error, sizeof m->base.error, "out of memory");
     return -1;
 }
 
 static int no_txn(memory_store *m, const char *call)
 {
-    snprintf(m->own.base.error, sizeof m->own.base.error, "memory store: %s outside a transaction",
-             call);
+    snprintf(m->base.error, sizeof m->base.error, "memory store: %s outside a transaction", call);
     return -1;
 }
 
@@ -469,16 +468,15 @@ int memory_store_new(const plan *p, store **out)
     memory_store *m = calloc(1, sizeof *m);
     if (!m)
         return -1;
-    m->own.base.ops = &memory_store_ops;
-    m->own.m = m;
+    m->base.ops = &memory_store_ops;
     m->p = p;
     m->tables = calloc(p->naggs ? p->naggs : 1, sizeof *m->tables);
     m->events = calloc(p->nevents ? p->nevents : 1, sizeof *m->events);
     if (!m->tables || !m->events) {
-        memory_store_free(&m->own.base);
+        memory_store_free(&m->base);
         return -1;
     }
-    *out = &m->own.base;
+    *out = &m->base;
     return 0;
 }
 
@@ -488,7 +486,6 @@ void memory_store_free(store *s)
         return;
     memory_store *m = (memory_store *)s;
     discard_writes(m);
-    arena_free(&m->own.copies);
     if (m->shared)
         pthread_mutex_destroy(&m->mu);
     for (size_t a = 0; m->tables && a < m->p->naggs; a++) {
@@ -511,8 +508,8 @@ void memory_store_free(store *s)
 
 static int session_fail(mem_session *ms, int rc)
 {
-    if (rc < 0 && &ms->base != &ms->m->own.base)
-        memcpy(ms->base.error, ms->m->own.base.error, sizeof ms->base.error);
+    if (rc < 0)
+        memcpy(ms->base.error, ms->m->base.error, sizeof ms->base.error);
     return rc;
 }
 
@@ -521,7 +518,7 @@ static int ses_begin(store *s)
     mem_session *ms = (mem_session *)s;
     pthread_mutex_lock(&ms->m->mu);
     arena_reset(&ms->copies);
-    int rc = mem_begin(&ms->m->own.base);
+    int rc = mem_begin(&ms->m->base);
     if (rc < 0) {
         pthread_mutex_unlock(&ms->m->mu);
         return session_fail(ms, rc);
@@ -543,9 +540,9 @@ static int ses_load(store *s, const aggregate *agg, const value *key, value *out
 {
     mem_session *ms = (mem_session *)s;
     if (ms->in_txn)
-        return mem_load(&ms->m->own.base, agg, key, out);
+        return mem_load(&ms->m->base, agg, key, out);
     pthread_mutex_lock(&ms->m->mu);
-    int rc = mem_load(&ms->m->own.base, agg, key, out);
+    int rc = mem_load(&ms->m->base, agg, key, out);
     if (rc == 1)
         *out = value_copy(&ms->copies, out);
     pthread_mutex_unlock(&ms->m->mu);
@@ -556,28 +553,28 @@ static int ses_save(store *s, const aggregate *agg, const value *key, const valu
                     bool created)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_save(&ms->m->own.base, agg, key, state, created));
+    return session_fail(ms, mem_save(&ms->m->base, agg, key, state, created));
 }
 
 static int ses_remove(store *s, const aggregate *agg, const value *key)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_remove(&ms->m->own.base, agg, key));
+    return session_fail(ms, mem_remove(&ms->m->base, agg, key));
 }
 
 static int ses_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                             const value *payload)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_append_event(&ms->m->own.base, ev, agg, key, payload));
+    return session_fail(ms, mem_append_event(&ms->m->base, ev, agg, key, payload));
 }
 
 static int ses_end(store *s, int (*end)(store *))
 {
     mem_session *ms = (mem_session *)s;
     if (!ms->in_txn)
-        return end(&ms->m->own.base) < 0 ? session_fail(ms, -1) : 0;
-    int rc = end(&ms->m->own.base);
+        return end(&ms->m->base) < 0 ? session_fail(ms, -1) : 0;
+    int rc = end(&ms->m->base);
     ms->in_txn = false;
     pthread_mutex_unlock(&ms->m->mu);
     return session_fail(ms, rc);
@@ -597,7 +594,7 @@ static int ses_count(store *s, uint64_t *aggs, uint64_t *events)
 {
     mem_session *ms = (mem_session *)s;
     pthread_mutex_lock(&ms->m->mu);
-    int rc = mem_count(&ms->m->own.base, aggs, events);
+    int rc = mem_count(&ms->m->base, aggs, events);
     pthread_mutex_unlock(&ms->m->mu);
     return rc;
 }
@@ -618,10 +615,9 @@ static int memory_session(store *s, store **out, char *err, size_t size)
 {
     memory_store *m = (memory_store *)s;
     *out = NULL;
-    if (!m->shared) { /* the store's own calls lock from now on */
+    if (!m->shared) { /* sessions lock from now on; the store itself is for one thread */
         pthread_mutex_init(&m->mu, NULL);
         m->shared = true;
-        m->own.base.ops = &memory_session_ops;
     }
     mem_session *ms = calloc(1, sizeof *ms);
     if (!ms) {
@@ -661,4 +657,5 @@ const store_driver memory_store_driver = {
     .close = memory_store_free,
     .session = memory_session,
     .session_close = memory_session_close,
+    .session_for_all = true,
 };
