@@ -16,8 +16,9 @@ typedef struct runtime_target {
     const plan *p;
     store *store;
     runtime *rt;
-    bool session;      /* a client's session: its store is a session on another's */
-    int64_t max_tries; /* the retry option's, or 1 */
+    bool session;       /* a client's session: its store is a session on another's */
+    store *own_session; /* session_for_all: the first client's session on its own store */
+    int64_t max_tries;  /* the retry option's, or 1 */
 } runtime_target;
 
 store *runtime_target_store(target *t)
@@ -53,6 +54,8 @@ static void rt_close(target *t)
     runtime_target *rt = (runtime_target *)t;
     runtime_free(rt->rt);
     free(t->retries);
+    if (rt->own_session)
+        t->driver->store->session_close(rt->own_session);
     if (rt->session && rt->store)
         t->driver->store->session_close(rt->store);
     else
@@ -86,13 +89,34 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
     return TARGET_OK;
 }
 
+/* A store that is not safe beside its sessions: the first client's runtime
+ * moves onto a session of its own (the store serves count and read). */
+static int own_session(runtime_target *owner, char *err, size_t size)
+{
+    const store_driver *sd = owner->base.driver->store;
+    runtime *r = NULL;
+    if (sd->session(owner->store, &owner->own_session, err, size) < 0)
+        return -1;
+    owner->own_session->driver = sd;
+    owner->own_session->round_trips = &owner->base.round_trips;
+    if (runtime_new(owner->p, owner->own_session, &r) < 0) {
+        snprintf(err, size, "%s: out of memory", sd->name);
+        return -1;
+    }
+    runtime_free(owner->rt);
+    owner->rt = r;
+    return 0;
+}
+
 /* A client's session: a session on the store and a runtime of its own. */
 static int rt_session(target *t, int client, target **out, char *err, size_t size)
 {
     (void)client;
-    const runtime_target *owner = (const runtime_target *)t;
+    runtime_target *owner = (runtime_target *)t;
     const store_driver *sd = t->driver->store;
     *out = NULL;
+    if (sd->session_for_all && !owner->own_session && own_session(owner, err, size) < 0)
+        return TARGET_ERROR;
     runtime_target *rt = calloc(1, sizeof *rt);
     if (!rt) {
         snprintf(err, size, "%s: out of memory", sd->name);

@@ -41,6 +41,10 @@ typedef struct store_driver {
      * A session is closed with session_close, before s is closed. */
     int (*session)(store *s, store **out, char *err, size_t size);
     void (*session_close)(store *s);
+    /* With session: the store itself is not safe beside its sessions (it
+     * has no lock of its own), so the first client takes a session too and
+     * the store serves only what runs alone (setup's, verify's reads). */
+    bool session_for_all;
     /* Optional (NULL: never): true when the last call that failed on s
      * failed for a reason that another try of the same command may not
      * meet (a serialization failure, a deadlock); the target's retry option

@@ -38,6 +38,10 @@ python3 "$here/rss.py" "$bench" specs/pizzas.yaml
 echo "== open loop: schedule lag at half the memory target's capacity on pizzas (goal: p99 < 20 us)"
 python3 "$here/open_loop_lag.py" "$bench"
 
+echo "== many clients: memory, pizzas with keys: per_client, 2 clients vs 1 on 2 CPUs, 5 interleaved"
+echo "   pairs (goal: >= 1.5x throughput; reported, the store runs transactions one at a time)"
+python3 "$here/clients.py" "$bench"
+
 echo "== process target (bench serve, memory store) against a raw C pipe ping-pong of the same line"
 echo "   sizes, interleaved, at default placement and both pinned to CPU 0 (goals at default"
 echo "   placement: floor p50 <= 1.3x the ping-pong's p50; pizzas commands/s >= 0.6x its round trips/s)"
