@@ -647,6 +647,7 @@ static void merge_client(run_state *rs, run_state *peer)
         rs->verb_refused[v] += peer->verb_refused[v];
         rs->verb_counted[v] += peer->verb_counted[v];
         rs->verb_trips[v] += peer->verb_trips[v];
+        rs->verb_rows[v] += peer->verb_rows[v];
     }
     for (size_t f = 0; f < p->work.nflows; f++)
         rs->flow_counted[f] += peer->flow_counted[f];

@@ -118,7 +118,7 @@ typedef struct process_target {
     atomic_uint_fast64_t outstanding; /* the request in flight (a sequence number), or 0 */
     atomic_bool timed_out;            /* the watchdog killed the child for the timeout */
     atomic_bool child_ended;          /* the child exited while a request was outstanding */
-    pthread_t reader;                 /* the thread that opened the target and dispatches */
+    pthread_t reader;                 /* the thread that dispatches now (bind_reader), under mu */
     uint64_t seq;                     /* the last request number (main thread only) */
     pthread_mutex_t mu;               /* guards what follows, and every read of err_fd */
     bool err_end;                     /* stderr reached its end */
@@ -531,8 +531,12 @@ static void *watchdog_main(void *arg)
             atomic_store(&pt->child_ended, true);
             kill(-pt->pid, SIGKILL);
         }
-        if (now_out != 0 && (atomic_load(&pt->timed_out) || atomic_load(&pt->child_ended)))
-            pthread_kill(pt->reader, PROCESS_WAKE_SIGNAL); /* again each tick: no lost wake-up */
+        if (now_out != 0 && (atomic_load(&pt->timed_out) || atomic_load(&pt->child_ended))) {
+            pthread_mutex_lock(&pt->mu);
+            pthread_t reader = pt->reader;
+            pthread_mutex_unlock(&pt->mu);
+            pthread_kill(reader, PROCESS_WAKE_SIGNAL); /* again each tick: no lost wake-up */
+        }
         if (now_out == 0 || now_out != seen) {
             seen = now_out;
             since = now_ms();
@@ -661,10 +665,24 @@ static void excerpt(const char *s, size_t n, char *out, size_t size)
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}";
 
-/* One round trip: the line out, an answer line back, its ok read. The
- * answer line is lent in *line until the next round trip. */
-static int round_trip(process_target *pt, const char *req, size_t n, const char **line_out,
-                      size_t *len_out)
+/* The calling thread becomes the one the watchdog wakes: with several
+ * clients, the thread that dispatches is not the one that opened the target
+ * (sessions are opened before the pass), nor the one that verifies after. */
+static void bind_reader(process_target *pt)
+{
+    pthread_t self = pthread_self();
+    if (pthread_equal(self, pt->reader))
+        return;
+    pthread_mutex_lock(&pt->mu);
+    pt->reader = self;
+    pthread_mutex_unlock(&pt->mu);
+}
+
+/* One round trip from the thread bind_reader last bound (the timed path:
+ * process_prepare binds, untimed): the line out, an answer line back, its
+ * ok read. The answer line is lent in *line until the next round trip. */
+static int round_trip_bound(process_target *pt, const char *req, size_t n, const char **line_out,
+                            size_t *len_out)
 {
     if (pt->broken)
         return TARGET_ERROR;
@@ -701,6 +719,14 @@ static int round_trip(process_target *pt, const char *req, size_t n, const char 
     excerpt(line, len, ex, sizeof ex);
     drain_stderr(pt);
     return broken(pt, "%s answered something that is not a protocol line: '%s'", pt->name, ex);
+}
+
+/* One round trip from any thread. */
+static int round_trip(process_target *pt, const char *req, size_t n, const char **line_out,
+                      size_t *len_out)
+{
+    bind_reader(pt);
+    return round_trip_bound(pt, req, n, line_out, len_out);
 }
 
 /* A line no request asked for: bytes left after the answer, or (waiting up
@@ -1167,6 +1193,7 @@ static int process_session(target *t, int client, target **out, char *err, size_
 static int process_prepare(target *t, const command *cmd, const value *args)
 {
     process_target *pt = (process_target *)t;
+    bind_reader(pt);     /* the dispatch that follows is this thread's */
     if (pt->instances) { /* a command may change the store: read it afresh */
         cJSON_Delete(pt->instances);
         pt->instances = NULL;
@@ -1187,7 +1214,7 @@ static int process_dispatch(target *t, const command *cmd, const value *args)
     process_target *pt = (process_target *)t;
     const char *line;
     size_t len;
-    int rc = round_trip(pt, pt->req.data, pt->req.len, &line, &len);
+    int rc = round_trip_bound(pt, pt->req.data, pt->req.len, &line, &len);
     if (rc == TARGET_OK) { /* settle reads the rest of it, untimed */
         pt->answered = true;
         pt->last_at = (size_t)(line - pt->rbuf);

@@ -706,6 +706,7 @@ static int sqlite_session(store *s, store **out, char *err, size_t size)
         return -1;
     }
     q->p = owner->p;
+    q->owner = -1; /* the owner's store holds the scratch directory's lock */
     snprintf(q->path, sizeof q->path, "%s", owner->path); /* dir stays empty: nothing to remove */
     if (open_db(q, q->path, owner->durability, false) < 0 || share_db(q) < 0) {
         snprintf(err, size, "%s", q->base.error);
