@@ -42,6 +42,10 @@ echo "== many clients: memory, pizzas with keys: per_client, 2 clients vs 1 on 2
 echo "   pairs (goal: >= 1.5x throughput; reported, the store runs transactions one at a time)"
 python3 "$here/clients.py" "$bench"
 
+echo "== many clients: postgres with 4 clients against pgbench -c 4 -j 2 running the same statements"
+echo "   (pgbench_pizzas.sql with per-client names and FOR UPDATE), normal durability (reported)"
+"$here/../../scripts/pg-scratch.sh" python3 "$here/clients_pg.py" "$build"
+
 echo "== process target (bench serve, memory store) against a raw C pipe ping-pong of the same line"
 echo "   sizes, interleaved, at default placement and both pinned to CPU 0 (goals at default"
 echo "   placement: floor p50 <= 1.3x the ping-pong's p50; pizzas commands/s >= 0.6x its round trips/s)"
