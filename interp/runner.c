@@ -1715,7 +1715,8 @@ static void place_run(const slot *sl, const report *r, int clients, env_pin *pin
                      r->config.cpu ? " (--cpu)"
                      : one_cpu     ? " (pinning to one CPU failed)"
                                    : "");
-    (void)w; /* a placement cut short still says where it ran */
+    if (w < 0 || (size_t)w >= size) /* cut short, it still says where it ran */
+        out[size - 1] = '\0';
 }
 
 /* One run of one slot. Returns 0, or -1 when the slot failed (recorded). */
