@@ -387,7 +387,7 @@ typedef struct pg_rec {
 
 typedef struct stmt_names {
     char select[32], insert[32], update[32], remove[32];
-    char scan[32]; /* "" unless the plan scans the aggregate */
+    char scan[32];        /* "" unless the plan scans the aggregate */
     char select_lock[40]; /* SELECT ... FOR UPDATE: with several clients, in a transaction */
 } stmt_names;
 
