@@ -1463,7 +1463,13 @@ static bool validate_with_message(jctx *c, const cJSON *s, const node *n, const 
     const char *hole = strstr(message, "{value}");
     if (!hole || n->kind == NODE_MAP || n->kind == NODE_SEQ)
         return fail(c, n, "%s", message);
-    return fail(c, n, "%.*s'%.60s'%s", (int)(hole - message), message, n->text, hole + 7);
+    char num[24];
+    const char *text = n->text;
+    if (n->kind == NODE_INT && n->len == 0) { /* from cJSON: its text was not kept */
+        snprintf(num, sizeof num, "%lld", (long long)n->v.i);
+        text = num;
+    }
+    return fail(c, n, "%.*s'%.60s'%s", (int)(hole - message), message, text, hole + 7);
 }
 
 static bool validate(jctx *c, const cJSON *s, const node *n)
@@ -1498,9 +1504,11 @@ static void set_text(arena *a, node *n, const char *text)
     n->text = arena_strndup(a, text, n->len);
 }
 
+/* A scalar's node. An integer's text is left empty (put_node and the
+ * messages print its value): a result file holds millions of them, and
+ * formatting each one cost a third of loading one. */
 static void scalar_from_cjson(arena *a, node *n, const cJSON *j)
 {
-    char buf[40] = "null";
     if (cJSON_IsString(j)) {
         n->kind = NODE_STRING;
         n->quoted = true;
@@ -1512,19 +1520,24 @@ static void scalar_from_cjson(arena *a, node *n, const cJSON *j)
         if (is_integral(d) && d >= -0x1p63 && d < 0x1p63) {
             n->kind = NODE_INT;
             n->v.i = (int64_t)d;
-        } else {
-            n->kind = NODE_FLOAT;
-            n->v.f = d;
+            return;
         }
+        char buf[40];
+        n->kind = NODE_FLOAT;
+        n->v.f = d;
         format_double(buf, sizeof buf, d);
-    } else if (cJSON_IsBool(j)) {
+        set_text(a, n, buf);
+        return;
+    }
+    if (cJSON_IsBool(j)) {
         n->kind = NODE_BOOL;
         n->v.b = cJSON_IsTrue(j);
-        snprintf(buf, sizeof buf, "%s", n->v.b ? "true" : "false");
+        n->text = n->v.b ? "true" : "false";
     } else {
         n->kind = NODE_NULL;
+        n->text = "null";
     }
-    set_text(a, n, buf);
+    n->len = strlen(n->text);
 }
 
 static node *from_cjson(arena *a, const cJSON *j, const char *file)

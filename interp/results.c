@@ -632,8 +632,14 @@ int results_load(const char *path, report **out, char *err, size_t size)
     char *text = read_all(path, &len, err, size);
     if (!text)
         return -1;
-    int rc = results_load_text(path, text, len, out, err, size);
+    /* the text goes as soon as cJSON has its tree: the tree copies every
+       value, and the schema's node tree is built beside it next */
+    cJSON *root = parse_json(path, text, len, err, size);
     free(text);
+    if (!root)
+        return -1;
+    int rc = load_document(path, root, out, err, size);
+    cJSON_Delete(root);
     return rc;
 }
 

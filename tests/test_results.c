@@ -327,30 +327,43 @@ static void assert_report(const report *l, const report *o)
 
 /* ---- round trip ---------------------------------------------------------- */
 
+/* text written to a file and loaded back. */
+static report *load_written(const char *text)
+{
+    char path[] = "/tmp/bench-results-XXXXXX";
+    write_temp(path, text, strlen(text));
+    report *loaded = NULL;
+    char err[1024] = "";
+    if (results_load(path, &loaded, err, sizeof err) != 0)
+        fail_msg("results_load: %s", err);
+    unlink(path);
+    return loaded;
+}
+
+/* Written again, loaded is the same file as text; frees the three. */
+static void written_again_is_same(report *loaded, char *text, report *r)
+{
+    char *again = json_text(loaded);
+    assert_string_equal(again, text);
+    free(again);
+    free(text);
+    results_free(loaded);
+    report_free(r);
+}
+
 static void test_a_written_report_reads_back_with_every_figure(void **state)
 {
     (void)state;
     report r;
     sample_report(&r);
     char *text = json_text(&r);
-    char path[] = "/tmp/bench-results-XXXXXX";
-    write_temp(path, text, strlen(text));
-    report *loaded = (report *)1;
-    char err[1024] = "";
-    if (results_load(path, &loaded, err, sizeof err) != 0)
-        fail_msg("results_load: %s", err);
-    unlink(path);
+    report *loaded = load_written(text);
     assert_report(loaded, &r);
     /* the loaded median's tenths are the runs' medians, as the runner's */
     for (int t = 0; t < STATS_TENTHS; t++)
         assert_ns(loaded->results[0].median.tenths[t].p50_ns, r.results[0].median.tenths[t].p50_ns);
     /* and written again, it is the same file */
-    char *again = json_text(loaded);
-    assert_string_equal(again, text);
-    free(again);
-    free(text);
-    results_free(loaded);
-    report_free(&r);
+    written_again_is_same(loaded, text, &r);
 }
 
 static void test_a_document_in_memory_loads_alike(void **state)
@@ -369,6 +382,56 @@ static void test_a_document_in_memory_loads_alike(void **state)
     results_free(loaded);
     report_free(&r);
     results_free(NULL);
+}
+
+/* A long run's file: thousands of intervals, each with its own histogram
+ * (what makes real result files hundreds of MB). Every interval and bucket
+ * comes back in order, and written again it is the same file. The time and
+ * memory that takes are make bench's (tests/perf/large_result.sh). */
+static void test_a_file_with_many_intervals_reads_back_whole(void **state)
+{
+    (void)state;
+    enum { NINTERVALS = 3000, NBUCKETS = 60 };
+    report r;
+    sample_report(&r);
+    run_result *run = &r.results[0].runs[0];
+    run->intervals = calloc(NINTERVALS, sizeof *run->intervals);
+    assert_non_null(run->intervals);
+    run->nintervals = NINTERVALS;
+    run->start_epoch_s = 1700000000.5;
+    for (size_t i = 0; i < NINTERVALS; i++) {
+        interval *iv = &run->intervals[i];
+        iv->start_ns = i * UINT64_C(250000000);
+        iv->length_ns = UINT64_C(250000000);
+        iv->all.mid = calloc(NBUCKETS, sizeof *iv->all.mid);
+        iv->all.count = calloc(NBUCKETS, sizeof *iv->all.count);
+        assert_true(iv->all.mid && iv->all.count);
+        for (size_t k = 0; k < NBUCKETS; k++) {
+            iv->all.mid[k] = 100 + 10 * k + i % 7;
+            iv->all.count[k] = 1 + (i * k) % 11;
+            iv->all.total += iv->all.count[k];
+        }
+        iv->all.n = NBUCKETS;
+        iv->all.min = iv->all.mid[0];
+        iv->all.max = iv->all.mid[NBUCKETS - 1];
+        iv->commands = iv->all.total;
+        iv->p50_ns = (double)iv->all.mid[NBUCKETS / 2];
+        iv->p90_ns = iv->p99_ns = iv->max_ns = (double)iv->all.max;
+    }
+    char *text = json_text(&r);
+    report *loaded = load_written(text);
+    const run_result *back = &loaded->results[0].runs[0];
+    assert_int_equal(back->nintervals, NINTERVALS);
+    for (size_t i = 0; i < NINTERVALS; i++) {
+        const hist_buckets *a = &back->intervals[i].all, *b = &run->intervals[i].all;
+        assert_int_equal(back->intervals[i].start_ns, run->intervals[i].start_ns);
+        assert_int_equal(back->intervals[i].commands, run->intervals[i].commands);
+        assert_int_equal(a->n, b->n);
+        assert_int_equal(a->total, b->total);
+        assert_memory_equal(a->mid, b->mid, b->n * sizeof *b->mid);
+        assert_memory_equal(a->count, b->count, b->n * sizeof *b->count);
+    }
+    written_again_is_same(loaded, text, &r);
 }
 
 /* ---- bad files ----------------------------------------------------------- */
@@ -437,6 +500,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_written_report_reads_back_with_every_figure),
         cmocka_unit_test(test_a_document_in_memory_loads_alike),
+        cmocka_unit_test(test_a_file_with_many_intervals_reads_back_whole),
         cmocka_unit_test(test_a_bad_file_gives_its_sentence),
         cmocka_unit_test(test_a_file_nested_too_deep_says_so),
     };

@@ -16,6 +16,10 @@ echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d
 echo "== lint of generated 50 KB, 1 MB and 2 MB specs (goals: 50 KB well under 20 ms, 1 MB <= 100 ms, 2 MB <= 2.2x the 1 MB)"
 "$here/lint_large.sh" "$bench"
 
+echo "== compare of generated 20 MB and 80 MB result files (long intervals[]; goal: linear, 80 MB"
+echo "   within 4.6x the 20 MB in user time and RSS; seconds and RSS reported)"
+"$here/large_result.sh" "$bench"
+
 echo "== histogram record cost"
 "$build/perf_hist_record" | tail -3
 
