@@ -524,6 +524,15 @@ static void old_samples_untouched(const spawn_output *o)
     free(text);
 }
 
+/* Every run failed: the samples file describes this invocation, as the
+ * report does, and holds only the header. */
+static void samples_header_only(const spawn_output *o)
+{
+    char *text = read_whole(scratch_path("samples.csv"));
+    assert_string_equal(text, "domain,label,run,verb,cycle,nanoseconds\n");
+    free(text);
+}
+
 /* What a killed sqlite run leaves in TMPDIR (the scratch directory here):
  * its directory with a lock file nobody holds. */
 static void make_dead_scratch(void)
@@ -908,6 +917,14 @@ static const cli_case cases[] = {
      .nofile = 5,
      .err = "pizzas process run 1 failed: run 1: cannot make pipes for bench serve: too many open "
             "files (ulimit -n is 5)\n"},
+    {.args =
+         ARGS("run", "--targets", "process", "--iterations", "10", "--runs", "1", "--format",
+              "json", "--output", "/dev/null", "--samples", "@/samples.csv", "specs/pizzas.yaml"),
+     .status = 1,
+     .nofile = 6,
+     .setup = old_samples,
+     .err = "bench run: @/samples.csv holds only the CSV header: no timed pass finished\n",
+     .check = samples_header_only},
     {.args = ARGS("plan", "specs/pizzas.yaml"),
      .status = 3,
      .stdout_path = "/dev/full",
