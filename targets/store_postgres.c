@@ -238,7 +238,7 @@ static int ensure_database(const char *dsn, char *err, size_t size)
         if (!r || (pq->resultStatus(r) != PGRES_COMMAND_OK && strcmp(state, "42P04") != 0 &&
                    strcmp(state, "23505") != 0)) {
             char msg[PG_ERROR_MAX];
-            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
+            failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
             snprintf(err, size, "cannot create the database bench (%s)", msg);
             rc = -1;
         }
@@ -706,8 +706,8 @@ static int take_via_row(pg_store *g, const pg_op *op, PGresult *r)
 
 /* The sync's results stopped making sense: the connection is given up.
  * When it is gone, the text says so, with the server's last word (57P01
- * "terminating connection due to administrator command") or libpq's;
- * otherwise it is what (an earlier statement's error is kept). */
+ * "terminating connection due to administrator command", kept from an
+ * earlier statement) or libpq's; otherwise it is what. */
 static void lose(pg_store *g, outcome *o, const char *what)
 {
     bool had = o->status != 0 && o->first[0];
@@ -1107,7 +1107,7 @@ static int set_pipeline(pg_store *g, bool on)
         return -1;
     if (on ? !pq->enterPipelineMode(g->conn) : !pq->exitPipelineMode(g->conn)) {
         char msg[PG_ERROR_MAX];
-        one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+        failure_text(g->conn, pq->errorMessage(g->conn), msg, sizeof msg);
         return store_error(g, "%s pipeline mode: %s", on ? "entering" : "leaving", msg);
     }
     g->pipeline = on;
@@ -1126,7 +1126,8 @@ static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
         if (ok)
             aggs[i] = strtoull(pq->getvalue(r, 0, 0), NULL, 10);
         else
-            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+            failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err,
+                         sizeof err);
         if (r)
             pq->clear(r);
         if (!ok)
@@ -1136,7 +1137,8 @@ static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
         events[i] = 0;
     PGresult *r = pq->exec(g->conn, g->sql->count_events);
     if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err,
+                     sizeof err);
         if (r)
             pq->clear(r);
         return store_error(g, "counting events: %s", err);
@@ -1206,7 +1208,7 @@ int postgres_store_query(store *s, const char *sql, char *out, size_t size)
     if (ok)
         snprintf(out, size, "%s", pq->getvalue(r, 0, 0));
     else
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), out, size);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), out, size);
     if (r)
         pq->clear(r);
     return set_pipeline(g, true) == 0 && ok ? 0 : -1;
@@ -1317,7 +1319,7 @@ static long drop_stale(PGconn *c, char *err, size_t size)
                     "WHERE nspname ~ '^bench_[0-9]+_[0-9a-f]+$' "
                     "AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM '" PG_KEPT "'");
     if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+        failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
         if (r)
             pq->clear(r);
         return -1;
@@ -1408,7 +1410,8 @@ static int prepare_one(pg_store *g, const char *name, const char *sql, char *err
     bool ok = r && pq->resultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         char msg[PG_ERROR_MAX];
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), msg, sizeof msg);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), msg,
+                     sizeof msg);
         snprintf(err, size, "postgres: preparing %.200s: %s", sql, msg);
     }
     if (r)
