@@ -74,7 +74,7 @@ int cli_parse_bounded(const char *cmd, const char *opt, const char *s, int64_t m
  * or is refused where it is made. */
 #define CLI_MAX_CYCLES INT64_C(1000000000000000) /* iterations, warmup, prefill: 10^15 */
 #define CLI_MAX_RUNS 10000
-#define CLI_MAX_CLIENTS 10000 /* clients (and --threads): each is a session */
+#define CLI_MAX_CLIENTS 10000    /* clients (and --threads): each is a session */
 #define CLI_MAX_PROGRESS_S 86400 /* --progress: a day */
 /* Prints diagnostics in the chosen format; text mode shows caret lines from dc. */
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out);
