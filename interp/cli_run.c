@@ -547,8 +547,14 @@ int cli_run(int argc, char **argv)
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGHUP, &old_hup, NULL);
         char why[128];
-        if (rc != EXIT_INTERRUPTED && runner_nothing_ran(&r, why, sizeof why))
+        bool none = runner_nothing_ran(&r, why, sizeof why);
+        if (rc != EXIT_INTERRUPTED && none)
             fprintf(stderr, "bench run: nothing ran: %s%s\n", why, a.o.quiet ? "" : " (see above)");
+        /* the samples file describes this invocation, as the report does:
+         * replaced even when no timed pass finished, and then said so */
+        if (samples.f && none && strcmp(a.samples, "-") != 0)
+            fprintf(stderr, "bench run: %s holds only the CSV header: no timed pass finished\n",
+                    a.samples);
         env_load_after(&r.env);
         add_servers(&r.env);
         /* an output that failed outweighs a failed run or an interruption:

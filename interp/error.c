@@ -1,8 +1,10 @@
 /* error.c: the error object's operations. */
 #include "error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int err_set(bench_error *e, const char *fmt, ...)
 {
@@ -57,4 +59,15 @@ int err_prefix(bench_error *e, const char *fmt, ...)
     err_vprefix_buf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+const char *err_errno_text(int e, char *buf, size_t size)
+{
+    struct rlimit rl;
+    if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        (void)snprintf(buf, size, "too many open files (ulimit -n is %llu)",
+                       (unsigned long long)rl.rlim_cur);
+    else
+        (void)snprintf(buf, size, "%s", strerror(e));
+    return buf;
 }

@@ -35,4 +35,8 @@ int err_prefix_buf(char *buf, size_t size, const char *fmt, ...)
 int err_vprefix_buf(char *buf, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+/* strerror(e), except that EMFILE names the limit that was met: "too many
+ * open files (ulimit -n is 5)". Written into buf, which is returned. */
+const char *err_errno_text(int e, char *buf, size_t size);
+
 #endif

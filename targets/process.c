@@ -52,6 +52,7 @@
 
 #include "alloc.h"
 #include "endpoint.h"
+#include "error.h"
 #include "json_line.h"
 #include "target.h"
 #include "utf8.h"
@@ -1051,7 +1052,9 @@ static int start_runtime(process_target *pt, const target_spec *spec, char *err,
     int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, st[2] = {-1, -1};
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
         pipe2(st, O_CLOEXEC) < 0) {
-        snprintf(err, size, "cannot make pipes for %s: %s", pt->name, strerror(errno));
+        char why[128];
+        snprintf(err, size, "cannot make pipes for %s: %s", pt->name,
+                 err_errno_text(errno, why, sizeof why));
         close_pair(in), close_pair(outp), close_pair(errp), close_pair(st);
         return TARGET_ERROR;
     }
@@ -1095,7 +1098,9 @@ static int connect_server(process_target *pt, const target_spec *spec, char *err
     snprintf(pt->name, sizeof pt->name, "the server at %s", addr);
     int fd = endpoint_connect(&e);
     if (fd < 0) {
-        snprintf(err, size, "cannot connect to %s: %s", addr, strerror(errno));
+        char why[128];
+        snprintf(err, size, "cannot connect to %s: %s", addr,
+                 err_errno_text(errno, why, sizeof why));
         return TARGET_ERROR;
     }
     pt->connected = true;

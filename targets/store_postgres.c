@@ -113,6 +113,32 @@ static void one_line(const char *msg, char *out, size_t size)
     out[n] = '\0';
 }
 
+/* What a failure says when the connection is gone (the server stopped,
+ * crashed or restarted): libpq's own words ("server closed the connection
+ * unexpectedly", "no connection to the server") do not say that the server
+ * went away, and in pipeline mode the failure may show only as a missing
+ * sync. */
+#define PG_LOST "the connection to the server was lost (the server stopped or restarted)"
+
+/* PG_LOST and the first line of detail (libpq's or the server's), into out. */
+static void lost_text(const char *detail, char *out, size_t size)
+{
+    char first[200];
+    one_line(detail, first, sizeof first);
+    first[strcspn(first, ";")] = '\0'; /* one_line's "; " between lines */
+    snprintf(out, size, PG_LOST "%s%.200s", first[0] ? ": " : "", first);
+}
+
+/* A failure's text on connection c: lost_text when the connection is gone,
+ * otherwise msg on one line. */
+static void failure_text(PGconn *c, const char *msg, char *out, size_t size)
+{
+    if (c && pq->status(c) == CONNECTION_BAD)
+        lost_text(msg, out, size);
+    else
+        one_line(msg, out, size);
+}
+
 typedef struct conn_params {
     const char *kw[6];
     const char *val[6];
@@ -181,7 +207,7 @@ static int exec_sql(PGconn *c, const char *sql, char *err, size_t size)
         pq->clear(r);
         return 0;
     }
-    one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+    failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
     if (r)
         pq->clear(r);
     return -1;
@@ -212,7 +238,7 @@ static int ensure_database(const char *dsn, char *err, size_t size)
         if (!r || (pq->resultStatus(r) != PGRES_COMMAND_OK && strcmp(state, "42P04") != 0 &&
                    strcmp(state, "23505") != 0)) {
             char msg[PG_ERROR_MAX];
-            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
+            failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), msg, sizeof msg);
             snprintf(err, size, "cannot create the database bench (%s)", msg);
             rc = -1;
         }
@@ -529,7 +555,7 @@ static int send_stmt(pg_store *g, const pg_op *op)
         return 0;
     }
     char msg[PG_ERROR_MAX];
-    one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+    failure_text(g->conn, pq->errorMessage(g->conn), msg, sizeof msg);
     g->pipeline = false;
     return store_error(g, "sending %s: %s", name, msg);
 }
@@ -678,6 +704,24 @@ static int take_via_row(pg_store *g, const pg_op *op, PGresult *r)
     return pq->getisnull(r, 0, 1) ? 0 : fill_rec(g, at, r, 2);
 }
 
+/* The sync's results stopped making sense: the connection is given up.
+ * When it is gone, the text says so, with the server's last word (57P01
+ * "terminating connection due to administrator command", kept from an
+ * earlier statement) or libpq's; otherwise it is what. */
+static void lose(pg_store *g, outcome *o, const char *what)
+{
+    bool had = o->status != 0 && o->first[0];
+    o->lost = true;
+    o->status = -1;
+    if (pq->status(g->conn) == CONNECTION_BAD) {
+        char detail[PG_ERROR_MAX];
+        snprintf(detail, sizeof detail, "%s", had ? o->first : pq->errorMessage(g->conn));
+        lost_text(detail, o->first, sizeof o->first);
+    } else {
+        snprintf(o->first, sizeof o->first, "%s", what);
+    }
+}
+
 /* Reads the results of one statement. */
 static void take(pg_store *g, const pg_op *op, outcome *o)
 {
@@ -685,14 +729,20 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
         return;
     PGresult *r = pq->getResult(g->conn);
     if (!r) {
-        o->lost = true;
-        o->status = -1;
-        one_line(pq->errorMessage(g->conn), o->first, sizeof o->first);
-        if (!o->first[0])
-            snprintf(o->first, sizeof o->first, "the server stopped answering");
+        lose(g, o, "the server stopped answering");
         return;
     }
     ExecStatusType st = pq->resultStatus(r);
+    if (st == PGRES_FATAL_ERROR &&
+        (!strncmp(sqlstate(r), "57P0", 4) || pq->status(g->conn) == CONNECTION_BAD)) {
+        /* 57P01..57P03: the server is shutting down or restarting and ends
+         * this session; or libpq found the socket closed */
+        o->lost = true;
+        o->status = -1;
+        lost_text(pq->resultErrorMessage(r), o->first, sizeof o->first);
+        pq->clear(r);
+        return;
+    }
     if (st == PGRES_FATAL_ERROR) {
         if (o->status == 0) {
             bool dup = !strcmp(sqlstate(r), "23505") && op->kind == OP_INSERT;
@@ -728,9 +778,7 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
     r = pq->getResult(g->conn); /* the NULL that ends a statement's results */
     if (r) {
         pq->clear(r);
-        o->lost = true;
-        o->status = -1;
-        snprintf(o->first, sizeof o->first, "more results than statements");
+        lose(g, o, "more results than statements");
     }
 }
 
@@ -746,9 +794,7 @@ static void take_sync(pg_store *g, outcome *o)
     }
     if (r)
         pq->clear(r);
-    o->lost = true;
-    o->status = -1;
-    snprintf(o->first, sizeof o->first, "the pipeline lost its sync");
+    lose(g, o, "the pipeline lost its sync");
 }
 
 static int sync_failed(pg_store *g, outcome *o, const char *what)
@@ -794,7 +840,7 @@ static int flush(pg_store *g, bool final)
                       : pq->sendFlushRequest(g->conn) == 1 && pq->flush(g->conn) == 0;
     if (!sent) {
         char msg[PG_ERROR_MAX];
-        one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+        failure_text(g->conn, pq->errorMessage(g->conn), msg, sizeof msg);
         g->pipeline = false;
         return store_error(g, "sending statements: %s", msg);
     }
@@ -1061,7 +1107,7 @@ static int set_pipeline(pg_store *g, bool on)
         return -1;
     if (on ? !pq->enterPipelineMode(g->conn) : !pq->exitPipelineMode(g->conn)) {
         char msg[PG_ERROR_MAX];
-        one_line(pq->errorMessage(g->conn), msg, sizeof msg);
+        failure_text(g->conn, pq->errorMessage(g->conn), msg, sizeof msg);
         return store_error(g, "%s pipeline mode: %s", on ? "entering" : "leaving", msg);
     }
     g->pipeline = on;
@@ -1080,7 +1126,8 @@ static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
         if (ok)
             aggs[i] = strtoull(pq->getvalue(r, 0, 0), NULL, 10);
         else
-            one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+            failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err,
+                         sizeof err);
         if (r)
             pq->clear(r);
         if (!ok)
@@ -1090,7 +1137,8 @@ static int pg_count(store *s, uint64_t *aggs, uint64_t *events)
         events[i] = 0;
     PGresult *r = pq->exec(g->conn, g->sql->count_events);
     if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err, sizeof err);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), err,
+                     sizeof err);
         if (r)
             pq->clear(r);
         return store_error(g, "counting events: %s", err);
@@ -1160,7 +1208,7 @@ int postgres_store_query(store *s, const char *sql, char *out, size_t size)
     if (ok)
         snprintf(out, size, "%s", pq->getvalue(r, 0, 0));
     else
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), out, size);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), out, size);
     if (r)
         pq->clear(r);
     return set_pipeline(g, true) == 0 && ok ? 0 : -1;
@@ -1271,7 +1319,7 @@ static long drop_stale(PGconn *c, char *err, size_t size)
                     "WHERE nspname ~ '^bench_[0-9]+_[0-9a-f]+$' "
                     "AND obj_description(oid, 'pg_namespace') IS DISTINCT FROM '" PG_KEPT "'");
     if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+        failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
         if (r)
             pq->clear(r);
         return -1;
@@ -1362,7 +1410,8 @@ static int prepare_one(pg_store *g, const char *name, const char *sql, char *err
     bool ok = r && pq->resultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         char msg[PG_ERROR_MAX];
-        one_line(r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), msg, sizeof msg);
+        failure_text(g->conn, r ? pq->resultErrorMessage(r) : pq->errorMessage(g->conn), msg,
+                     sizeof msg);
         snprintf(err, size, "postgres: preparing %.200s: %s", sql, msg);
     }
     if (r)
@@ -1428,8 +1477,10 @@ static void drop_schema(pg_run *pt)
     g->conn = connect_bench(pt->dsn, why, sizeof why);
     if (g->conn && exec_sql(g->conn, sql, why, sizeof why) == 0)
         return;
-    fprintf(stderr, "%s: could not drop the schema %s in the database bench: %s\n", pt->label,
-            pt->schema, why);
+    fprintf(stderr,
+            "%s: could not drop the schema %s in the database bench: %s (the next postgres run "
+            "on this server drops it)\n",
+            pt->label, pt->schema, why);
 }
 
 static void postgres_close(store *s)

@@ -29,6 +29,7 @@
 
 #include <sqlite3.h>
 
+#include "error.h"
 #include "json_line.h"
 #include "runtime.h"
 #include "sqlgen.h"
@@ -61,8 +62,24 @@ typedef struct sqlite_store {
     char path[600];         /* the database file in it */
 } sqlite_store;
 
+/* A file sqlite could not open for want of a descriptor (the database,
+ * its -wal, -shm or journal file): the message names the limit, not
+ * "unable to open database file" after whichever statement met it. */
+static bool out_of_files(sqlite_store *q)
+{
+    if (!q->db || (sqlite3_extended_errcode(q->db) & 0xff) != SQLITE_CANTOPEN ||
+        sqlite3_system_errno(q->db) != EMFILE)
+        return false;
+    char why[128];
+    snprintf(q->base.error, sizeof q->base.error, "sqlite: cannot open the scratch database %s: %s",
+             q->path, err_errno_text(EMFILE, why, sizeof why));
+    return true;
+}
+
 static int fail(sqlite_store *q, const char *what)
 {
+    if (out_of_files(q))
+        return -1;
     snprintf(q->base.error, sizeof q->base.error, "sqlite: %s: %s", what, sqlite3_errmsg(q->db));
     return -1;
 }
@@ -450,6 +467,10 @@ static int exec(sqlite_store *q, const char *sql)
     char *msg = NULL;
     if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) == SQLITE_OK)
         return 0;
+    if (out_of_files(q)) {
+        sqlite3_free(msg);
+        return -1;
+    }
     snprintf(q->base.error, sizeof q->base.error, "sqlite: %.200s: %s", sql,
              msg ? msg : sqlite3_errmsg(q->db));
     sqlite3_free(msg);
@@ -675,7 +696,9 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, store **
     snprintf(lock, sizeof lock, "%s/" SQLITE_OWNER_LOCK, q->dir);
     q->owner = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (q->owner < 0 || flock(q->owner, LOCK_EX | LOCK_NB) != 0) {
-        snprintf(err, size, "sqlite: cannot create %s: %s", lock, strerror(errno));
+        char why[128];
+        snprintf(err, size, "sqlite: cannot create %s: %s", lock,
+                 err_errno_text(errno, why, sizeof why));
         sqlite_close(&q->base);
         return -1;
     }

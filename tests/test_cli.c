@@ -524,6 +524,15 @@ static void old_samples_untouched(const spawn_output *o)
     free(text);
 }
 
+/* Every run failed: the samples file describes this invocation, as the
+ * report does, and holds only the header. */
+static void samples_header_only(const spawn_output *o)
+{
+    char *text = read_whole(scratch_path("samples.csv"));
+    assert_string_equal(text, "domain,label,run,verb,cycle,nanoseconds\n");
+    free(text);
+}
+
 /* What a killed sqlite run leaves in TMPDIR (the scratch directory here):
  * its directory with a lock file nobody holds. */
 static void make_dead_scratch(void)
@@ -619,7 +628,22 @@ typedef struct cli_case {
     const char *cwd;         /* its working directory ("@" expanded); NULL: the source's */
     int memory_mb;           /* run with this little memory: ulimit -v, or under ASan
                                 its allocator's limit (ASan cannot start under ulimit -v) */
+    int nofile;              /* run under ulimit -n this, if nonzero */
 } cli_case;
+
+/* The sqlite line names the scratch file (its directory is random) and the
+ * limit. */
+static void sqlite_names_the_file_limit(const spawn_output *o)
+{
+    const char *line = strstr(o->err, "sqlite: cannot open the scratch database ");
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    assert_non_null(end);
+    static const char tail[] = "/pizzas.db: too many open files (ulimit -n is 5)";
+    size_t n = sizeof tail - 1;
+    if ((size_t)(end - line) < n || strncmp(end - n, tail, n) != 0)
+        fail_msg("want a line ending in '%s', got: %.*s", tail, (int)(end - line), line);
+}
 
 /* The flags of a short run on the memory target. */
 #define SHORT_RUN "--quiet", "--targets", "memory,null", "--iterations", "20", "--runs", "2"
@@ -880,6 +904,27 @@ static const cli_case cases[] = {
      .memory_mb = 256,
      .out = "- null: out of memory: --samples keeps every timed latency in memory, and "
             "1000000000000000 cycles of up to 4 commands need 9.6e+07 GB\n"},
+    /* too few file descriptors: the limit is named, not "unable to open database file" */
+    {.args = ARGS("run", "--targets", "sqlite", "--iterations", "10", "--runs", "1", "--format",
+                  "json", "--output", "/dev/null", "specs/pizzas.yaml"),
+     .status = 1,
+     .nofile = 5,
+     .err = "pizzas sqlite run 1 failed: run 1: sqlite: cannot open the scratch database ",
+     .check = sqlite_names_the_file_limit},
+    {.args = ARGS("run", "--targets", "process", "--iterations", "10", "--runs", "1", "--format",
+                  "json", "--output", "/dev/null", "specs/pizzas.yaml"),
+     .status = 1,
+     .nofile = 5,
+     .err = "pizzas process run 1 failed: run 1: cannot make pipes for bench serve: too many open "
+            "files (ulimit -n is 5)\n"},
+    {.args =
+         ARGS("run", "--targets", "process", "--iterations", "10", "--runs", "1", "--format",
+              "json", "--output", "/dev/null", "--samples", "@/samples.csv", "specs/pizzas.yaml"),
+     .status = 1,
+     .nofile = 6,
+     .setup = old_samples,
+     .err = "bench run: @/samples.csv holds only the CSV header: no timed pass finished\n",
+     .check = samples_header_only},
     {.args = ARGS("plan", "specs/pizzas.yaml"),
      .status = 3,
      .stdout_path = "/dev/full",
@@ -1352,14 +1397,16 @@ static void limit_memory(int mb, const char *asan_options)
 }
 
 /* run_bench under `ulimit -v` (an uninstrumented build). */
-static spawn_output run_bench_limited(const char *const *args, int mb, const spawn_options *opt)
+/* bench under `ulimit FLAG VALUE` (-v KB, -n files). */
+static spawn_output run_bench_limited(const char *const *args, const char *flag, long value,
+                                      const spawn_options *opt)
 {
     size_t n = 0;
     while (args[n])
         n++;
     char **argv = calloc(n + 6, sizeof *argv), script[128];
     assert_non_null(argv);
-    snprintf(script, sizeof script, "ulimit -v %d && exec \"$0\" \"$@\"", mb * 1024);
+    snprintf(script, sizeof script, "ulimit %s %ld && exec \"$0\" \"$@\"", flag, value);
     argv[0] = strdup("/bin/sh");
     argv[1] = strdup("-c");
     argv[2] = strdup(script);
@@ -1406,8 +1453,10 @@ static void test_cli_case(void **state)
     char *asan_options = getenv("ASAN_OPTIONS") ? strdup(getenv("ASAN_OPTIONS")) : NULL;
     if (c->memory_mb)
         limit_memory(c->memory_mb, asan_options);
-    spawn_output o = c->memory_mb && !sanitized() ? run_bench_limited(c->args, c->memory_mb, &opt)
-                                                  : run_bench(c->args, &opt);
+    spawn_output o = c->memory_mb && !sanitized()
+                         ? run_bench_limited(c->args, "-v", c->memory_mb * 1024L, &opt)
+                     : c->nofile ? run_bench_limited(c->args, "-n", c->nofile, &opt)
+                                 : run_bench(c->args, &opt);
     free(cwd);
     if (asan_options)
         setenv("ASAN_OPTIONS", asan_options, 1);
