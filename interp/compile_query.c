@@ -7,22 +7,6 @@
 
 #include "compile_common.h"
 
-bool plan_has_queries(const plan *p)
-{
-    for (size_t i = 0; i < p->ncommands; i++)
-        if (p->commands[i]->query)
-            return true;
-    return false;
-}
-
-bool plan_scans(const plan *p, const aggregate *agg)
-{
-    for (size_t i = 0; i < p->ncommands; i++)
-        if (p->commands[i]->scan && (!agg || p->commands[i]->agg == agg))
-            return true;
-    return false;
-}
-
 /* The keys of a command that change the store; a query has none. */
 static const char *const write_keys[] = {"creates", "deletes", "set", "append", "ensure", "emits"};
 
