@@ -22,7 +22,7 @@ bench=$prefix/bin/bench
 share=$prefix/share
 for f in bench/schema/spec.schema.json bench/schema/result.schema.json bench/specs/pizzas.yaml \
     bench/examples/pizzeria.yaml bench/examples/pizzas_runtime.py bash-completion/completions/bench \
-    zsh/site-functions/_bench man/man1/bench.1; do
+    zsh/site-functions/_bench man/man1/bench.1.gz; do
     [ -f "$share/$f" ] || fail "cmake --install did not install share/$f"
 done
 [ -e "$share/bench/examples/ci" ] && fail "examples/ci is a workflow, not a bundled example"
@@ -47,8 +47,9 @@ fi
 # ---- the manual: a page per command, each rendered by man without a warning --
 # shellcheck disable=SC2086 # the commands are a list
 for page in bench $(printf 'bench-%s\n' $commands); do
-    file=$share/man/man1/$page.1
-    [ -f "$file" ] || fail "no manual page $page.1"
+    file=$share/man/man1/$page.1.gz
+    [ -f "$file" ] || fail "no manual page $page.1.gz"
+    gzip -t "$file" || fail "$page.1.gz is not gzip"
     text=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$file" 2>"$scratch/man.err") ||
         fail "man cannot render $page.1"
     [ -s "$scratch/man.err" ] && fail "man warns about $page.1: $(cat "$scratch/man.err")"
@@ -56,7 +57,7 @@ for page in bench $(printf 'bench-%s\n' $commands); do
     echo "$text" | grep -q '^EXIT STATUS' || fail "$page.1 has no EXIT STATUS section"
 done
 MANPATH=$share/man man -w bench-run >/dev/null || fail "man does not find bench-run in the prefix"
-MANWIDTH=80 man -l "$share/man/man1/bench-run.1" 2>/dev/null | grep -q -- '--iterations N' ||
+MANWIDTH=80 man -l "$share/man/man1/bench-run.1.gz" 2>/dev/null | grep -q -- '--iterations N' ||
     fail "bench-run(1) lacks --iterations"
 
 # ---- bash completion ----------------------------------------------------------
@@ -147,7 +148,7 @@ for pkg in libpq5 libyaml-0-2 libsqlite3-0 libpcre2-8-0 libcjson1 libnettle8 zli
 done
 root=$scratch/root
 dpkg-deb -x "$deb" "$root"
-for f in usr/bin/bench usr/share/man/man1/bench-run.1 usr/share/bash-completion/completions/bench \
+for f in usr/bin/bench usr/share/man/man1/bench-run.1.gz usr/share/bash-completion/completions/bench \
     usr/share/zsh/vendor-completions/_bench usr/share/bench/specs/pizzas.yaml; do
     [ -e "$root/$f" ] || fail "the .deb has no /$f"
 done
