@@ -824,10 +824,15 @@ static void capacity_line(page *pg, size_t first, bool p99, double left, double 
         if (!same_sweep(f, s) || !(s->p99 > 0))
             continue;
         double x = left + w * s->tput / xmax, y = top + h * (1 - (log10(s->p99) - d0) / (d1 - d0));
+        char level[48];
+        if (s->t->sweep_rate > 0) /* the offered rate: the x axis shows the achieved one */
+            fmt_si(s->t->sweep_rate, level, sizeof level);
+        else
+            snprintf(level, sizeof level, "%" PRId64, s->t->sweep_clients);
         fprintf(o,
                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/><text x=\"%.1f\" "
-                "y=\"%.1f\">c=%" PRId64 "</text>\n",
-                x, y, f->color, x + 6, y - 6, s->t->sweep_clients);
+                "y=\"%.1f\">%s=%s</text>\n",
+                x, y, f->color, x + 6, y - 6, s->t->sweep_rate > 0 ? "r" : "c", level);
     }
 }
 
@@ -853,10 +858,11 @@ static void chart_capacity(page *pg)
     double d0 = floor(log10(lmin)), d1 = ceil(log10(lmax));
     d1 = d1 > d0 ? d1 : d0 + 1;
     svg_open(pg, "chart-capacity", top + plot_h + 60, "Capacity curve: latency against throughput",
-             "For each swept target, one point per level of clients: the median throughput it "
-             "achieved (horizontal) and its p99 (solid, marked with the level) and p50 "
-             "(dashed), log scale. Latency that climbs while throughput stops growing marks "
-             "the target's capacity.");
+             "For each swept target, one point per level (of clients, c=N, or of offered "
+             "rates, r=R cycles/s, whose latencies are response times): the median "
+             "throughput it achieved (horizontal) and its p99 (solid, marked with the level) "
+             "and p50 (dashed), log scale. Latency that climbs while throughput stops "
+             "growing marks the target's capacity.");
     fprintf(o,
             "<g class=\"axis\"><line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
             "y2=\"%.1f\"/>\n",

@@ -401,7 +401,10 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
         add(b, o, "sweep", cJSON_CreateNull());
     if (sweep) {
         add(b, sweep, "of", cJSON_CreateString(t->sweep_of));
-        add(b, sweep, "clients", i64_value(b, t->sweep_clients));
+        if (t->sweep_rate > 0)
+            add(b, sweep, "rate", cJSON_CreateNumber(t->sweep_rate));
+        else
+            add(b, sweep, "clients", i64_value(b, t->sweep_clients));
     }
     cJSON *runs = new_array(b, o, "runs");
     for (size_t i = 0; runs && i < t->nruns; i++)

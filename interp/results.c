@@ -525,6 +525,7 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     if (cJSON_IsObject(sweep)) {
         t->sweep_of = arena_strdup(a, str_of(sweep, "of"));
         t->sweep_clients = int_of(sweep, "clients");
+        t->sweep_rate = cJSON_IsNumber(get(sweep, "rate")) ? get(sweep, "rate")->valuedouble : 0;
     }
     t->prefill = int_of(o, "prefill");
     t->durability = dup_or_null(a, o, "durability");

@@ -111,10 +111,12 @@ typedef struct target_result {
     bool unstable;     /* some run is unstable */
     char unstable_reason[1024]; /* "run 2: ...; run 3: ...", or "" */
     char placement[256];        /* CPUs bench (and a child) ran on, and why, or "" */
-    /* a sweep (workload clients: [..]): the target entry's own label and this
-       row's level; NULL and 0 otherwise */
+    /* a sweep (workload clients: [..], or arrival rate: [..]): the target
+       entry's own label and this row's level (clients, or a rate in cycles/s,
+       the other 0); NULL and 0 otherwise */
     const char *sweep_of;
     int64_t sweep_clients;
+    double sweep_rate;
 } target_result;
 
 /* A result's status as every format names it: "failed" over "unstable" over

@@ -51,7 +51,7 @@ typedef struct run_state {
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    double rate;       /* --rate, or 0 */
+    double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
     uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
@@ -303,8 +303,8 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
     pass_plan pp = {.cycles = (uint64_t)rs->iterations};
     pp.duration_ns = o->duration_ns ? o->duration_ns : w->duration_ns;
     arrival_spec spec = w->arrival;
-    if (o->rate > 0) {
-        spec.rate = o->rate;
+    if (rs->rate > 0) {
+        spec.rate = rs->rate;
         spec.process = spec.process ? spec.process : ARRIVAL_POISSON;
     }
     pp.open = spec.process != ARRIVAL_NONE;
@@ -395,7 +395,6 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
 {
     pass_plan pp = pass_plan_of(rs, o);
     rs->open_loop = pp.open;
-    rs->rate = o->rate;
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
     unsigned tenth = 0;
     uint64_t next_tenth = stats_tenth_start(1, pp.cycles);
@@ -690,7 +689,6 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         cp->next_tenth = stats_tenth_start(1, cp->pp.cycles);
         cp->settles = target_settles(cs->t);
         cs->open_loop = cp->pp.open;
-        cs->rate = o->rate;
         mix_reset_counts(cs->mx);
         if (intervals_init(&cs->iv, every, 0, cs->nverbs) < 0)
             rc = err_set(&rs->failure, "run %d: out of memory", rs->run);
@@ -1269,6 +1267,7 @@ static int state_init(run_state *rs)
                             .warmup = rs->warmup,
                             .iterations = rs->iterations,
                             .seed = rs->seed,
+                            .rate = rs->rate,
                             .client = c,
                             .nclients = rs->nclients};
         if (state_init_client(peer, rs->p->work.shared_keys ? rs->mx : NULL) < 0)
@@ -1667,7 +1666,9 @@ typedef struct slot {
     target_result *tr;
     int64_t prefill;
     int64_t clients;   /* in force for this slot */
-    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" (owned by r) */
+    double rate;       /* a sweep's rate for this slot; 0: --rate's or the spec's */
+    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" or "LABEL r=R"
+                          (owned by r) */
     bool sweep;
     bool skipped;
 } slot;
@@ -1727,6 +1728,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
     rs.nclients = (int)sl->clients;
+    rs.rate = sl->rate > 0 ? sl->rate : o->rate;
     env_pin pin = {0};
     place_run(sl, r, rs.nclients, &pin);
     int rc = state_init(&rs);
@@ -1872,6 +1874,47 @@ bool runner_target_known(const plan *const *plans, size_t nplans, const char *na
     return target_find(name) != NULL;
 }
 
+/* The levels a plan's rows run at: a sweep of clients (workload clients:
+ * [..], unless --clients chose one), a sweep of rates (--rate R1,R2,.., or
+ * arrival rate: [..] unless --rate chose one), or one level. The compiler
+ * and the CLI let only one of them be a sweep. */
+typedef struct sweep_levels {
+    const int64_t *clients; /* a sweep of clients, or NULL */
+    const double *rates;    /* a sweep of rates, or NULL */
+    size_t n;               /* levels: 1 without a sweep */
+} sweep_levels;
+
+static sweep_levels sweep_levels_of(const plan *p, const run_options *o)
+{
+    const workload *w = &p->work;
+    if (o->clients <= 0 && w->nclient_levels > 1)
+        return (sweep_levels){.clients = w->client_levels, .n = w->nclient_levels};
+    if (o->nrates > 1)
+        return (sweep_levels){.rates = o->rates, .n = o->nrates};
+    if (!(o->rate > 0) && w->nrate_levels > 1)
+        return (sweep_levels){.rates = w->rate_levels, .n = w->nrate_levels};
+    return (sweep_levels){.n = 1};
+}
+
+/* Slot sl at level l of sw: its clients, rate and row label. */
+static void slot_level(slot *sl, const sweep_levels *sw, size_t l, int64_t clients, report *r)
+{
+    sl->clients = sw->clients ? sw->clients[l] : clients;
+    sl->clients = sl->clients > 1 ? sl->clients : 1;
+    sl->rate = sw->rates ? sw->rates[l] : 0;
+    sl->sweep = sw->clients || sw->rates;
+    sl->label = sl->ts->label;
+    if (!sl->sweep)
+        return;
+    char label[160];
+    if (sw->clients)
+        snprintf(label, sizeof label, "%s c=%" PRId64, sl->ts->label, sw->clients[l]);
+    else
+        snprintf(label, sizeof label, "%s r=%.15g", sl->ts->label, sw->rates[l]);
+    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
+    sl->label = r->owned[r->nowned++] = xstrdup(label);
+}
+
 static size_t plan_slots(const plan *p, const run_options *o, const target_spec *targets,
                          size_t ntargets, slot *out, report *r)
 {
@@ -1879,29 +1922,14 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
     const workload *w = &p->work;
     const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
     size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
-    /* a sweep of clients: one slot per level, unless --clients chose one */
-    int64_t one = clients_of(p, o);
-    bool sweep = o->clients <= 0 && w->nclient_levels > 1;
-    const int64_t *levels = sweep ? w->client_levels : &one;
-    size_t nlevels = sweep ? w->nclient_levels : 1;
+    sweep_levels sw = sweep_levels_of(p, o);
     for (size_t k = 0; k < nprefill; k++)
-        for (size_t l = 0; l < nlevels; l++)
+        for (size_t l = 0; l < sw.n; l++)
             for (size_t i = 0; i < ntargets; i++) {
                 const target_spec *ts = &targets[i];
                 slot *sl = &out[n++];
-                *sl = (slot){.p = p,
-                             .ts = ts,
-                             .drv = driver_of(o, ts),
-                             .prefill = prefill[k],
-                             .clients = levels[l] > 1 ? levels[l] : 1,
-                             .label = ts->label,
-                             .sweep = sweep};
-                if (sweep) {
-                    char label[160];
-                    snprintf(label, sizeof label, "%s c=%" PRId64, ts->label, levels[l]);
-                    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
-                    sl->label = r->owned[r->nowned++] = xstrdup(label);
-                }
+                *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts), .prefill = prefill[k]};
+                slot_level(sl, &sw, l, clients_of(p, o), r);
                 char why[1024] = "";
                 if (!sl->drv)
                     snprintf(why, sizeof why, "the %s target is not built into this bench",
@@ -1932,8 +1960,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         const plan *p = plans[pi];
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
-        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets *
-                     (p->work.nclient_levels ? p->work.nclient_levels : 1);
+        size_t cap =
+            (o->prefill ? o->nprefill : p->work.nprefill) * ntargets * sweep_levels_of(p, o).n;
         slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
@@ -1948,7 +1976,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             tr->target = slots[i].ts->name;
             tr->label = slots[i].label;
             tr->sweep_of = slots[i].sweep ? slots[i].ts->label : NULL;
-            tr->sweep_clients = slots[i].sweep ? slots[i].clients : 0;
+            tr->sweep_clients = slots[i].sweep && !(slots[i].rate > 0) ? slots[i].clients : 0;
+            tr->sweep_rate = slots[i].sweep ? slots[i].rate : 0;
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;

@@ -315,6 +315,123 @@ static void test_clients_sweep_gives_a_row_per_level(void **state)
     plan_free(p);
 }
 
+/* The text a report writer gives for r. */
+static char *written(int (*writer)(const report *, FILE *), const report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(writer(r, f), 0);
+    fclose(f);
+    return text;
+}
+
+static int html_of(const report *r, FILE *out)
+{
+    return report_html(r, "rates.json", out);
+}
+
+/* arrival: {rate: [R1, R2]} is a sweep: one row per rate, each offered at
+ * its level, labelled "LABEL r=R" and marked as such in every format, and
+ * the HTML report draws its capacity curve. */
+static void test_rate_sweep_gives_a_row_per_level(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "%s  arrival: {rate: [2000, 4000.5], process: uniform}\n  iterations: 40\n"
+             "  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    assert_int_equal(p->work.nrate_levels, 2);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 2);
+    const char *labels[] = {"memory r=2000", "memory r=4000.5"};
+    const double rates[] = {2000, 4000.5};
+    for (size_t i = 0; i < 2; i++) {
+        const target_result *t = &r.results[i];
+        assert_string_equal(t->label, labels[i]);
+        assert_string_equal(t->sweep_of, "memory");
+        assert_true(t->sweep_rate == rates[i]);
+        assert_int_equal(t->sweep_clients, 0);
+        assert_true(t->runs[0].open_loop);
+        assert_true(t->runs[0].offered_rate == rates[i]);
+        assert_int_equal(t->runs[0].offered, 40);
+        assert_int_equal(t->runs[0].fig.commands, 40);
+    }
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 1), "sweep");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sweep, "of")),
+                        "memory");
+    assert_true(cJSON_GetObjectItemCaseSensitive(sweep, "rate")->valuedouble == 4000.5);
+    assert_null(cJSON_GetObjectItemCaseSensitive(sweep, "clients"));
+    cJSON_Delete(json);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "offered at 2000, 4000.5 cycles/s (a sweep, one row per rate; "
+                               "open loop)"));
+    assert_non_null(strstr(md, "| counter | memory r=2000 (open loop)"));
+    assert_non_null(strstr(md, "| counter | memory r=4000.5 (open loop)"));
+    assert_non_null(strstr(md, "Open loop: memory r=2000 (open loop) (counter): offered 2,000 "
+                               "cycles/s"));
+    free(md);
+    char *csv = written(report_csv, &r);
+    assert_non_null(strstr(csv, "\ncounter,memory,memory r=2000,0,"));
+    assert_non_null(strstr(csv, "\ncounter,memory,memory r=4000.5,0,"));
+    free(csv);
+    char *html = written(html_of, &r);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">r=2k</text>"));
+    assert_non_null(strstr(html, ">r=4k</text>"));
+    free(html);
+    report_free(&r);
+    o.rate = 3000; /* --rate R picks one level: no sweep */
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.results[0].label, "memory");
+    assert_null(r.results[0].sweep_of);
+    assert_true(r.results[0].runs[0].offered_rate == 3000);
+    report_free(&r);
+    const double flags[] = {1000, 1500, 2500};
+    o.rates = flags; /* --rate 1000,1500,2500: the flag's sweep */
+    o.nrates = 3;
+    o.rate = flags[0];
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 3);
+    assert_string_equal(r.results[2].label, "memory r=2500");
+    assert_true(r.results[2].runs[0].offered_rate == 2500);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A rate no client reaches: the Markdown says the target fell behind and,
+ * with one client, that this is one client's reach. */
+static void test_rate_one_client_cannot_reach_says_so(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "%s  arrival: {rate: 100000000}\n  iterations: 200\n  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "Behind: memory (open loop) completed "));
+    assert_non_null(strstr(md, "backlog. One client runs one cycle at a time: this is what one "
+                               "client reaches here, and more clients may reach the rate "
+                               "offered.\n"));
+    free(md);
+    report_free(&r);
+    plan_free(p);
+}
+
 /* A target without sessions is skipped with one sentence when clients > 1. */
 static target_driver lone;
 
@@ -362,6 +479,8 @@ int main(void)
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
         cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
+        cmocka_unit_test(test_rate_sweep_gives_a_row_per_level),
+        cmocka_unit_test(test_rate_one_client_cannot_reach_says_so),
         cmocka_unit_test(test_clients_need_sessions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
