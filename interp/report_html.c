@@ -1085,6 +1085,18 @@ static void note(page *pg, bool *any)
     *any = true;
 }
 
+/* "domain · label: text" as a note. */
+static void result_note(page *pg, bool *any, const target_result *t, const char *text)
+{
+    note(pg, any);
+    esc(pg->out, t->domain);
+    fputs(" · ", pg->out);
+    esc(pg->out, t->label);
+    fputs(": ", pg->out);
+    esc(pg->out, text);
+    fputs("</li>\n", pg->out);
+}
+
 static void note_list(page *pg, bool *any, const char *what, const label_reason *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -1153,17 +1165,17 @@ static void put_notes(page *pg)
         }
         fputs("</li>\n", o);
     }
+    for (size_t i = 0; i < r->nresults; i++) { /* conflicts after the last try */
+        char text[1024];
+        uint64_t failed;
+        if (drawn(&r->results[i]) &&
+            report_failed_text(&r->results[i], &failed, text, sizeof text)[0])
+            result_note(pg, &any, &r->results[i], text);
+    }
     for (size_t i = 0; i < r->nresults; i++) { /* several clients: each one's share */
         char text[512];
-        if (!drawn(&r->results[i]) || !report_clients_text(&r->results[i], text, sizeof text)[0])
-            continue;
-        note(pg, &any);
-        esc(o, r->results[i].domain);
-        fputs(" · ", o);
-        esc(o, r->results[i].label);
-        fputs(": ", o);
-        esc(o, text);
-        fputs("</li>\n", o);
+        if (drawn(&r->results[i]) && report_clients_text(&r->results[i], text, sizeof text)[0])
+            result_note(pg, &any, &r->results[i], text);
     }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
     note_list(pg, &any, "failed", r->failed, r->nfailed);

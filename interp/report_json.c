@@ -359,6 +359,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         if (v->scan)
             add(b, vo, "rows_returned", u64_value(b, v->rows_returned));
         add(b, vo, "retries", u64_value(b, v->retries));
+        add(b, vo, "failed", u64_value(b, v->failed));
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {
@@ -372,6 +373,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_double(b, fo, "achieved_share", f->achieved_share);
         add(b, fo, "skipped", u64_value(b, f->skipped));
         add(b, fo, "refused_counted", u64_value(b, f->refused_counted));
+        add(b, fo, "failed", u64_value(b, f->failed));
     }
     add_histogram(b, o, &run->all);
     add_open_loop(b, o, run);

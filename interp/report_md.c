@@ -519,6 +519,18 @@ static void put_contention(FILE *out, const report *r)
     }
 }
 
+/* "Failed after retries: target (domain): N commands (Verb N) failed on
+ * the last try, ..." */
+static void put_failed(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        char text[1024];
+        uint64_t failed;
+        if (report_failed_text(&r->results[i], &failed, text, sizeof text)[0])
+            put_result_line(out, "Failed after retries", &r->results[i], text);
+    }
+}
+
 int report_markdown(const report *r, FILE *out)
 {
     put_environment(out, &r->env);
@@ -537,6 +549,7 @@ int report_markdown(const report *r, FILE *out)
         put_open_loop(out, r);
         put_clients(out, r);
         put_contention(out, r);
+        put_failed(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

@@ -484,6 +484,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->scan = get(v, "rows_returned") != NULL;
         vr->rows_returned = vr->scan ? (uint64_t)int_of(v, "rows_returned") : 0;
         vr->retries = (uint64_t)int_of(v, "retries");
+        vr->failed = (uint64_t)int_of(v, "failed");
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
@@ -498,6 +499,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         fr->achieved_share = num(f, "achieved_share");
         fr->skipped = (uint64_t)int_of(f, "skipped");
         fr->refused_counted = (uint64_t)int_of(f, "refused_counted");
+        fr->failed = (uint64_t)int_of(f, "failed");
     }
     intervals_from(a, run, o);
     open_loop_from(run, get(o, "open_loop"));

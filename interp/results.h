@@ -26,6 +26,8 @@ typedef struct verb_result {
                                        rows_returned counts */
     uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered */
     uint64_t retries;               /* tries after the first (a target's retry option) */
+    uint64_t failed; /* conflicts after the retry option's last try: not in count or the
+                        latencies, each its cycle abandoned */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */
@@ -37,6 +39,7 @@ typedef struct flow_result {
     double achieved_share;    /* cycles over the run's timed cycles */
     uint64_t skipped;         /* timed cycles in which it could not run (an empty pool) */
     uint64_t refused_counted; /* refusals of its on_refusal: count steps */
+    uint64_t failed;          /* its cycles abandoned after a conflict (verb_result.failed) */
 } flow_result;
 
 /* One client of a run with several (DESIGN section 10). */

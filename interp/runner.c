@@ -49,6 +49,12 @@ typedef struct run_state {
     size_t *verb_cmds;      /* per verb: its command's index */
     uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
+    uint64_t *verb_failed;  /* conflicts after the target's last try (TARGET_FAILED), per verb */
+    uint64_t *flow_failed;  /* the cycles they abandoned, per flow */
+    uint64_t failed_cycles; /* their sum: timed cycles that did not run to their end */
+    struct abandoned *abandoned; /* one client: where each abandoned cycle stopped, in order,
+                                    so the shadow replays only what succeeded */
+    size_t nabandoned, abandoned_cap;
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
     double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
@@ -70,6 +76,13 @@ typedef struct run_state {
     bool open_loop;
     bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
 } run_state;
+
+/* A timed cycle abandoned at step st (TARGET_FAILED): st and the rest of
+ * the cycle did not run. */
+typedef struct abandoned {
+    uint64_t n;
+    const step *st;
+} abandoned;
 
 /* One timed latency, for --samples. */
 typedef struct sample {
@@ -319,6 +332,27 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
     return pp;
 }
 
+/* A conflict after the target's last try (TARGET_FAILED): counted for its
+ * verb and flow, kept out of the latencies (as pgbench keeps failed
+ * transactions out of its), and the rest of cycle n is not run: *rc = 1
+ * tells the pass to go on with the next cycle. Returns t1. */
+static uint64_t abandon_cycle(run_state *rs, const step_inst *si, uint64_t n, uint64_t t1, int *rc)
+{
+    rs->verb_failed[si->verb]++;
+    rs->flow_failed[rs->flow]++;
+    rs->failed_cycles++;
+    note_outcome(rs, si, TARGET_FAILED);
+    if (rs->nclients <= 1) { /* only one client's stream is replayed by a shadow */
+        if (rs->nabandoned == rs->abandoned_cap) {
+            rs->abandoned_cap = rs->abandoned_cap ? 2 * rs->abandoned_cap : 16;
+            rs->abandoned = xrealloc(rs->abandoned, rs->abandoned_cap * sizeof *rs->abandoned);
+        }
+        rs->abandoned[rs->nabandoned++] = (abandoned){.n = n, .st = si->st};
+    }
+    *rc = 1;
+    return t1;
+}
+
 /* One dispatch of the timed pass: prepare, the two clock reads, then
  * everything that is not the target's. `from` is when its latency starts
  * (the open loop's intended start, or the end of the cycle's previous
@@ -341,6 +375,8 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
     uint64_t t1 = now_ns();
     rs->verb_trips[si->verb] += rs->t->round_trips - trips;
     uint64_t ns = from ? t1 - from : t1 - t0; /* the open loop's response time */
+    if (drc == TARGET_FAILED)
+        return abandon_cycle(rs, si, n, t1, rc);
     hist_record(&rs->all, ns);
     hist_record(&rs->tenths[tenth], ns);
     hist_record(&rs->verbs[si->verb], ns);
@@ -456,6 +492,8 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
                 live_next = end + (uint64_t)LIVE_EVERY_MS * 1000000u;
             }
         }
+        if (rc > 0) /* abandoned after a conflict (abandon_cycle): counted, and on */
+            rc = 0;
         if (rc == 0) {
             rs->timed_cycles++;
             if (pp.open && pp.max_lag_ns && end - rs->intended > pp.max_lag_ns)
@@ -551,7 +589,7 @@ static void client_turn(client_pass *cp)
         if (rc == 0)
             intervals_tick(&rs->iv, end);
     }
-    if (rc != 0)
+    if (rc < 0) /* rc 1: abandoned after a conflict (abandon_cycle), and on */
         return client_stop(cp, rc);
     rs->timed_cycles++;
     if (pp->open && pp->max_lag_ns && end - rs->intended > pp->max_lag_ns)
@@ -647,9 +685,13 @@ static void merge_client(run_state *rs, run_state *peer)
         rs->verb_counted[v] += peer->verb_counted[v];
         rs->verb_trips[v] += peer->verb_trips[v];
         rs->verb_rows[v] += peer->verb_rows[v];
+        rs->verb_failed[v] += peer->verb_failed[v];
     }
-    for (size_t f = 0; f < p->work.nflows; f++)
+    for (size_t f = 0; f < p->work.nflows; f++) {
         rs->flow_counted[f] += peer->flow_counted[f];
+        rs->flow_failed[f] += peer->flow_failed[f];
+    }
+    rs->failed_cycles += peer->failed_cycles;
     hist_merge(&rs->service, &peer->service);
     hist_merge(&rs->lag, &peer->lag);
     intervals_merge(&rs->iv, &peer->iv);
@@ -881,6 +923,7 @@ static int shadow_replay(run_state *rs, shadow *sh)
         if (shadow_step(rs, sh, &setup[s], "setup") < 0)
             return -1;
     uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup) + rs->timed_cycles;
+    size_t ab = 0; /* the next abandoned cycle */
     char where[48];
     for (uint64_t n = 0; n < cycles; n++) {
         if (runner_interrupted)
@@ -894,6 +937,12 @@ static int shadow_replay(run_state *rs, shadow *sh)
         for (size_t s = 0; s < nsteps; s++) {
             if (mix_expand(sh->mx, &steps[s], e) < 0)
                 return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+            if (ab < rs->nabandoned && rs->abandoned[ab].n == n &&
+                rs->abandoned[ab].st == steps[s].st) { /* rolled back, and the cycle ended */
+                mix_done(sh->mx, &steps[s], false);
+                ab++;
+                break;
+            }
             if (shadow_step(rs, sh, &steps[s], where) < 0)
                 return -1;
         }
@@ -1239,6 +1288,8 @@ static int state_init_client(run_state *rs, mix *pools_of)
     rs->verb_rows = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_rows);
     rs->verb_retries = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_retries);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
+    rs->verb_failed = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_failed);
+    rs->flow_failed = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_failed);
     if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
     for (int i = 0; i < STATS_TENTHS; i++)
@@ -1295,6 +1346,7 @@ static void state_free_one(run_state *rs)
     for (size_t i = 0; rs->verbs && i < rs->nverbs; i++)
         hist_free(&rs->verbs[i]);
     free(rs->samples);
+    free(rs->abandoned);
     hist_free(&rs->service);
     hist_free(&rs->lag);
     intervals_free(&rs->iv);
@@ -1329,6 +1381,7 @@ static void collect_flows(run_state *rs, run_result *rr)
             fr->skipped += mix_skipped(m, f);
         }
         fr->refused_counted = rs->flow_counted[f];
+        fr->failed = rs->flow_failed[f];
         fr->achieved_share =
             rs->timed_cycles > 0 ? (double)fr->cycles / (double)rs->timed_cycles : NAN;
     }
@@ -1356,7 +1409,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     if (!rs->open_loop)
         return;
     rr->offered = rs->offered;
-    rr->completed = rs->timed_cycles;
+    rr->completed = rs->timed_cycles - rs->failed_cycles; /* abandoned ones did not complete */
     rr->late = rs->late;
     rr->dropped = rs->dropped;
     bool any = hist_count(&rs->service) > 0;
@@ -1369,7 +1422,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     const workload *w = &rs->p->work;
     double rate = rs->rate > 0 ? rs->rate : w->arrival.rate;
     rr->offered_rate = rate;
-    rr->achieved_rate = wall > 0 ? (double)rs->timed_cycles / wall : NAN;
+    rr->achieved_rate = wall > 0 ? (double)rr->completed / wall : NAN;
 }
 
 /* Several clients: each one's throughput, Jain's fairness index over them
@@ -1437,6 +1490,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         vr->scan = plan_find_verb(rs->p, vr->verb)->scan && !(rs->drv->caps & TARGET_ACCEPTS_ALL);
         vr->rows_returned = rs->verb_rows[i];
         vr->retries = rs->verb_retries[i];
+        vr->failed = rs->verb_failed[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     collect_flows(rs, rr);

@@ -14,6 +14,7 @@
 /* clang-format on */
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -100,6 +101,9 @@ static const target_driver *wrap(const char *name)
     wrapped.close = read_then_close;
     return &wrapped;
 }
+
+static char *written(int (*writer)(const report *, FILE *), const report *r);
+static int html_of(const report *r, FILE *out);
 
 /* Runs p (one target, CLIENTS clients) and checks that it passed verify
  * and that the counter holds every increment. */
@@ -200,6 +204,147 @@ static void test_clients_serializable_postgres_retries_and_says_so(void **state)
     assert_true(cJSON_GetObjectItemCaseSensitive(verb, "retries")->valuedouble ==
                 (double)run->verbs[0].retries);
     cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* Serializable PostgreSQL with retry: {max_tries: 1}: the clients'
+ * conflicting increments fail on their only try; each is counted for its
+ * verb and flow, its cycle abandoned, and the run goes on. Verify (counts,
+ * with --verify state) passes, and the counter holds exactly the
+ * increments that succeeded. */
+static void test_clients_failures_after_retries_are_counted(void **state)
+{
+    (void)state;
+    char why[512];
+    const target_spec ts = {.name = "postgres", .label = "postgres"};
+    const target_driver *drv = target_find("postgres");
+    if (!drv || target_available(drv, &ts, why, sizeof why) != 0) {
+        if (getenv("BENCH_PG_SCRATCH"))
+            fail_msg("make test started a server, but %s", why);
+        printf("test_clients: postgres skipped, %s\n", why);
+        return;
+    }
+    plan *p = counter_plan(CLIENTS, INCREMENTS,
+                           "postgres: {durability: normal, isolation: serializable, retry: "
+                           "{max_tries: 1}}");
+    counter_agg = &p->aggs[0];
+    counter_value = -1;
+    run_options o = {.iterations = -1,
+                     .warmup = -1,
+                     .runs = -1,
+                     .quiet = true,
+                     .verify = VERIFY_LEVEL_STATE,
+                     .driver_for = wrap};
+    const plan *plans[] = {p};
+    report r = {0};
+    int rc = runner_run(plans, 1, &o, &r);
+    if (r.nfailed)
+        fail_msg("%s", r.failed[0].reason);
+    assert_int_equal(rc, 0);
+    const target_result *tr = &r.results[0];
+    const run_result *run = &tr->runs[0];
+    assert_int_equal(tr->verify, VERIFY_PASS);
+    assert_int_equal(run->nverbs, 1);
+    uint64_t failed = run->verbs[0].failed;
+    printf("test_clients: %" PRIu64 " increments succeeded, %" PRIu64 " failed\n",
+           run->fig.commands, failed);
+    assert_true(failed > 0);
+    assert_int_equal(run->verbs[0].retries, 0); /* one try: none again */
+    assert_int_equal(run->flows[0].failed, failed);
+    assert_int_equal(run->fig.commands + failed, (uint64_t)CLIENTS * INCREMENTS);
+    assert_int_equal(run->verbs[0].count, run->fig.commands);
+    assert_int_equal(hist_count(&run->all), run->fig.commands); /* failures not in latency */
+    assert_int_equal(counter_value, (int64_t)run->fig.commands);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "Failed after retries: postgres (normal) (counter): "));
+    assert_non_null(strstr(md, " (Counter.Increment "));
+    assert_non_null(strstr(md, ") failed on the last try, each rolled back, kept out of the "
+                               "latencies and its cycle abandoned (all runs).\n"));
+    free(md);
+    char *csv = written(report_csv, &r);
+    char tail[64];
+    snprintf(tail, sizeof tail, ",%" PRIu64 "\n", failed);
+    assert_non_null(strstr(csv, "retries,lock_waits,failed\n"));
+    assert_non_null(strstr(csv, tail));
+    free(csv);
+    char *html = written(html_of, &r);
+    assert_non_null(strstr(html, ") failed on the last try, each rolled back"));
+    free(html);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *jrun = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 0), "runs"),
+        0);
+    const cJSON *verb = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(jrun, "by_verb"), "Counter.Increment");
+    assert_true(cJSON_GetObjectItemCaseSensitive(verb, "failed")->valuedouble == (double)failed);
+    cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A driver like memory that fails every 5th timed dispatch of one verb as
+ * a conflict after the last try (TARGET_FAILED) without running it, as a
+ * rolled-back transaction leaves the store. */
+static target_driver conflicting;
+static uint64_t dispatches;
+static const char *conflict_verb;
+
+static int conflict_dispatch(target *t, const command *cmd, const value *args)
+{
+    if (!strcmp(cmd->verb, conflict_verb) && ++dispatches % 5 == 0)
+        return target_fail(t, TARGET_FAILED, "could not serialize access (after 1 try)");
+    return target_find("memory")->dispatch(t, cmd, args);
+}
+
+static const target_driver *conflict_driver(const char *name)
+{
+    (void)name;
+    conflicting = *target_find("memory");
+    conflicting.dispatch = conflict_dispatch;
+    return &conflicting;
+}
+
+/* One client on pizzas whose AddTopping conflicts now and then: each such
+ * cycle stops there, the rest of it is not run, and the shadow replays only
+ * what succeeded, so verify state (every record read back) passes. */
+static void test_failed_cycles_are_abandoned_and_verify_holds(void **state)
+{
+    (void)state;
+    char *text = read_file("specs/pizzas.yaml");
+    plan *p = fx_compile(text);
+    free(text);
+    conflict_verb = "Order.AddTopping";
+    dispatches = 0;
+    run_options o = {.iterations = 300,
+                     .warmup = 0,
+                     .runs = 1,
+                     .quiet = true,
+                     .verify = VERIFY_LEVEL_STATE,
+                     .only = (const char *const[]){"memory"},
+                     .nonly = 1,
+                     .driver_for = conflict_driver};
+    const plan *plans[] = {p};
+    report r = {0};
+    int rc = runner_run(plans, 1, &o, &r);
+    if (r.nfailed)
+        fail_msg("%s", r.failed[0].reason);
+    assert_int_equal(rc, 0);
+    const target_result *tr = &r.results[0];
+    assert_int_equal(tr->verify, VERIFY_PASS);
+    assert_string_equal(tr->verify_level, "state");
+    const run_result *run = &tr->runs[0];
+    uint64_t failed = 0, abandoned = 0;
+    for (size_t v = 0; v < run->nverbs; v++) {
+        failed += run->verbs[v].failed;
+        if (strcmp(run->verbs[v].verb, conflict_verb) != 0)
+            assert_int_equal(run->verbs[v].failed, 0);
+    }
+    for (size_t f = 0; f < run->nflows; f++)
+        abandoned += run->flows[f].failed;
+    assert_true(failed > 0);
+    assert_int_equal(abandoned, failed);
     report_free(&r);
     plan_free(p);
 }
@@ -476,6 +621,8 @@ int main(void)
         cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
         cmocka_unit_test(test_clients_no_lost_update_on_postgres),
         cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
+        cmocka_unit_test(test_clients_failures_after_retries_are_counted),
+        cmocka_unit_test(test_failed_cycles_are_abandoned_and_verify_holds),
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
         cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
