@@ -572,6 +572,18 @@ static void test_rate_flag_gives_one_row_per_rate(void **state)
         fail_msg("bench gate failed (%d): %s%s", o.status, o.out, o.err);
     assert_non_null(strstr(o.out, "memory r=4000"));
     spawn_output_free(&o);
+    /* the page read back from the file draws the capacity curve, points marked r=R */
+    const char *page[] = {"report", "@/rates.json", "--html", "@/rates.html", NULL};
+    o = bench(page);
+    assert_int_equal(o.status, 0);
+    spawn_output_free(&o);
+    path = expand("@/rates.html");
+    char *html = read_text(path);
+    free(path);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">r=2k</text>"));
+    assert_non_null(strstr(html, ">r=4k</text>"));
+    free(html);
 }
 
 static void test_spec_prefill_list_gives_one_row_per_size(void **state)
