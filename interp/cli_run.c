@@ -37,9 +37,10 @@ static const char usage_run[] =
     "  --prefill N[,N..]  untimed cycles that grow the store first; one row per size\n"
     "                     (each size once)\n"
     "  --duration D       time the pass for D (30s, 500ms, 2m) instead of --iterations\n"
-    "  --rate R           open loop: start R cycles per second on a Poisson schedule\n"
+    "  --rate R[,R..]     open loop: start R cycles per second on a Poisson schedule\n"
     "                     (the spec's arrival process if it has one); latencies are\n"
-    "                     then response times, from each cycle's intended start\n"
+    "                     then response times, from each cycle's intended start;\n"
+    "                     several rates are a sweep, one row per rate (each once)\n"
     "  --interval D       the length of the intervals of the JSON's latency over time\n"
     "                     (default 1s, or --progress's)\n"
     "  --hlog FILE        the intervals in HdrHistogram's interval-log format, one tag\n"
@@ -103,6 +104,7 @@ typedef struct run_args {
     char *only_buf, *prefill_buf;
     const char **only;
     int64_t *prefill;
+    double *rates;
 } run_args;
 
 static int parse_count(const char *opt, const char *s, int64_t min, int64_t *out)
@@ -142,6 +144,43 @@ static int parse_prefill(run_args *a, const char *s)
     a->o.prefill = a->prefill;
     a->o.nprefill = n;
     return 0;
+}
+
+/* --rate: one rate, or a sweep of them, each once (a rate twice would be
+ * two rows of one metric name). */
+static int parse_rate(run_args *a, const char *s)
+{
+    char *buf = xstrdup(s);
+    size_t max = strlen(s) / 2 + 1;
+    const char **parts = xcalloc(max, sizeof *parts);
+    size_t n = split_commas(buf, parts, max);
+    free(a->rates);
+    a->rates = xcalloc(n ? n : 1, sizeof *a->rates);
+    int rc = n == 0 ? cli_usage_error("run",
+                                      "--rate needs a number of cycles per second above "
+                                      "0, not '%s'",
+                                      s)
+                    : 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *end;
+        a->rates[i] = strtod(parts[i], &end);
+        if (end == parts[i] || *end || !(a->rates[i] > 0) || !isfinite(a->rates[i]))
+            rc = cli_usage_error("run",
+                                 "--rate needs a number of cycles per second above 0, "
+                                 "not '%s'",
+                                 parts[i]);
+        for (size_t k = 0; k < i && rc == 0; k++)
+            if (a->rates[k] == a->rates[i])
+                rc = cli_usage_error("run", "--rate lists %.15g twice", a->rates[i]);
+    }
+    free(parts);
+    free(buf);
+    if (rc == 0) {
+        a->o.rate = a->rates[0];
+        a->o.rates = n > 1 ? a->rates : NULL;
+        a->o.nrates = n > 1 ? n : 0;
+    }
+    return rc;
 }
 
 /* --targets is cumulative: `--targets a --targets b` is `--targets a,b`. */
@@ -278,16 +317,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                     cli_usage_error("run", "%s needs a duration such as 30s, 250ms or 2m, not '%s'",
                                     c == O_DURATION ? "--duration" : "--interval", optarg);
             break;
-        case O_RATE: {
-            char *end;
-            a->o.rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(a->o.rate > 0) || !isfinite(a->o.rate))
-                rc = cli_usage_error("run",
-                                     "--rate needs a number of cycles per second above 0, "
-                                     "not '%s'",
-                                     optarg);
-            break;
-        }
+        case O_RATE: rc = parse_rate(a, optarg); break;
         case O_HLOG: a->hlog = optarg; break;
         case O_SEED: {
             int64_t seed = 0;
@@ -342,6 +372,7 @@ static void free_run_args(run_args *a)
     free(a->only);
     free(a->prefill_buf);
     free(a->prefill);
+    free(a->rates);
 }
 
 static void on_sigint(int sig)
@@ -358,6 +389,19 @@ static int check_only(const run_args *a, const plan *const *plans, size_t n)
                                    "--targets names '%s', which is neither a target nor a label "
                                    "in the specs",
                                    a->only[i]);
+    return 0;
+}
+
+/* One sweep at a time: --rate R1,R2,.. is one, and a spec whose clients
+ * is a list (unless --clients chose one level) has another. */
+static int check_sweeps(const run_args *a, const plan *const *plans, size_t n)
+{
+    for (size_t i = 0; a->o.nrates > 1 && a->o.clients <= 0 && i < n; i++)
+        if (plans[i]->work.nclient_levels > 1)
+            return cli_usage_error("run",
+                                   "--rate with several rates is a sweep, and %s's clients is a "
+                                   "list, another: one sweep at a time (add --clients N)",
+                                   plans[i]->path);
     return 0;
 }
 
@@ -519,6 +563,8 @@ int cli_run(int argc, char **argv)
         plans[i] = specs[i].p;
     if (rc == 0)
         rc = check_only(&a, plans, nspecs);
+    if (rc == 0)
+        rc = check_sweeps(&a, plans, nspecs);
     if (rc == 0)
         rc = check_outputs(&a);
     atomic_file samples = {0}, hlog = {0};

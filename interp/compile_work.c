@@ -3,6 +3,7 @@
  * (targets are compile_targets.c's). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -909,6 +910,47 @@ static int duration_of(cc *c, const node *n, const char *what, uint64_t *ns)
     return -1;
 }
 
+static double rate_of(const node *n)
+{
+    return n && n->kind == NODE_INT ? (double)n->v.i : n && n->kind == NODE_FLOAT ? n->v.f : 0;
+}
+
+/* arrival: {rate: [R1, R2, ...]}: a sweep of rates, one result per level
+ * (the schema checked the items' kinds). One sweep at a time: not beside a
+ * list of clients. */
+static int compile_rate_levels(cc *c, const node *wn, const node *rate)
+{
+    workload *w = &c->p->work;
+    const node *cl = node_get(wn, "clients");
+    if (cl && cl->kind == NODE_SEQ) {
+        diag_error_at(c->d, rate,
+                      "one sweep at a time: clients is already a list; give arrival's rate "
+                      "one number, or clients one number");
+        return -1;
+    }
+    if (rate->count == 0) {
+        diag_error_at(c->d, rate, "arrival's rate needs at least one level");
+        return -1;
+    }
+    w->rate_levels = arena_alloc(c->a, rate->count * sizeof *w->rate_levels);
+    for (size_t i = 0; i < rate->count; i++) {
+        double r = rate_of(rate->items[i]);
+        if (!(r > 0) || !isfinite(r)) {
+            diag_error_at(c->d, rate->items[i],
+                          "arrival's rate is a number of cycles per second above 0");
+            return -1;
+        }
+        for (size_t k = 0; k < w->nrate_levels; k++)
+            if (w->rate_levels[k] == r) { /* one row per level, each its metric name */
+                diag_error_at(c->d, rate->items[i], "arrival's rate lists %.15g twice", r);
+                return -1;
+            }
+        w->rate_levels[w->nrate_levels++] = r;
+    }
+    w->arrival.rate = w->rate_levels[0];
+    return 0;
+}
+
 /* duration and arrival (DESIGN section 10). */
 static int compile_load(cc *c, const node *wn)
 {
@@ -921,10 +963,10 @@ static int compile_load(cc *c, const node *wn)
     const node *rate = node_get(a, "rate"), *proc = node_get(a, "process");
     const node *lag = node_get(a, "max_lag");
     w->arrival.process = proc && node_is_str(proc, "uniform") ? ARRIVAL_UNIFORM : ARRIVAL_POISSON;
-    w->arrival.rate = rate && rate->kind == NODE_INT     ? (double)rate->v.i
-                      : rate && rate->kind == NODE_FLOAT ? rate->v.f
-                                                         : 0;
-    if (!(w->arrival.rate > 0)) {
+    if (rate && rate->kind == NODE_SEQ) {
+        if (compile_rate_levels(c, wn, rate) < 0)
+            return -1;
+    } else if (!((w->arrival.rate = rate_of(rate)) > 0)) {
         diag_error_at(c->d, rate ? rate : a,
                       "arrival's rate is a number of cycles per second above 0");
         return -1;

@@ -48,6 +48,7 @@ static int walk_policies(const event_def *ev, const event_def **path, int depth,
 
 static int lint_expects(const plan *p, diag_list *d);
 static void lint_client_keys(const plan *p, diag_list *d);
+static void lint_open_loop_rate(const plan *p, diag_list *d);
 
 /* A policy runs a command: a query would change nothing. */
 static int lint_policy_runs(const plan *p, diag_list *d)
@@ -74,6 +75,7 @@ int lint_policies(const plan *p, diag_list *d)
         if (walk_policies(&p->events[e], path, 0, d) < 0)
             return -1;
     lint_client_keys(p, d);
+    lint_open_loop_rate(p, d);
     return lint_expects(p, d);
 }
 
@@ -364,6 +366,46 @@ static void lint_client_keys(const plan *p, diag_list *d)
                                 "and the second is refused",
                                 most, st->cmd->agg->name);
         }
+}
+
+/* The least a timed command takes in bench's own loop: the harness floor
+ * (two clock reads around a call that returns at once) measures 23-29 ns
+ * on the machines docs/benchmarks.md quotes; below 20 ns none has read. */
+enum { LINT_COMMAND_FLOOR_NS = 20 };
+
+/* An open-loop rate one client cannot reach whatever the target: a client
+ * runs one cycle at a time, so it starts at most one cycle per (commands of
+ * the shortest flow x the harness floor). Checked for each level of a rate
+ * sweep, at the fewest clients any level runs. A warning: the run still
+ * measures what the client reached (the report's Behind: line). */
+static void lint_open_loop_rate(const plan *p, diag_list *d)
+{
+    const workload *w = &p->work;
+    if (w->arrival.process == ARRIVAL_NONE || w->nflows == 0)
+        return;
+    int64_t fewest = w->clients > 1 ? w->clients : 1;
+    for (size_t i = 0; i < w->nclient_levels; i++)
+        fewest = w->client_levels[i] < fewest ? w->client_levels[i] : fewest;
+    size_t least = w->flows[0].nsteps;
+    for (size_t f = 1; f < w->nflows; f++)
+        least = w->flows[f].nsteps < least ? w->flows[f].nsteps : least;
+    double most = 1e9 / ((double)(least ? least : 1) * LINT_COMMAND_FLOOR_NS);
+    const node *rate = node_get(node_get(node_get(p->source->root, "workload"), "arrival"), "rate");
+    size_t nlevels = w->nrate_levels ? w->nrate_levels : 1;
+    for (size_t i = 0; rate && i < nlevels; i++) {
+        double r = w->nrate_levels ? w->rate_levels[i] : w->arrival.rate;
+        if (r / (double)fewest <= most)
+            continue;
+        char who[48] = "one client";
+        if (fewest > 1)
+            snprintf(who, sizeof who, "each of %" PRId64 " clients", fewest);
+        diag_warning_at(d, w->nrate_levels ? rate->items[i] : rate,
+                        "a rate of %.15g cycles/s is a cycle every %.3g ns for %s, and a client "
+                        "runs one cycle at a time (at least %zu command%s, each at least %d ns: "
+                        "the harness floor): it cannot reach this rate; more clients can",
+                        r, 1e9 * (double)fewest / r, who, least ? least : 1, least == 1 ? "" : "s",
+                        LINT_COMMAND_FLOOR_NS);
+    }
 }
 
 void lint_workload_warnings(const node *root, diag_list *d)

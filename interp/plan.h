@@ -290,6 +290,8 @@ typedef struct workload {
     int64_t clients;        /* workload.clients: callers at once (a sweep's first); default 1 */
     int64_t *client_levels; /* workload.clients: [..]: a sweep, one result per level */
     size_t nclient_levels;  /* 0 when clients is one number */
+    double *rate_levels;    /* workload.arrival.rate: [..]: a sweep, one result per level */
+    size_t nrate_levels;    /* 0 when rate is one number (arrival.rate is the first) */
     bool shared_keys;       /* workload.keys: shared (one set of pools); false: per_client */
     verify_level verify;    /* workload.verify; default counts */
     target_spec *targets;

@@ -13,7 +13,7 @@ static const char csv_header[] =
     "p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,status,failed_run,"
     "status_reason,"
     "placement,harness_floor_p50_us,harness_cost_ns_per_command,goodput_per_s,flow_shares,"
-    "clients,threads,fairness,stop_spread_s,retries,lock_waits\n";
+    "clients,threads,fairness,stop_spread_s,retries,lock_waits,failed\n";
 
 /* A field, quoted as RFC 4180 asks when it holds a comma, a quote or a line
  * break (or starts or ends with a space, which some readers trim). */
@@ -94,7 +94,9 @@ static void put_row(FILE *out, const report *r, const target_result *t)
     put_double(out, cf.stop_spread_s);
     uint64_t retries, waits;
     report_contention_text(t, &retries, &waits, shares, sizeof shares);
-    fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", retries, waits);
+    uint64_t failed;
+    report_failed_text(t, &failed, shares, sizeof shares);
+    fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", retries, waits, failed);
 }
 
 int report_csv(const report *r, FILE *out)

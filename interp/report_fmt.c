@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,56 @@ const char *report_clients_text(const target_result *t, char *buf, size_t size)
     return buf;
 }
 
+/* A verb's counter (a uint64_t at offset in verb_result) over every run. */
+static uint64_t verb_total(const target_result *t, size_t v, size_t offset)
+{
+    uint64_t sum = 0;
+    for (size_t k = 0; k < t->nruns; k++)
+        if (v < t->runs[k].nverbs)
+            sum += *(const uint64_t *)((const char *)&t->runs[k].verbs[v] + offset);
+    return sum;
+}
+
+/* " (Verb N, Verb M)": the verbs whose counter at offset is above 0, after
+ * buf[*used]. */
+static void put_per_verb(const target_result *t, size_t offset, char *buf, size_t size,
+                         size_t *used)
+{
+    const run_result *first = t->nruns ? &t->runs[0] : NULL;
+    const char *sep = " (";
+    char n[32];
+    for (size_t v = 0; first && v < first->nverbs && *used < size; v++) {
+        uint64_t per = verb_total(t, v, offset);
+        if (!per)
+            continue;
+        report_fmt_int((int64_t)per, n, sizeof n);
+        *used +=
+            (size_t)snprintf(buf + *used, size - *used, "%s%s %s", sep, first->verbs[v].verb, n);
+        sep = ", ";
+    }
+    if (*sep == ',' && *used < size)
+        *used += (size_t)snprintf(buf + *used, size - *used, ")");
+}
+
+const char *report_failed_text(const target_result *t, uint64_t *failed, char *buf, size_t size)
+{
+    *failed = 0;
+    buf[0] = '\0';
+    for (size_t v = 0; t->nruns && v < t->runs[0].nverbs; v++)
+        *failed += verb_total(t, v, offsetof(verb_result, failed));
+    if (!*failed)
+        return buf;
+    char n[32];
+    report_fmt_int((int64_t)*failed, n, sizeof n);
+    size_t used = (size_t)snprintf(buf, size, "%s command%s", n, *failed == 1 ? "" : "s");
+    put_per_verb(t, offsetof(verb_result, failed), buf, size, &used);
+    if (used < size)
+        snprintf(buf + used, size - used,
+                 " failed on the last try, each rolled back, kept out of the latencies and its "
+                 "cycle abandoned (all runs)");
+    return buf;
+}
+
 const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
                                    char *buf, size_t size)
 {
@@ -243,20 +294,8 @@ const char *report_contention_text(const target_result *t, uint64_t *retries, ui
     char n[32];
     report_fmt_int((int64_t)*retries, n, sizeof n);
     size_t used = (size_t)snprintf(buf, size, "%s retr%s", n, *retries == 1 ? "y" : "ies");
-    const run_result *first = t->nruns ? &t->runs[0] : NULL;
-    const char *sep = " (";
-    for (size_t v = 0; *retries && first && v < first->nverbs && used < size; v++) {
-        uint64_t per = 0;
-        for (size_t k = 0; k < t->nruns; k++)
-            per += v < t->runs[k].nverbs ? t->runs[k].verbs[v].retries : 0;
-        if (!per)
-            continue;
-        report_fmt_int((int64_t)per, n, sizeof n);
-        used += (size_t)snprintf(buf + used, size - used, "%s%s %s", sep, first->verbs[v].verb, n);
-        sep = ", ";
-    }
-    if (*sep == ',' && used < size)
-        used += (size_t)snprintf(buf + used, size - used, ")");
+    if (*retries)
+        put_per_verb(t, offsetof(verb_result, retries), buf, size, &used);
     report_fmt_int((int64_t)*waits, n, sizeof n);
     if (used < size)
         snprintf(buf + used, size - used, "; %s lock wait%s (all runs)", n, *waits == 1 ? "" : "s");

@@ -70,6 +70,10 @@ const char *report_clients_text(const target_result *t, char *buf, size_t size);
  * (returned), "" when both are 0. */
 const char *report_contention_text(const target_result *t, uint64_t *retries, uint64_t *waits,
                                    char *buf, size_t size);
+/* A result's commands that failed on the retry option's last try, over
+ * every run, in *failed; and "12 commands (Counter.Increment 12) failed on
+ * the last try, ..." into buf (returned), "" when there were none. */
+const char *report_failed_text(const target_result *t, uint64_t *failed, char *buf, size_t size);
 /* "order 10.0% asked, 9.8% ran; top 80.0% asked, 80.2% ran, 3 cycles it
  * could not run, 2 refusals counted": each flow's requested share and the share of the timed
  * cycles it ran, over every run, into buf (returned); "" for one flow. */

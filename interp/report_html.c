@@ -824,10 +824,15 @@ static void capacity_line(page *pg, size_t first, bool p99, double left, double 
         if (!same_sweep(f, s) || !(s->p99 > 0))
             continue;
         double x = left + w * s->tput / xmax, y = top + h * (1 - (log10(s->p99) - d0) / (d1 - d0));
+        char level[48];
+        if (s->t->sweep_rate > 0) /* the offered rate: the x axis shows the achieved one */
+            fmt_si(s->t->sweep_rate, level, sizeof level);
+        else
+            snprintf(level, sizeof level, "%" PRId64, s->t->sweep_clients);
         fprintf(o,
                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/><text x=\"%.1f\" "
-                "y=\"%.1f\">c=%" PRId64 "</text>\n",
-                x, y, f->color, x + 6, y - 6, s->t->sweep_clients);
+                "y=\"%.1f\">%s=%s</text>\n",
+                x, y, f->color, x + 6, y - 6, s->t->sweep_rate > 0 ? "r" : "c", level);
     }
 }
 
@@ -853,10 +858,11 @@ static void chart_capacity(page *pg)
     double d0 = floor(log10(lmin)), d1 = ceil(log10(lmax));
     d1 = d1 > d0 ? d1 : d0 + 1;
     svg_open(pg, "chart-capacity", top + plot_h + 60, "Capacity curve: latency against throughput",
-             "For each swept target, one point per level of clients: the median throughput it "
-             "achieved (horizontal) and its p99 (solid, marked with the level) and p50 "
-             "(dashed), log scale. Latency that climbs while throughput stops growing marks "
-             "the target's capacity.");
+             "For each swept target, one point per level (of clients, c=N, or of offered "
+             "rates, r=R cycles/s, whose latencies are response times): the median "
+             "throughput it achieved (horizontal) and its p99 (solid, marked with the level) "
+             "and p50 (dashed), log scale. Latency that climbs while throughput stops "
+             "growing marks the target's capacity.");
     fprintf(o,
             "<g class=\"axis\"><line class=\"axis-line\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
             "y2=\"%.1f\"/>\n",
@@ -1079,6 +1085,18 @@ static void note(page *pg, bool *any)
     *any = true;
 }
 
+/* "domain · label: text" as a note. */
+static void result_note(page *pg, bool *any, const target_result *t, const char *text)
+{
+    note(pg, any);
+    esc(pg->out, t->domain);
+    fputs(" · ", pg->out);
+    esc(pg->out, t->label);
+    fputs(": ", pg->out);
+    esc(pg->out, text);
+    fputs("</li>\n", pg->out);
+}
+
 static void note_list(page *pg, bool *any, const char *what, const label_reason *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -1147,17 +1165,17 @@ static void put_notes(page *pg)
         }
         fputs("</li>\n", o);
     }
+    for (size_t i = 0; i < r->nresults; i++) { /* conflicts after the last try */
+        char text[1024];
+        uint64_t failed;
+        if (drawn(&r->results[i]) &&
+            report_failed_text(&r->results[i], &failed, text, sizeof text)[0])
+            result_note(pg, &any, &r->results[i], text);
+    }
     for (size_t i = 0; i < r->nresults; i++) { /* several clients: each one's share */
         char text[512];
-        if (!drawn(&r->results[i]) || !report_clients_text(&r->results[i], text, sizeof text)[0])
-            continue;
-        note(pg, &any);
-        esc(o, r->results[i].domain);
-        fputs(" · ", o);
-        esc(o, r->results[i].label);
-        fputs(": ", o);
-        esc(o, text);
-        fputs("</li>\n", o);
+        if (drawn(&r->results[i]) && report_clients_text(&r->results[i], text, sizeof text)[0])
+            result_note(pg, &any, &r->results[i], text);
     }
     note_list(pg, &any, "skipped", r->skipped, r->nskipped);
     note_list(pg, &any, "failed", r->failed, r->nfailed);

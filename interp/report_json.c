@@ -359,6 +359,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         if (v->scan)
             add(b, vo, "rows_returned", u64_value(b, v->rows_returned));
         add(b, vo, "retries", u64_value(b, v->retries));
+        add(b, vo, "failed", u64_value(b, v->failed));
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {
@@ -372,6 +373,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
         add_double(b, fo, "achieved_share", f->achieved_share);
         add(b, fo, "skipped", u64_value(b, f->skipped));
         add(b, fo, "refused_counted", u64_value(b, f->refused_counted));
+        add(b, fo, "failed", u64_value(b, f->failed));
     }
     add_histogram(b, o, &run->all);
     add_open_loop(b, o, run);
@@ -401,7 +403,10 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
         add(b, o, "sweep", cJSON_CreateNull());
     if (sweep) {
         add(b, sweep, "of", cJSON_CreateString(t->sweep_of));
-        add(b, sweep, "clients", i64_value(b, t->sweep_clients));
+        if (t->sweep_rate > 0)
+            add(b, sweep, "rate", cJSON_CreateNumber(t->sweep_rate));
+        else
+            add(b, sweep, "clients", i64_value(b, t->sweep_clients));
     }
     cJSON *runs = new_array(b, o, "runs");
     for (size_t i = 0; runs && i < t->nruns; i++)

@@ -97,8 +97,29 @@ static void put_environment(FILE *out, const environment *e)
     bullet(out, "Date", e->date);
 }
 
-static void put_settings(FILE *out, const run_config *c)
+/* A sweep of rates: " offered at 500, 1000 cycles/s (a sweep, one row per
+ * rate; open loop)", the levels in the order they ran; false without one. */
+static bool put_rate_sweep(FILE *out, const report *r)
 {
+    bool any = false;
+    for (size_t i = 0; i < r->nresults; i++) {
+        const target_result *t = &r->results[i];
+        bool seen = !(t->sweep_rate > 0);
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = r->results[k].sweep_rate == t->sweep_rate;
+        if (seen)
+            continue;
+        fprintf(out, "%s%.15g", any ? ", " : " offered at ", t->sweep_rate);
+        any = true;
+    }
+    if (any)
+        fputs(" cycles/s (a sweep, one row per rate; open loop)", out);
+    return any;
+}
+
+static void put_settings(FILE *out, const report *r)
+{
+    const run_config *c = &r->config;
     fputs("Warmup ", out);
     put_count(out, c->warmup, "cycle", "cycles");
     fputs(", ", out);
@@ -106,7 +127,7 @@ static void put_settings(FILE *out, const run_config *c)
         fprintf(out, "timed for %g s", c->duration_s);
     else
         put_count(out, c->iterations, "timed cycle", "timed cycles");
-    if (c->rate > 0)
+    if (!put_rate_sweep(out, r) && c->rate > 0)
         fprintf(out, " offered at %g cycles/s (open loop)", c->rate);
     if (c->clients > 1) {
         fputs(" per client and run, ", out);
@@ -273,8 +294,12 @@ static void put_open_loop(FILE *out, const report *r)
             fprintf(out,
                     " completed %s of the %s cycles/s offered (%" PRIu64 " of %" PRIu64
                     " cycles): it cannot keep up, and its response times include the "
-                    "backlog.\n",
-                    ach, off, completed, offered);
+                    "backlog.%s\n",
+                    ach, off, completed, offered,
+                    t->runs[0].nclients > 1
+                        ? ""
+                        : " One client runs one cycle at a time: this is what one client "
+                          "reaches here, and more clients may reach the rate offered.");
         }
     }
 }
@@ -494,11 +519,23 @@ static void put_contention(FILE *out, const report *r)
     }
 }
 
+/* "Failed after retries: target (domain): N commands (Verb N) failed on
+ * the last try, ..." */
+static void put_failed(FILE *out, const report *r)
+{
+    for (size_t i = 0; i < r->nresults; i++) {
+        char text[1024];
+        uint64_t failed;
+        if (report_failed_text(&r->results[i], &failed, text, sizeof text)[0])
+            put_result_line(out, "Failed after retries", &r->results[i], text);
+    }
+}
+
 int report_markdown(const report *r, FILE *out)
 {
     put_environment(out, &r->env);
     fputc('\n', out);
-    put_settings(out, &r->config);
+    put_settings(out, r);
     fputs("\n| domain | target | commands/s | range across runs | p50 (us) | p99 (us) | drift |\n"
           "|---|---|---:|---:|---:|---:|---:|\n",
           out);
@@ -512,6 +549,7 @@ int report_markdown(const report *r, FILE *out)
         put_open_loop(out, r);
         put_clients(out, r);
         put_contention(out, r);
+        put_failed(out, r);
         put_mix(out, r);
         put_unstable(out, r);
         put_placement(out, r);

@@ -484,6 +484,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->scan = get(v, "rows_returned") != NULL;
         vr->rows_returned = vr->scan ? (uint64_t)int_of(v, "rows_returned") : 0;
         vr->retries = (uint64_t)int_of(v, "retries");
+        vr->failed = (uint64_t)int_of(v, "failed");
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
@@ -498,6 +499,7 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         fr->achieved_share = num(f, "achieved_share");
         fr->skipped = (uint64_t)int_of(f, "skipped");
         fr->refused_counted = (uint64_t)int_of(f, "refused_counted");
+        fr->failed = (uint64_t)int_of(f, "failed");
     }
     intervals_from(a, run, o);
     open_loop_from(run, get(o, "open_loop"));
@@ -525,6 +527,7 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     if (cJSON_IsObject(sweep)) {
         t->sweep_of = arena_strdup(a, str_of(sweep, "of"));
         t->sweep_clients = int_of(sweep, "clients");
+        t->sweep_rate = cJSON_IsNumber(get(sweep, "rate")) ? get(sweep, "rate")->valuedouble : 0;
     }
     t->prefill = int_of(o, "prefill");
     t->durability = dup_or_null(a, o, "durability");

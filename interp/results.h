@@ -26,6 +26,8 @@ typedef struct verb_result {
                                        rows_returned counts */
     uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered */
     uint64_t retries;               /* tries after the first (a target's retry option) */
+    uint64_t failed; /* conflicts after the retry option's last try: not in count or the
+                        latencies, each its cycle abandoned */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */
@@ -37,6 +39,7 @@ typedef struct flow_result {
     double achieved_share;    /* cycles over the run's timed cycles */
     uint64_t skipped;         /* timed cycles in which it could not run (an empty pool) */
     uint64_t refused_counted; /* refusals of its on_refusal: count steps */
+    uint64_t failed;          /* its cycles abandoned after a conflict (verb_result.failed) */
 } flow_result;
 
 /* One client of a run with several (DESIGN section 10). */
@@ -111,10 +114,12 @@ typedef struct target_result {
     bool unstable;     /* some run is unstable */
     char unstable_reason[1024]; /* "run 2: ...; run 3: ...", or "" */
     char placement[256];        /* CPUs bench (and a child) ran on, and why, or "" */
-    /* a sweep (workload clients: [..]): the target entry's own label and this
-       row's level; NULL and 0 otherwise */
+    /* a sweep (workload clients: [..], or arrival rate: [..]): the target
+       entry's own label and this row's level (clients, or a rate in cycles/s,
+       the other 0); NULL and 0 otherwise */
     const char *sweep_of;
     int64_t sweep_clients;
+    double sweep_rate;
 } target_result;
 
 /* A result's status as every format names it: "failed" over "unstable" over

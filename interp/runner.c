@@ -49,9 +49,15 @@ typedef struct run_state {
     size_t *verb_cmds;      /* per verb: its command's index */
     uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
+    uint64_t *verb_failed;  /* conflicts after the target's last try (TARGET_FAILED), per verb */
+    uint64_t *flow_failed;  /* the cycles they abandoned, per flow */
+    uint64_t failed_cycles; /* their sum: timed cycles that did not run to their end */
+    struct abandoned *abandoned; /* one client: where each abandoned cycle stopped, in order,
+                                    so the shadow replays only what succeeded */
+    size_t nabandoned, abandoned_cap;
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    double rate;       /* --rate, or 0 */
+    double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
     uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
@@ -70,6 +76,13 @@ typedef struct run_state {
     bool open_loop;
     bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
 } run_state;
+
+/* A timed cycle abandoned at step st (TARGET_FAILED): st and the rest of
+ * the cycle did not run. */
+typedef struct abandoned {
+    uint64_t n;
+    const step *st;
+} abandoned;
 
 /* One timed latency, for --samples. */
 typedef struct sample {
@@ -303,8 +316,8 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
     pass_plan pp = {.cycles = (uint64_t)rs->iterations};
     pp.duration_ns = o->duration_ns ? o->duration_ns : w->duration_ns;
     arrival_spec spec = w->arrival;
-    if (o->rate > 0) {
-        spec.rate = o->rate;
+    if (rs->rate > 0) {
+        spec.rate = rs->rate;
         spec.process = spec.process ? spec.process : ARRIVAL_POISSON;
     }
     pp.open = spec.process != ARRIVAL_NONE;
@@ -317,6 +330,27 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
                                   spec.rate * 1e9)
                      : 0;
     return pp;
+}
+
+/* A conflict after the target's last try (TARGET_FAILED): counted for its
+ * verb and flow, kept out of the latencies (as pgbench keeps failed
+ * transactions out of its), and the rest of cycle n is not run: *rc = 1
+ * tells the pass to go on with the next cycle. Returns t1. */
+static uint64_t abandon_cycle(run_state *rs, const step_inst *si, uint64_t n, uint64_t t1, int *rc)
+{
+    rs->verb_failed[si->verb]++;
+    rs->flow_failed[rs->flow]++;
+    rs->failed_cycles++;
+    note_outcome(rs, si, TARGET_FAILED);
+    if (rs->nclients <= 1) { /* only one client's stream is replayed by a shadow */
+        if (rs->nabandoned == rs->abandoned_cap) {
+            rs->abandoned_cap = rs->abandoned_cap ? 2 * rs->abandoned_cap : 16;
+            rs->abandoned = xrealloc(rs->abandoned, rs->abandoned_cap * sizeof *rs->abandoned);
+        }
+        rs->abandoned[rs->nabandoned++] = (abandoned){.n = n, .st = si->st};
+    }
+    *rc = 1;
+    return t1;
 }
 
 /* One dispatch of the timed pass: prepare, the two clock reads, then
@@ -341,6 +375,8 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
     uint64_t t1 = now_ns();
     rs->verb_trips[si->verb] += rs->t->round_trips - trips;
     uint64_t ns = from ? t1 - from : t1 - t0; /* the open loop's response time */
+    if (drc == TARGET_FAILED)
+        return abandon_cycle(rs, si, n, t1, rc);
     hist_record(&rs->all, ns);
     hist_record(&rs->tenths[tenth], ns);
     hist_record(&rs->verbs[si->verb], ns);
@@ -395,7 +431,6 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
 {
     pass_plan pp = pass_plan_of(rs, o);
     rs->open_loop = pp.open;
-    rs->rate = o->rate;
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
     unsigned tenth = 0;
     uint64_t next_tenth = stats_tenth_start(1, pp.cycles);
@@ -457,6 +492,8 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
                 live_next = end + (uint64_t)LIVE_EVERY_MS * 1000000u;
             }
         }
+        if (rc > 0) /* abandoned after a conflict (abandon_cycle): counted, and on */
+            rc = 0;
         if (rc == 0) {
             rs->timed_cycles++;
             if (pp.open && pp.max_lag_ns && end - rs->intended > pp.max_lag_ns)
@@ -552,7 +589,7 @@ static void client_turn(client_pass *cp)
         if (rc == 0)
             intervals_tick(&rs->iv, end);
     }
-    if (rc != 0)
+    if (rc < 0) /* rc 1: abandoned after a conflict (abandon_cycle), and on */
         return client_stop(cp, rc);
     rs->timed_cycles++;
     if (pp->open && pp->max_lag_ns && end - rs->intended > pp->max_lag_ns)
@@ -648,9 +685,13 @@ static void merge_client(run_state *rs, run_state *peer)
         rs->verb_counted[v] += peer->verb_counted[v];
         rs->verb_trips[v] += peer->verb_trips[v];
         rs->verb_rows[v] += peer->verb_rows[v];
+        rs->verb_failed[v] += peer->verb_failed[v];
     }
-    for (size_t f = 0; f < p->work.nflows; f++)
+    for (size_t f = 0; f < p->work.nflows; f++) {
         rs->flow_counted[f] += peer->flow_counted[f];
+        rs->flow_failed[f] += peer->flow_failed[f];
+    }
+    rs->failed_cycles += peer->failed_cycles;
     hist_merge(&rs->service, &peer->service);
     hist_merge(&rs->lag, &peer->lag);
     intervals_merge(&rs->iv, &peer->iv);
@@ -690,7 +731,6 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         cp->next_tenth = stats_tenth_start(1, cp->pp.cycles);
         cp->settles = target_settles(cs->t);
         cs->open_loop = cp->pp.open;
-        cs->rate = o->rate;
         mix_reset_counts(cs->mx);
         if (intervals_init(&cs->iv, every, 0, cs->nverbs) < 0)
             rc = err_set(&rs->failure, "run %d: out of memory", rs->run);
@@ -883,6 +923,7 @@ static int shadow_replay(run_state *rs, shadow *sh)
         if (shadow_step(rs, sh, &setup[s], "setup") < 0)
             return -1;
     uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup) + rs->timed_cycles;
+    size_t ab = 0; /* the next abandoned cycle */
     char where[48];
     for (uint64_t n = 0; n < cycles; n++) {
         if (runner_interrupted)
@@ -896,6 +937,12 @@ static int shadow_replay(run_state *rs, shadow *sh)
         for (size_t s = 0; s < nsteps; s++) {
             if (mix_expand(sh->mx, &steps[s], e) < 0)
                 return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+            if (ab < rs->nabandoned && rs->abandoned[ab].n == n &&
+                rs->abandoned[ab].st == steps[s].st) { /* rolled back, and the cycle ended */
+                mix_done(sh->mx, &steps[s], false);
+                ab++;
+                break;
+            }
             if (shadow_step(rs, sh, &steps[s], where) < 0)
                 return -1;
         }
@@ -1241,6 +1288,8 @@ static int state_init_client(run_state *rs, mix *pools_of)
     rs->verb_rows = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_rows);
     rs->verb_retries = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_retries);
     rs->flow_counted = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_counted);
+    rs->verb_failed = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_failed);
+    rs->flow_failed = arena_alloc(&rs->mem, p->work.nflows * sizeof *rs->flow_failed);
     if (hist_init(&rs->all) < 0 || hist_init(&rs->service) < 0 || hist_init(&rs->lag) < 0)
         return -1;
     for (int i = 0; i < STATS_TENTHS; i++)
@@ -1269,6 +1318,7 @@ static int state_init(run_state *rs)
                             .warmup = rs->warmup,
                             .iterations = rs->iterations,
                             .seed = rs->seed,
+                            .rate = rs->rate,
                             .client = c,
                             .nclients = rs->nclients};
         if (state_init_client(peer, rs->p->work.shared_keys ? rs->mx : NULL) < 0)
@@ -1296,6 +1346,7 @@ static void state_free_one(run_state *rs)
     for (size_t i = 0; rs->verbs && i < rs->nverbs; i++)
         hist_free(&rs->verbs[i]);
     free(rs->samples);
+    free(rs->abandoned);
     hist_free(&rs->service);
     hist_free(&rs->lag);
     intervals_free(&rs->iv);
@@ -1330,6 +1381,7 @@ static void collect_flows(run_state *rs, run_result *rr)
             fr->skipped += mix_skipped(m, f);
         }
         fr->refused_counted = rs->flow_counted[f];
+        fr->failed = rs->flow_failed[f];
         fr->achieved_share =
             rs->timed_cycles > 0 ? (double)fr->cycles / (double)rs->timed_cycles : NAN;
     }
@@ -1357,7 +1409,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     if (!rs->open_loop)
         return;
     rr->offered = rs->offered;
-    rr->completed = rs->timed_cycles;
+    rr->completed = rs->timed_cycles - rs->failed_cycles; /* abandoned ones did not complete */
     rr->late = rs->late;
     rr->dropped = rs->dropped;
     bool any = hist_count(&rs->service) > 0;
@@ -1370,7 +1422,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     const workload *w = &rs->p->work;
     double rate = rs->rate > 0 ? rs->rate : w->arrival.rate;
     rr->offered_rate = rate;
-    rr->achieved_rate = wall > 0 ? (double)rs->timed_cycles / wall : NAN;
+    rr->achieved_rate = wall > 0 ? (double)rr->completed / wall : NAN;
 }
 
 /* Several clients: each one's throughput, Jain's fairness index over them
@@ -1438,6 +1490,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
         vr->scan = plan_find_verb(rs->p, vr->verb)->scan && !(rs->drv->caps & TARGET_ACCEPTS_ALL);
         vr->rows_returned = rs->verb_rows[i];
         vr->retries = rs->verb_retries[i];
+        vr->failed = rs->verb_failed[i];
     }
     rr->goodput_per_s = wall > 0 ? (double)(commands - refusals) / wall : NAN;
     collect_flows(rs, rr);
@@ -1667,7 +1720,9 @@ typedef struct slot {
     target_result *tr;
     int64_t prefill;
     int64_t clients;   /* in force for this slot */
-    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" (owned by r) */
+    double rate;       /* a sweep's rate for this slot; 0: --rate's or the spec's */
+    const char *label; /* the row's: the entry's, or a sweep's "LABEL c=N" or "LABEL r=R"
+                          (owned by r) */
     bool sweep;
     bool skipped;
 } slot;
@@ -1727,6 +1782,7 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.warmup = or_default(o->warmup, sl->p->work.warmup);
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
     rs.nclients = (int)sl->clients;
+    rs.rate = sl->rate > 0 ? sl->rate : o->rate;
     env_pin pin = {0};
     place_run(sl, r, rs.nclients, &pin);
     int rc = state_init(&rs);
@@ -1872,6 +1928,47 @@ bool runner_target_known(const plan *const *plans, size_t nplans, const char *na
     return target_find(name) != NULL;
 }
 
+/* The levels a plan's rows run at: a sweep of clients (workload clients:
+ * [..], unless --clients chose one), a sweep of rates (--rate R1,R2,.., or
+ * arrival rate: [..] unless --rate chose one), or one level. The compiler
+ * and the CLI let only one of them be a sweep. */
+typedef struct sweep_levels {
+    const int64_t *clients; /* a sweep of clients, or NULL */
+    const double *rates;    /* a sweep of rates, or NULL */
+    size_t n;               /* levels: 1 without a sweep */
+} sweep_levels;
+
+static sweep_levels sweep_levels_of(const plan *p, const run_options *o)
+{
+    const workload *w = &p->work;
+    if (o->clients <= 0 && w->nclient_levels > 1)
+        return (sweep_levels){.clients = w->client_levels, .n = w->nclient_levels};
+    if (o->nrates > 1)
+        return (sweep_levels){.rates = o->rates, .n = o->nrates};
+    if (!(o->rate > 0) && w->nrate_levels > 1)
+        return (sweep_levels){.rates = w->rate_levels, .n = w->nrate_levels};
+    return (sweep_levels){.n = 1};
+}
+
+/* Slot sl at level l of sw: its clients, rate and row label. */
+static void slot_level(slot *sl, const sweep_levels *sw, size_t l, int64_t clients, report *r)
+{
+    sl->clients = sw->clients ? sw->clients[l] : clients;
+    sl->clients = sl->clients > 1 ? sl->clients : 1;
+    sl->rate = sw->rates ? sw->rates[l] : 0;
+    sl->sweep = sw->clients || sw->rates;
+    sl->label = sl->ts->label;
+    if (!sl->sweep)
+        return;
+    char label[160];
+    if (sw->clients)
+        snprintf(label, sizeof label, "%s c=%" PRId64, sl->ts->label, sw->clients[l]);
+    else
+        snprintf(label, sizeof label, "%s r=%.15g", sl->ts->label, sw->rates[l]);
+    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
+    sl->label = r->owned[r->nowned++] = xstrdup(label);
+}
+
 static size_t plan_slots(const plan *p, const run_options *o, const target_spec *targets,
                          size_t ntargets, slot *out, report *r)
 {
@@ -1879,29 +1976,14 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
     const workload *w = &p->work;
     const int64_t *prefill = o->prefill ? o->prefill : w->prefill;
     size_t nprefill = o->prefill ? o->nprefill : w->nprefill;
-    /* a sweep of clients: one slot per level, unless --clients chose one */
-    int64_t one = clients_of(p, o);
-    bool sweep = o->clients <= 0 && w->nclient_levels > 1;
-    const int64_t *levels = sweep ? w->client_levels : &one;
-    size_t nlevels = sweep ? w->nclient_levels : 1;
+    sweep_levels sw = sweep_levels_of(p, o);
     for (size_t k = 0; k < nprefill; k++)
-        for (size_t l = 0; l < nlevels; l++)
+        for (size_t l = 0; l < sw.n; l++)
             for (size_t i = 0; i < ntargets; i++) {
                 const target_spec *ts = &targets[i];
                 slot *sl = &out[n++];
-                *sl = (slot){.p = p,
-                             .ts = ts,
-                             .drv = driver_of(o, ts),
-                             .prefill = prefill[k],
-                             .clients = levels[l] > 1 ? levels[l] : 1,
-                             .label = ts->label,
-                             .sweep = sweep};
-                if (sweep) {
-                    char label[160];
-                    snprintf(label, sizeof label, "%s c=%" PRId64, ts->label, levels[l]);
-                    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
-                    sl->label = r->owned[r->nowned++] = xstrdup(label);
-                }
+                *sl = (slot){.p = p, .ts = ts, .drv = driver_of(o, ts), .prefill = prefill[k]};
+                slot_level(sl, &sw, l, clients_of(p, o), r);
                 char why[1024] = "";
                 if (!sl->drv)
                     snprintf(why, sizeof why, "the %s target is not built into this bench",
@@ -1932,8 +2014,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
         const plan *p = plans[pi];
         size_t ntargets;
         target_spec *targets = runner_targets(p, o, &ntargets);
-        size_t cap = (o->prefill ? o->nprefill : p->work.nprefill) * ntargets *
-                     (p->work.nclient_levels ? p->work.nclient_levels : 1);
+        size_t cap =
+            (o->prefill ? o->nprefill : p->work.nprefill) * ntargets * sweep_levels_of(p, o).n;
         slot *slots = xcalloc(cap ? cap : 1, sizeof *slots);
         size_t n = plan_slots(p, o, targets, ntargets, slots, r);
         int64_t runs = or_default(o->runs, p->work.runs);
@@ -1948,7 +2030,8 @@ int runner_run(const plan *const *plans, size_t nplans, const run_options *o, re
             tr->target = slots[i].ts->name;
             tr->label = slots[i].label;
             tr->sweep_of = slots[i].sweep ? slots[i].ts->label : NULL;
-            tr->sweep_clients = slots[i].sweep ? slots[i].clients : 0;
+            tr->sweep_clients = slots[i].sweep && !(slots[i].rate > 0) ? slots[i].clients : 0;
+            tr->sweep_rate = slots[i].sweep ? slots[i].rate : 0;
             tr->prefill = slots[i].prefill;
             tr->durability = target_opt_str(slots[i].ts, "durability");
             tr->verify = VERIFY_NA;

@@ -30,8 +30,10 @@ typedef struct run_options {
     verify_level verify;     /* --verify; VERIFY_LEVEL_DEFAULT: as the spec says */
     uint64_t duration_ns;    /* --duration; 0: as the spec says */
     double rate;             /* --rate: the open loop's cycles per second; 0: as the spec says */
-    uint64_t interval_ns;    /* --interval; 0: 1 s (or --progress's seconds) */
-    bool seed_given;         /* --seed: seed replaces each spec's workload.seed */
+    const double *rates;     /* --rate R1,R2,..: a sweep of rates (rate is the first); NULL: none */
+    size_t nrates;
+    uint64_t interval_ns; /* --interval; 0: 1 s (or --progress's seconds) */
+    bool seed_given;      /* --seed: seed replaces each spec's workload.seed */
     uint64_t seed;
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor always

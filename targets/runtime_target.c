@@ -16,9 +16,11 @@ typedef struct runtime_target {
     const plan *p;
     store *store;
     runtime *rt;
-    bool session;       /* a client's session: its store is a session on another's */
-    store *own_session; /* session_for_all: the first client's session on its own store */
-    int64_t max_tries;  /* the retry option's, or 1 */
+    bool session;         /* a client's session: its store is a session on another's */
+    store *own_session;   /* session_for_all: the first client's session on its own store */
+    int64_t max_tries;    /* the retry option's, or 1 */
+    bool counts_failures; /* the retry option is given: a conflict after the last try is
+                             TARGET_FAILED (counted), not an error that fails the run */
 } runtime_target;
 
 store *runtime_target_store(target *t)
@@ -37,7 +39,9 @@ uint64_t runtime_target_lock_waits(target *t)
 static int retry_init(runtime_target *rt, const plan *p)
 {
     rt->max_tries = target_opt_int(rt->base.spec, "retry", 1);
-    if (rt->max_tries <= 1 || !rt->base.driver->store->retryable)
+    rt->counts_failures =
+        target_opt_given(rt->base.spec, "retry") && rt->base.driver->store->retryable;
+    if (!rt->counts_failures)
         return 0;
     rt->base.retries = calloc(p->ncommands + 1, sizeof *rt->base.retries);
     return rt->base.retries ? 0 : -1;
@@ -156,6 +160,9 @@ static int rt_dispatch(target *t, const command *cmd, const value *args)
     }
     if (st == RUNTIME_OK)
         return TARGET_OK;
+    if (st == RUNTIME_ERROR && rt->counts_failures && t->driver->store->retryable(rt->store))
+        return target_fail(t, TARGET_FAILED, "%s (after %" PRId64 " tr%s)", runtime_message(r),
+                           tries, tries == 1 ? "y" : "ies");
     if (st == RUNTIME_ERROR && tries > 1)
         return target_fail(t, TARGET_ERROR, "%s (after %" PRId64 " tries)", runtime_message(r),
                            tries);

@@ -27,6 +27,9 @@ typedef enum target_status {
     TARGET_REFUSED = 1,      /* a refusal: a normal result; the message is in t->message */
     TARGET_ERROR = -1,       /* the target failed; the reason is in t->message */
     TARGET_UNSUPPORTED = -2, /* an optional capability the driver lacks */
+    TARGET_FAILED = 2, /* a conflict the target's retry option counts (a serialization failure,
+                          a deadlock) after its last try: rolled back, counted, and the run
+                          goes on without the rest of the cycle; the message is in t->message */
 } target_status;
 
 enum { TARGET_MESSAGE_MAX = BENCH_ERROR_MAX };

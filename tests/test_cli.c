@@ -1312,6 +1312,27 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "bench run: --prefill lists 10 twice\n",
      .out_empty = true},
+    /* --rate R1,R2,..: a sweep, one row per rate, so each rate once */
+    {.args = ARGS("run", "--rate", "100,200,100", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --rate lists 100 twice\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--rate", "100,0", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --rate needs a number of cycles per second above 0, not '0'\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--rate", ",", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --rate needs a number of cycles per second above 0, not ','\n",
+     .out_empty = true},
+    /* one sweep at a time: the spec sweeps clients */
+    {.args =
+         ARGS("run", "--rate", "100,200", "tests/lint/clients_per_client_identity_not_unique.yaml"),
+     .status = 2,
+     .err = "bench run: --rate with several rates is a sweep, and "
+            "tests/lint/clients_per_client_identity_not_unique.yaml's clients is a list, another: "
+            "one sweep at a time (add --clients N)\n",
+     .out_empty = true},
     {.args = ARGS("lint", "tests/lint/prefill_size_twice.yaml"),
      .status = 1,
      .out = "tests/lint/prefill_size_twice.yaml:11:25: error: prefill lists 100 twice\n"},

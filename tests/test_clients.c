@@ -14,6 +14,7 @@
 /* clang-format on */
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -100,6 +101,9 @@ static const target_driver *wrap(const char *name)
     wrapped.close = read_then_close;
     return &wrapped;
 }
+
+static char *written(int (*writer)(const report *, FILE *), const report *r);
+static int html_of(const report *r, FILE *out);
 
 /* Runs p (one target, CLIENTS clients) and checks that it passed verify
  * and that the counter holds every increment. */
@@ -200,6 +204,147 @@ static void test_clients_serializable_postgres_retries_and_says_so(void **state)
     assert_true(cJSON_GetObjectItemCaseSensitive(verb, "retries")->valuedouble ==
                 (double)run->verbs[0].retries);
     cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* Serializable PostgreSQL with retry: {max_tries: 1}: the clients'
+ * conflicting increments fail on their only try; each is counted for its
+ * verb and flow, its cycle abandoned, and the run goes on. Verify (counts,
+ * with --verify state) passes, and the counter holds exactly the
+ * increments that succeeded. */
+static void test_clients_failures_after_retries_are_counted(void **state)
+{
+    (void)state;
+    char why[512];
+    const target_spec ts = {.name = "postgres", .label = "postgres"};
+    const target_driver *drv = target_find("postgres");
+    if (!drv || target_available(drv, &ts, why, sizeof why) != 0) {
+        if (getenv("BENCH_PG_SCRATCH"))
+            fail_msg("make test started a server, but %s", why);
+        printf("test_clients: postgres skipped, %s\n", why);
+        return;
+    }
+    plan *p = counter_plan(CLIENTS, INCREMENTS,
+                           "postgres: {durability: normal, isolation: serializable, retry: "
+                           "{max_tries: 1}}");
+    counter_agg = &p->aggs[0];
+    counter_value = -1;
+    run_options o = {.iterations = -1,
+                     .warmup = -1,
+                     .runs = -1,
+                     .quiet = true,
+                     .verify = VERIFY_LEVEL_STATE,
+                     .driver_for = wrap};
+    const plan *plans[] = {p};
+    report r = {0};
+    int rc = runner_run(plans, 1, &o, &r);
+    if (r.nfailed)
+        fail_msg("%s", r.failed[0].reason);
+    assert_int_equal(rc, 0);
+    const target_result *tr = &r.results[0];
+    const run_result *run = &tr->runs[0];
+    assert_int_equal(tr->verify, VERIFY_PASS);
+    assert_int_equal(run->nverbs, 1);
+    uint64_t failed = run->verbs[0].failed;
+    printf("test_clients: %" PRIu64 " increments succeeded, %" PRIu64 " failed\n",
+           run->fig.commands, failed);
+    assert_true(failed > 0);
+    assert_int_equal(run->verbs[0].retries, 0); /* one try: none again */
+    assert_int_equal(run->flows[0].failed, failed);
+    assert_int_equal(run->fig.commands + failed, (uint64_t)CLIENTS * INCREMENTS);
+    assert_int_equal(run->verbs[0].count, run->fig.commands);
+    assert_int_equal(hist_count(&run->all), run->fig.commands); /* failures not in latency */
+    assert_int_equal(counter_value, (int64_t)run->fig.commands);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "Failed after retries: postgres (normal) (counter): "));
+    assert_non_null(strstr(md, " (Counter.Increment "));
+    assert_non_null(strstr(md, ") failed on the last try, each rolled back, kept out of the "
+                               "latencies and its cycle abandoned (all runs).\n"));
+    free(md);
+    char *csv = written(report_csv, &r);
+    char tail[64];
+    snprintf(tail, sizeof tail, ",%" PRIu64 "\n", failed);
+    assert_non_null(strstr(csv, "retries,lock_waits,failed\n"));
+    assert_non_null(strstr(csv, tail));
+    free(csv);
+    char *html = written(html_of, &r);
+    assert_non_null(strstr(html, ") failed on the last try, each rolled back"));
+    free(html);
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *jrun = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 0), "runs"),
+        0);
+    const cJSON *verb = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(jrun, "by_verb"), "Counter.Increment");
+    assert_true(cJSON_GetObjectItemCaseSensitive(verb, "failed")->valuedouble == (double)failed);
+    cJSON_Delete(json);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A driver like memory that fails every 5th timed dispatch of one verb as
+ * a conflict after the last try (TARGET_FAILED) without running it, as a
+ * rolled-back transaction leaves the store. */
+static target_driver conflicting;
+static uint64_t dispatches;
+static const char *conflict_verb;
+
+static int conflict_dispatch(target *t, const command *cmd, const value *args)
+{
+    if (!strcmp(cmd->verb, conflict_verb) && ++dispatches % 5 == 0)
+        return target_fail(t, TARGET_FAILED, "could not serialize access (after 1 try)");
+    return target_find("memory")->dispatch(t, cmd, args);
+}
+
+static const target_driver *conflict_driver(const char *name)
+{
+    (void)name;
+    conflicting = *target_find("memory");
+    conflicting.dispatch = conflict_dispatch;
+    return &conflicting;
+}
+
+/* One client on pizzas whose AddTopping conflicts now and then: each such
+ * cycle stops there, the rest of it is not run, and the shadow replays only
+ * what succeeded, so verify state (every record read back) passes. */
+static void test_failed_cycles_are_abandoned_and_verify_holds(void **state)
+{
+    (void)state;
+    char *text = read_file("specs/pizzas.yaml");
+    plan *p = fx_compile(text);
+    free(text);
+    conflict_verb = "Order.AddTopping";
+    dispatches = 0;
+    run_options o = {.iterations = 300,
+                     .warmup = 0,
+                     .runs = 1,
+                     .quiet = true,
+                     .verify = VERIFY_LEVEL_STATE,
+                     .only = (const char *const[]){"memory"},
+                     .nonly = 1,
+                     .driver_for = conflict_driver};
+    const plan *plans[] = {p};
+    report r = {0};
+    int rc = runner_run(plans, 1, &o, &r);
+    if (r.nfailed)
+        fail_msg("%s", r.failed[0].reason);
+    assert_int_equal(rc, 0);
+    const target_result *tr = &r.results[0];
+    assert_int_equal(tr->verify, VERIFY_PASS);
+    assert_string_equal(tr->verify_level, "state");
+    const run_result *run = &tr->runs[0];
+    uint64_t failed = 0, abandoned = 0;
+    for (size_t v = 0; v < run->nverbs; v++) {
+        failed += run->verbs[v].failed;
+        if (strcmp(run->verbs[v].verb, conflict_verb) != 0)
+            assert_int_equal(run->verbs[v].failed, 0);
+    }
+    for (size_t f = 0; f < run->nflows; f++)
+        abandoned += run->flows[f].failed;
+    assert_true(failed > 0);
+    assert_int_equal(abandoned, failed);
     report_free(&r);
     plan_free(p);
 }
@@ -315,6 +460,123 @@ static void test_clients_sweep_gives_a_row_per_level(void **state)
     plan_free(p);
 }
 
+/* The text a report writer gives for r. */
+static char *written(int (*writer)(const report *, FILE *), const report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(writer(r, f), 0);
+    fclose(f);
+    return text;
+}
+
+static int html_of(const report *r, FILE *out)
+{
+    return report_html(r, "rates.json", out);
+}
+
+/* arrival: {rate: [R1, R2]} is a sweep: one row per rate, each offered at
+ * its level, labelled "LABEL r=R" and marked as such in every format, and
+ * the HTML report draws its capacity curve. */
+static void test_rate_sweep_gives_a_row_per_level(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "%s  arrival: {rate: [2000, 4000.5], process: uniform}\n  iterations: 40\n"
+             "  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    assert_int_equal(p->work.nrate_levels, 2);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 2);
+    const char *labels[] = {"memory r=2000", "memory r=4000.5"};
+    const double rates[] = {2000, 4000.5};
+    for (size_t i = 0; i < 2; i++) {
+        const target_result *t = &r.results[i];
+        assert_string_equal(t->label, labels[i]);
+        assert_string_equal(t->sweep_of, "memory");
+        assert_true(t->sweep_rate == rates[i]);
+        assert_int_equal(t->sweep_clients, 0);
+        assert_true(t->runs[0].open_loop);
+        assert_true(t->runs[0].offered_rate == rates[i]);
+        assert_int_equal(t->runs[0].offered, 40);
+        assert_int_equal(t->runs[0].fig.commands, 40);
+    }
+    cJSON *json = report_to_cjson(&r);
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 1), "sweep");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sweep, "of")),
+                        "memory");
+    assert_true(cJSON_GetObjectItemCaseSensitive(sweep, "rate")->valuedouble == 4000.5);
+    assert_null(cJSON_GetObjectItemCaseSensitive(sweep, "clients"));
+    cJSON_Delete(json);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "offered at 2000, 4000.5 cycles/s (a sweep, one row per rate; "
+                               "open loop)"));
+    assert_non_null(strstr(md, "| counter | memory r=2000 (open loop)"));
+    assert_non_null(strstr(md, "| counter | memory r=4000.5 (open loop)"));
+    assert_non_null(strstr(md, "Open loop: memory r=2000 (open loop) (counter): offered 2,000 "
+                               "cycles/s"));
+    free(md);
+    char *csv = written(report_csv, &r);
+    assert_non_null(strstr(csv, "\ncounter,memory,memory r=2000,0,"));
+    assert_non_null(strstr(csv, "\ncounter,memory,memory r=4000.5,0,"));
+    free(csv);
+    char *html = written(html_of, &r);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">r=2k</text>"));
+    assert_non_null(strstr(html, ">r=4k</text>"));
+    free(html);
+    report_free(&r);
+    o.rate = 3000; /* --rate R picks one level: no sweep */
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 1);
+    assert_string_equal(r.results[0].label, "memory");
+    assert_null(r.results[0].sweep_of);
+    assert_true(r.results[0].runs[0].offered_rate == 3000);
+    report_free(&r);
+    const double flags[] = {1000, 1500, 2500};
+    o.rates = flags; /* --rate 1000,1500,2500: the flag's sweep */
+    o.nrates = 3;
+    o.rate = flags[0];
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    assert_int_equal(r.nresults, 3);
+    assert_string_equal(r.results[2].label, "memory r=2500");
+    assert_true(r.results[2].runs[0].offered_rate == 2500);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A rate no client reaches: the Markdown says the target fell behind and,
+ * with one client, that this is one client's reach. */
+static void test_rate_one_client_cannot_reach_says_so(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    snprintf(yaml, sizeof yaml,
+             "%s  arrival: {rate: 100000000}\n  iterations: 200\n  targets: [memory]\n",
+             counter_head);
+    plan *p = fx_compile(yaml);
+    run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+    const plan *plans[] = {p};
+    report r = {0};
+    assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+    char *md = written(report_markdown, &r);
+    assert_non_null(strstr(md, "Behind: memory (open loop) completed "));
+    assert_non_null(strstr(md, "backlog. One client runs one cycle at a time: this is what one "
+                               "client reaches here, and more clients may reach the rate "
+                               "offered.\n"));
+    free(md);
+    report_free(&r);
+    plan_free(p);
+}
+
 /* A target without sessions is skipped with one sentence when clients > 1. */
 static target_driver lone;
 
@@ -359,9 +621,13 @@ int main(void)
         cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
         cmocka_unit_test(test_clients_no_lost_update_on_postgres),
         cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
+        cmocka_unit_test(test_clients_failures_after_retries_are_counted),
+        cmocka_unit_test(test_failed_cycles_are_abandoned_and_verify_holds),
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
         cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
+        cmocka_unit_test(test_rate_sweep_gives_a_row_per_level),
+        cmocka_unit_test(test_rate_one_client_cannot_reach_says_so),
         cmocka_unit_test(test_clients_need_sessions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

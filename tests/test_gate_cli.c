@@ -524,6 +524,68 @@ static void test_prefill_flag_gives_one_row_per_size(void **state)
     spawn_output_free(&o);
 }
 
+/* --rate R1,R2: a sweep of rates end to end: one row per rate in the JSON,
+ * each offered as asked, and compare and gate read its metric names. */
+static void test_rate_flag_gives_one_row_per_rate(void **state)
+{
+    (void)state;
+    const char *json_args[] = {
+        "run",       "specs/pizzas.yaml", "--targets", "memory",   "--rate",
+        "2000,4000", "--iterations",      "60",        "--runs",   "1",
+        "--quiet",   "--format",          "json",      "--output", "@/rates.json",
+        NULL};
+    spawn_output o = bench(json_args);
+    if (o.status != 0)
+        fail_msg("bench run failed (%d): %s", o.status, o.err);
+    spawn_output_free(&o);
+    char *path = expand("@/rates.json");
+    char *text = read_text(path);
+    free(path);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    const char *labels[] = {"memory r=2000", "memory r=4000"};
+    const double rates[] = {2000, 4000};
+    size_t n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, get(root, "results"))
+    {
+        assert_true(n < 2);
+        assert_string_equal(cJSON_GetStringValue(get(r, "label")), labels[n]);
+        assert_true(get(get(r, "sweep"), "rate")->valuedouble == rates[n]);
+        const cJSON *run = cJSON_GetArrayItem(get(r, "runs"), 0);
+        assert_true(get(get(run, "open_loop"), "offered_rate")->valuedouble == rates[n]);
+        n++;
+    }
+    assert_int_equal(n, 2);
+    cJSON_Delete(root);
+
+    const char *cmp[] = {"compare", "@/rates.json", "@/rates.json", NULL};
+    o = bench(cmp);
+    assert_int_equal(o.status, 0);
+    assert_non_null(strstr(o.out, "| pizzas.memory r=2000.p99_us |"));
+    assert_non_null(strstr(o.out, "| pizzas.memory r=4000.throughput_per_s |"));
+    spawn_output_free(&o);
+    const char *gate[] = {"gate", "--threshold", "10", "@/rates.json", "@/rates.json", NULL};
+    o = bench(gate);
+    if (o.status != 0)
+        fail_msg("bench gate failed (%d): %s%s", o.status, o.out, o.err);
+    assert_non_null(strstr(o.out, "memory r=4000"));
+    spawn_output_free(&o);
+    /* the page read back from the file draws the capacity curve, points marked r=R */
+    const char *page[] = {"report", "@/rates.json", "--html", "@/rates.html", NULL};
+    o = bench(page);
+    assert_int_equal(o.status, 0);
+    spawn_output_free(&o);
+    path = expand("@/rates.html");
+    char *html = read_text(path);
+    free(path);
+    assert_non_null(strstr(html, "<svg id=\"chart-capacity\""));
+    assert_non_null(strstr(html, ">r=2k</text>"));
+    assert_non_null(strstr(html, ">r=4k</text>"));
+    free(html);
+}
+
 static void test_spec_prefill_list_gives_one_row_per_size(void **state)
 {
     (void)state;
@@ -567,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_gate_ab_pairs_two_runs_of_the_real_binary),
         cmocka_unit_test(test_prefill_flag_gives_one_row_per_size),
+        cmocka_unit_test(test_rate_flag_gives_one_row_per_rate),
         cmocka_unit_test(test_spec_prefill_list_gives_one_row_per_size),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);

@@ -730,7 +730,8 @@ static void test_report_csv_header_and_rows(void **state)
         "throughput_max,p50_us,p90_us,p99_us,p999_us,max_us,mean_us,drift,verify,verify_level,"
         "status,"
         "failed_run,status_reason,placement,harness_floor_p50_us,harness_cost_ns_per_command,"
-        "goodput_per_s,flow_shares,clients,threads,fairness,stop_spread_s,retries,lock_waits\n";
+        "goodput_per_s,flow_shares,clients,threads,fairness,stop_spread_s,retries,lock_waits,"
+        "failed\n";
     assert_true(strncmp(csv, header, strlen(header)) == 0);
     char *line = csv + strlen(header);
     int row = 0;
@@ -833,7 +834,7 @@ static void test_report_result_without_runs_has_no_figures(void **state)
     char *csv = render(report_csv, &copy);
     assert_non_null(strstr(csv, "\nbanking,sqlite,sqlite,0,full,0,,,,,,,,,,,fail,,failed,2,\"run "
                                 "2, cycle 17, step 4 (Account.Debit): refused: the balance does "
-                                "not cover it\",,0.104,85.26,,,1,1,,,0,0\n"));
+                                "not cover it\",,0.104,85.26,,,1,1,,,0,0,0\n"));
     free(csv);
 }
 

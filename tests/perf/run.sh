@@ -50,6 +50,10 @@ echo "== many clients: postgres with 4 clients against pgbench -c 4 -j 2 running
 echo "   (pgbench_pizzas.sql with per-client names and FOR UPDATE), normal durability (reported)"
 "$here/../../scripts/pg-scratch.sh" python3 "$here/clients_pg.py" "$build"
 
+echo "== open-loop rate sweeps: memory at 50k, 100k, 200k cycles/s and postgres (normal durability) at"
+echo "   500, 1,000, 2,000, one client, a row per rate (reported; docs/benchmarks.md quotes it)"
+"$here/../../scripts/pg-scratch.sh" python3 "$here/rate_sweep.py" "$build"
+
 echo "== process target (bench serve, memory store) against a raw C pipe ping-pong of the same line"
 echo "   sizes, interleaved, at default placement and both pinned to CPU 0 (goals at default"
 echo "   placement: floor p50 <= 1.3x the ping-pong's p50; pizzas commands/s >= 0.6x its round trips/s)"
