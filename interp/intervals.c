@@ -105,7 +105,7 @@ static void close_one(intervals *iv, uint64_t end)
         snapshot(&iv->cur_verbs[v], &it->verbs[v]);
 }
 
-bool intervals_tick(intervals *iv, uint64_t now)
+bool intervals_close_due(intervals *iv, uint64_t now)
 {
     bool closed = false;
     while (now >= iv->next_end) {
