@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "endpoint.h"
 #include "json_line.h"
@@ -44,6 +45,9 @@ static const char usage_serve[] =
     "                 (the process target's connect option talks to it)\n"
     "  -h, --help     show this help\n";
 
+/* Appends a string constant, its length known when compiled. */
+#define PUT_TEXT(b, text) jline_put((b), (text), sizeof(text) - 1)
+
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}\n";
 
 /* ---- the store that taps events ---- */
@@ -53,6 +57,9 @@ typedef struct tap_store {
     store_ops ops;
     store *inner;
     jline events; /* the open transaction's events, as comma-separated objects */
+    const plan *p;
+    jline heads;     /* per event of the plan: {"name":"E","payload": */
+    size_t *head_at; /* where each starts in heads; one more for the end */
 } tap_store;
 
 static int tap_result(tap_store *t, int rc)
@@ -96,11 +103,10 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     if (rc < 0)
         return tap_result(t, rc);
     jline *b = &t->events;
+    size_t i = (size_t)(ev - t->p->events);
     if (b->len)
         jline_putc(b, ',');
-    jline_puts(b, "{\"name\":");
-    json_put_string(b, ev->name, strlen(ev->name));
-    jline_puts(b, ",\"payload\":");
+    jline_put(b, t->heads.data + t->head_at[i], t->head_at[i + 1] - t->head_at[i]);
     json_put_value(b, ev->payload, payload);
     jline_putc(b, '}');
     return rc;
@@ -150,9 +156,16 @@ static int tap_scan(store *s, const aggregate *agg, const value *from, int64_t l
     return tap_result(t, t->inner->ops->scan(t->inner, agg, from, limit, out));
 }
 
-static void tap_init(tap_store *t, store *inner)
+static void tap_init(tap_store *t, store *inner, const plan *p)
 {
-    *t = (tap_store){.inner = inner};
+    *t = (tap_store){.inner = inner, .p = p};
+    t->head_at = xcalloc(p->nevents + 1, sizeof *t->head_at);
+    for (size_t i = 0; i < p->nevents; i++) { /* an event's name, encoded once */
+        PUT_TEXT(&t->heads, "{\"name\":");
+        json_put_string(&t->heads, p->events[i].name, strlen(p->events[i].name));
+        PUT_TEXT(&t->heads, ",\"payload\":");
+        t->head_at[i + 1] = t->heads.len;
+    }
     t->ops = (store_ops){
         .begin = tap_begin,
         .load = tap_load,
@@ -261,7 +274,7 @@ static void answer_error(server *sv, const char *msg)
 {
     jline_puts(&sv->out, "{\"ok\":false,\"error\":");
     json_put_string(&sv->out, msg, strlen(msg));
-    jline_put(&sv->out, "}\n", 2);
+    PUT_TEXT(&sv->out, "}\n");
 }
 
 static void answer_count(server *sv)
@@ -290,7 +303,7 @@ static void answer_count(server *sv)
         snprintf(num, sizeof num, ":%" PRIu64, sv->events[i]);
         jline_puts(b, num);
     }
-    jline_put(b, "}}\n", 3);
+    PUT_TEXT(b, "}}\n");
 }
 
 static void unknown_verb(server *sv, const char *verb)
@@ -304,6 +317,8 @@ static void unknown_verb(server *sv, const char *verb)
              hint ? hint : "", hint ? "'?)" : "");
     answer_error(sv, msg);
 }
+
+static void answer_decoded(server *sv, const command *cmd, const value *args);
 
 /* A command request ({"verb": ...}) or a query request ({"query": ...}):
  * the verb must be of that kind. A command answers its events, a query its
@@ -332,27 +347,63 @@ static void answer_command(server *sv, const json_request *req)
         answer_error(sv, msg);
         return;
     }
-    runtime_status st = runtime_dispatch(sv->rt, cmd, &args);
+    answer_decoded(sv, cmd, &args);
+}
+
+/* The line in the shape the process target writes, {"verb":"V","args":
+ * {...}} (json_request_canonical), read in one pass: the verb looked up,
+ * the args decoded where they are, then only "}" may follow. false, with
+ * nothing answered, for anything else or anything wrong with it, which
+ * serve_answer then reads in full and answers as it always has. */
+static bool answer_canonical(server *sv, const char *line, size_t n)
+{
+    const char *verb, *args, *rest;
+    size_t len;
+    char name[256], why[512];
+    if (!json_request_canonical(line, n, &verb, &len, &args) || len >= sizeof name)
+        return false;
+    memcpy(name, verb, len);
+    name[len] = '\0';
+    const command *cmd = plan_find_verb(sv->p, name);
+    value a;
+    if (!cmd || cmd->query ||
+        json_decode_head(args, n - (size_t)(args - line), cmd->params, "", &sv->scratch, &a, &rest,
+                         why, sizeof why) < 0 ||
+        rest == line + n || *rest++ != '}')
+        return false;
+    for (; rest < line + n; rest++)
+        if (*rest != ' ' && *rest != '\t' && *rest != '\r' && *rest != '\n')
+            return false;
+    answer_decoded(sv, cmd, &a);
+    return true;
+}
+
+/* A command or a query with its args decoded: dispatched, and answered with
+ * its events, returns or rows, or its refusal. */
+static void answer_decoded(server *sv, const command *cmd, const value *args)
+{
+    bool query = cmd->query;
+    runtime_status st = runtime_dispatch(sv->rt, cmd, args);
     if (st != RUNTIME_OK) {
         answer_error(sv, runtime_message(sv->rt));
         return;
     }
     jline *b = &sv->out;
     if (cmd->scan) {
-        jline_puts(b, "{\"ok\":true,\"rows\":");
+        PUT_TEXT(b, "{\"ok\":true,\"rows\":");
         json_put_value(b, cmd->rows, runtime_answer(sv->rt));
-        jline_put(b, "}\n", 2);
+        PUT_TEXT(b, "}\n");
         return;
     }
     if (query) {
-        jline_puts(b, "{\"ok\":true,\"returns\":");
+        PUT_TEXT(b, "{\"ok\":true,\"returns\":");
         json_put_value(b, cmd->returns, runtime_answer(sv->rt));
-        jline_put(b, "}\n", 2);
+        PUT_TEXT(b, "}\n");
         return;
     }
-    jline_puts(b, "{\"ok\":true,\"events\":[");
+    PUT_TEXT(b, "{\"ok\":true,\"events\":[");
     jline_put(b, sv->tap.events.data, sv->tap.events.len);
-    jline_put(b, "]}\n", 3);
+    PUT_TEXT(b, "]}\n");
 }
 
 /* The record request, {"record":{"aggregate":"Order","id":...}}: the record
@@ -386,7 +437,7 @@ static void answer_record(server *sv, const cJSON *rq)
         } else {
             jline_puts(&sv->out, "{\"ok\":true,\"record\":");
             json_put_value(&sv->out, agg->state, &rec);
-            jline_put(&sv->out, "}\n", 2);
+            PUT_TEXT(&sv->out, "}\n");
         }
     }
     free(text);
@@ -458,15 +509,9 @@ static bool is_empty_request(const char *line, size_t n)
     return n == 2 && line[0] == '{' && line[1] == '}';
 }
 
-void serve_answer(server *sv, const char *line, size_t n, const char **answer, size_t *len)
+/* Any request line, parsed in full. */
+static void answer_parsed(server *sv, const char *line, size_t n)
 {
-    if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
-        *answer = empty_answer;
-        *len = sizeof empty_answer - 1;
-        return;
-    }
-    sv->out.len = 0;
-    arena_reset(&sv->scratch);
     json_request req;
     char why[512], msg[600];
     if (json_request_parse(line, n, &sv->scratch, &req, why, sizeof why) < 0) {
@@ -480,6 +525,21 @@ void serve_answer(server *sv, const char *line, size_t n, const char **answer, s
         answer_count(sv);
     } else {
         answer_command(sv, &req);
+    }
+}
+
+void serve_answer(server *sv, const char *line, size_t n, const char **answer, size_t *len)
+{
+    if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
+        *answer = empty_answer;
+        *len = sizeof empty_answer - 1;
+        return;
+    }
+    sv->out.len = 0;
+    arena_reset(&sv->scratch);
+    if (!answer_canonical(sv, line, n)) {
+        arena_reset(&sv->scratch); /* what a refused fast read left */
+        answer_parsed(sv, line, n);
     }
     *answer = sv->out.data;
     *len = sv->out.len;
@@ -503,7 +563,7 @@ int serve_open(const plan *p, const store_driver *sd, const target_spec *ts, ser
         free(sv);
         return -1;
     }
-    tap_init(&sv->tap, s);
+    tap_init(&sv->tap, s, p);
     sv->aggs = calloc(p->naggs + 1, sizeof *sv->aggs);
     sv->events = calloc(p->nevents + 1, sizeof *sv->events);
     if (!sv->aggs || !sv->events || runtime_new(p, &sv->tap.base, &sv->rt) < 0) {
@@ -525,6 +585,8 @@ void serve_close(server *sv)
     free(sv->events);
     jline_free(&sv->out);
     jline_free(&sv->tap.events);
+    jline_free(&sv->tap.heads);
+    free(sv->tap.head_at);
     arena_free(&sv->scratch);
     free(sv);
 }
