@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #if CLOCK_HAS_TSC
 #include <cpuid.h>
@@ -62,7 +63,10 @@ static void calibrate(void)
         return;
     uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
     bracket(&t0, &n0);
-    while (clock_mono_ns() < n0 + CALIBRATE_NS)
+    /* asleep, not spinning: a process that just spun 5 ms is the one the
+       scheduler preempts next, in the short pass that follows */
+    struct timespec ts = {.tv_nsec = CALIBRATE_NS};
+    while (nanosleep(&ts, &ts) != 0)
         ;
     bracket(&t1, &n1);
     if (t1 <= t0 || n1 <= n0)

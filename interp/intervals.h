@@ -34,7 +34,7 @@ typedef struct interval {
 typedef struct intervals {
     uint64_t every_ns;
     uint64_t start, next_end; /* monotonic ns */
-    hist cur;
+    hist cur;                 /* the interval closing: its verbs' merged (close_one) */
     hist *cur_verbs;
     size_t nverbs;
     interval *items;
@@ -49,10 +49,10 @@ void intervals_free(intervals *iv);
 /* Moves the start of the first interval to `start` (nothing recorded yet). */
 void intervals_restart(intervals *iv, uint64_t start);
 
-/* Records a latency, made ready once by hist_sample_of, for its verb. */
+/* Records a latency, made ready once by hist_sample_of, for its verb; the
+ * interval's own histogram is the verbs' merged when it closes. */
 static inline void intervals_add(intervals *iv, size_t verb, const hist_sample *s)
 {
-    hist_add(&iv->cur, s);
     hist_add(&iv->cur_verbs[verb], s);
 }
 
