@@ -8,7 +8,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,33 +16,10 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "cli.h"
-#include "endpoint.h"
 #include "json_line.h"
 #include "runtime.h"
-#include "spec.h"
 #include "store_driver.h"
 #include "target.h"
-
-static const char usage_serve[] =
-    "usage: bench serve [--store NAME] [--listen ADDR] SPEC\n"
-    "\n"
-    "Serves the spec's domain on the C runtime as a JSON-lines server: one\n"
-    "request per line on stdin, one answer per line on stdout, until end of\n"
-    "input (schema/protocol.md). The process target runs this by default.\n"
-    "\n"
-    "  --store NAME   where the runtime keeps records: one of the stores built in\n"
-    "                 (bench targets lists them: the targets that run the C runtime);\n"
-    "                 default the in-process one. The SQL stores use a scratch file\n"
-    "                 or schema, removed at the end (also when SIGTERM, SIGINT or\n"
-    "                 SIGHUP stops it)\n"
-    "  --listen ADDR  serve many connections at once instead, on one shared store:\n"
-    "                 ADDR is unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0\n"
-    "                 picks a free one). The address is printed on stderr; stdin is\n"
-    "                 not read; SIGTERM or SIGINT stops the server. Each connection\n"
-    "                 speaks the same protocol; requests are answered one at a time\n"
-    "                 (the process target's connect option talks to it)\n"
-    "  -h, --help     show this help\n";
 
 /* Appends a string constant, its length known when compiled. */
 #define PUT_TEXT(b, text) jline_put((b), (text), sizeof(text) - 1)
@@ -606,7 +582,8 @@ static void on_stop(int sig)
     serve_stopped = 1;
 }
 
-int serve_stdio(server *sv, int in_fd, int out_fd)
+/* The loop of serve_stdio, until end of input or a stop signal. */
+static int serve_lines_until_end(server *sv, int in_fd, int out_fd)
 {
     serve_lines in = {0};
     const char *line, *answer;
@@ -653,82 +630,19 @@ int serve_stdio(server *sv, int in_fd, int out_fd)
     return rc;
 }
 
-/* ---- bench serve ---- */
-
-int cli_serve(int argc, char **argv)
+int serve_stdio(server *sv, int in_fd, int out_fd)
 {
-    static const struct option opts[] = {{"store", required_argument, NULL, 's'},
-                                         {"listen", required_argument, NULL, 'l'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const store_driver *sd = store_default();
-    endpoint ep;
-    bool listen = false;
-    char why[512];
-    int c;
-    uint64_t seen = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (cli_once("serve", "--store", &seen, 0))
-                return EXIT_USAGE;
-            if (!(sd = store_find(optarg)))
-                return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
-                                       store_names());
-            break;
-        case 'l':
-            if (cli_once("serve", "--listen", &seen, 1))
-                return EXIT_USAGE;
-            if (endpoint_parse(optarg, &ep, why, sizeof why) < 0)
-                return cli_usage_error("serve", "--listen: %s", why);
-            listen = true;
-            break;
-        case 'h': return cli_help("serve", usage_serve);
-        default:
-            return cli_usage_error("serve", "unknown option or missing value: '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (argc - optind != 1)
-        return cli_usage_error("serve", "give exactly one spec");
-    diag_list d = {0};
-    spec sp;
-    spec_status st = spec_open(argv[optind], &d, &sp);
-    diag_sort(&d);
-    cli_print_diags(&d, sp.dc, DIAG_FORMAT_TEXT, stderr);
-    diag_list_free(&d);
-    if (st != SPEC_OK) {
-        spec_close(&sp);
-        return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
-    }
-    /* the store as for one run of its target, with its defaults */
-    const target_spec ts = {.name = sd->name, .label = sd->name};
-    char err[1024] = "";
-    int rc = EXIT_CLEAN;
-    server *sv = NULL;
-    if (listen) {
-        rc = serve_listen(sp.p, sd, &ts, &ep);
-    } else if (serve_open(sp.p, sd, &ts, &sv, err, sizeof err) < 0) {
-        fprintf(stderr, "bench serve: %s\n", err);
-        rc = EXIT_FAILED;
-    } else {
-        /* a signal ends the read (no SA_RESTART), and serve_close then
-         * removes the scratch store as at the end of input */
-        static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
-        struct sigaction sa = {.sa_handler = on_stop}, old[3];
-        sigemptyset(&sa.sa_mask);
-        for (int i = 0; i < 3; i++)
-            sigaction(stops[i], &sa, &old[i]);
-        if (serve_stdio(sv, STDIN_FILENO, STDOUT_FILENO) < 0) {
-            fprintf(stderr, "bench serve: %s\n", strerror(errno));
-            rc = EXIT_FAILED;
-        }
-        for (int i = 0; i < 3; i++)
-            sigaction(stops[i], &old[i], NULL);
-    }
-    serve_close(sv);
-    spec_close(&sp);
+    /* a signal ends the read (no SA_RESTART), and the caller's serve_close
+     * then removes the scratch store as at the end of input */
+    static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
+    struct sigaction sa = {.sa_handler = on_stop}, old[3];
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaction(stops[i], &sa, &old[i]);
+    int rc = serve_lines_until_end(sv, in_fd, out_fd);
+    int saved = errno;
+    for (int i = 0; i < 3; i++)
+        sigaction(stops[i], &old[i], NULL);
+    errno = saved;
     return rc;
 }
