@@ -19,11 +19,14 @@ enum { CALIBRATE_NS = 5000000, BRACKET_TRIES = 8 };
 
 #if CLOCK_HAS_TSC
 /* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in every
- * power state. */
+ * power state; and 0x80000001, EDX bit 27: the CPU has rdtscp. */
 static bool tsc_invariant(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return false;
+    __get_cpuid(0x80000001u, &a, &b, &c, &d);
+    if (!((d >> 27) & 1u))
         return false;
     __get_cpuid(0x80000007u, &a, &b, &c, &d);
     return (d >> 8) & 1u;

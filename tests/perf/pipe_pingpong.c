@@ -4,8 +4,9 @@
  * with a blocking read(2) and writes back an answer line of the size of a
  * pizzas answer; the parent reads it with a blocking read(2). The parent
  * times each round trip with the runner's two clock reads (clock.h: the TSC
- * where the runner reads it, else CLOCK_MONOTONIC), into the same histogram, and prints the p50 and the round trips per second over
- * the whole timed loop. Placement is whatever the caller set (taskset); the
+ * where the runner reads it, else CLOCK_MONOTONIC), into the same
+ * histogram, and prints the p50 and the round trips per second over the
+ * whole timed loop. Placement is whatever the caller set (taskset); the
  * child inherits it. A benchmark, not a test.
  *
  * usage: perf_pipe_pingpong [ROUND_TRIPS [RUNS]]   (default 200000 3)
