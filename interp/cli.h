@@ -45,7 +45,7 @@ int cli_schema(int argc, char **argv);  /* cli_run.c, beside targets */
 int cli_compare(int argc, char **argv); /* cli_compare.c: compare, gate, report */
 int cli_gate(int argc, char **argv);
 int cli_report(int argc, char **argv);
-int cli_serve(int argc, char **argv); /* serve.c */
+int cli_serve(int argc, char **argv); /* cli_serve.c */
 int cli_clean(int argc, char **argv); /* cli_clean.c */
 
 /* Prints usage, a blank line and cmd's exit statuses to stdout; returns

@@ -130,10 +130,15 @@ static uint64_t bucket_lo(size_t i, uint64_t *width)
 
 /* The value reporting bucket i: its midpoint, at most width/2 from any value
  * in it, kept inside the samples' range [min, max]. */
-static uint64_t bucket_mid(const hist *h, size_t i)
+static uint64_t mid_within(size_t i, uint64_t min, uint64_t max)
 {
     uint64_t width, mid = bucket_lo(i, &width) + width / 2;
-    return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+    return mid < min ? min : mid > max ? max : mid;
+}
+
+static uint64_t bucket_mid(const hist *h, size_t i)
+{
+    return mid_within(i, h->min, h->max);
 }
 
 /* ceil(q*n), 1-based, in [1, n]; see the header for the rounding rule. */
@@ -152,21 +157,33 @@ static uint64_t nearest_rank(double q, uint64_t n)
 
 uint64_t hist_percentile(const hist *h, double q)
 {
-    if (h->count == 0)
-        return 0;
-    uint64_t rank = nearest_rank(q, h->count);
-    if (rank == 1)
-        return h->min;
-    if (rank == h->count)
-        return h->max;
-    uint64_t seen = 0;
-    size_t last = hist_index(h->max);
-    for (size_t i = hist_index(h->min); i < last; i++) {
-        seen += h->counts[i];
-        if (seen >= rank)
-            return bucket_mid(h, i);
+    return hist_percentile_of(h, 1, q);
+}
+
+uint64_t hist_percentile_of(const hist *hs, size_t n, double q)
+{
+    uint64_t count = 0, min = UINT64_MAX, max = 0;
+    for (size_t k = 0; k < n; k++) {
+        count += hs[k].count;
+        min = hs[k].count && hs[k].min < min ? hs[k].min : min;
+        max = hs[k].count && hs[k].max > max ? hs[k].max : max;
     }
-    return bucket_mid(h, last);
+    if (count == 0)
+        return 0;
+    uint64_t rank = nearest_rank(q, count);
+    if (rank == 1)
+        return min;
+    if (rank == count)
+        return max;
+    uint64_t seen = 0;
+    size_t last = hist_index(max);
+    for (size_t i = hist_index(min); i < last; i++) {
+        for (size_t k = 0; k < n; k++)
+            seen += hs[k].counts[i];
+        if (seen >= rank)
+            return mid_within(i, min, max);
+    }
+    return mid_within(last, min, max);
 }
 
 hist_iter hist_iter_start(const hist *h)

@@ -50,22 +50,49 @@ static inline size_t hist_index(uint64_t v)
     return ((size_t)shift << HIST_SUB_BITS) + (size_t)(v >> shift);
 }
 
-/* Records one latency in ns: 0 counts as 1 (below the clock's resolution),
- * values above HIST_MAX_NS as HIST_MAX_NS and in clamped. Inline because the
- * runner calls it between every two commands; it never allocates. */
+/* One latency made ready for recording, once, however many histograms
+ * it goes into: 0 counts as 1 (below the clock's resolution), values above
+ * HIST_MAX_NS as HIST_MAX_NS (and in clamped); its bucket and square. */
+typedef struct hist_sample {
+    uint64_t ns;
+    size_t index;
+    hist_u128 sq;
+    uint64_t clamped; /* 1 when ns was clamped */
+} hist_sample;
+
+static inline hist_sample hist_sample_of(uint64_t ns)
+{
+    hist_sample s = {.ns = ns ? ns : 1};
+    if (s.ns > HIST_MAX_NS) {
+        s.ns = HIST_MAX_NS;
+        s.clamped = 1;
+    }
+    s.index = hist_index(s.ns);
+    s.sq = (hist_u128)s.ns * s.ns;
+    return s;
+}
+
+/* Records s into h: what hist_record(h, ns) does, without working the
+ * sample out again. Inline because the runner records every command into
+ * several histograms; it never allocates. */
+static inline void hist_add(hist *h, const hist_sample *s)
+{
+    h->counts[s->index]++;
+    h->count++;
+    h->clamped += s->clamped;
+    h->sum += s->ns;
+    h->sumsq += s->sq;
+    if (s->ns < h->min)
+        h->min = s->ns;
+    if (s->ns > h->max)
+        h->max = s->ns;
+}
+
+/* Records one latency in ns (see hist_sample_of for 0 and the clamp). */
 static inline void hist_record(hist *h, uint64_t ns)
 {
-    ns = ns ? ns : 1;
-    if (ns > HIST_MAX_NS) {
-        ns = HIST_MAX_NS;
-        h->clamped++;
-    }
-    h->counts[hist_index(ns)]++;
-    h->count++;
-    h->sum += ns;
-    h->sumsq += (hist_u128)ns * ns;
-    h->min = ns < h->min ? ns : h->min;
-    h->max = ns > h->max ? ns : h->max;
+    hist_sample s = hist_sample_of(ns);
+    hist_add(h, &s);
 }
 
 /* Records n samples of ns at once, as n calls of hist_record would: for a
@@ -98,6 +125,10 @@ double hist_stddev(const hist *h);
  * within a relative 1e-12 of an integer counts as that integer, so that
  * binary rounding (0.07 * 100 = 7.000000000000001) does not move the rank. */
 uint64_t hist_percentile(const hist *h, double q);
+/* hist_percentile of the n histograms hs[0..n) taken as one (their
+ * merge), without merging them: for a figure of a pass under way, whose
+ * histogram is its tenths'. */
+uint64_t hist_percentile_of(const hist *hs, size_t n, double q);
 
 /* Walks the non-empty buckets in increasing order of value:
  *     hist_iter it = hist_iter_start(h);

@@ -97,6 +97,8 @@ static void close_one(intervals *iv, uint64_t end)
     interval *it = &iv->items[iv->n++];
     uint64_t from = iv->start + (uint64_t)(iv->n - 1) * iv->every_ns;
     *it = (interval){.start_ns = from - iv->start, .length_ns = end - from};
+    for (size_t v = 0; v < iv->nverbs; v++) /* the loop records the verbs' only */
+        hist_merge(&iv->cur, &iv->cur_verbs[v]);
     figures_of(&iv->cur, it);
     snapshot(&iv->cur, &it->all);
     it->nverbs = iv->nverbs;
@@ -105,7 +107,7 @@ static void close_one(intervals *iv, uint64_t end)
         snapshot(&iv->cur_verbs[v], &it->verbs[v]);
 }
 
-bool intervals_tick(intervals *iv, uint64_t now)
+bool intervals_close_due(intervals *iv, uint64_t now)
 {
     bool closed = false;
     while (now >= iv->next_end) {
@@ -120,7 +122,10 @@ void intervals_finish(intervals *iv, uint64_t end)
 {
     intervals_tick(iv, end);
     uint64_t from = iv->start + (uint64_t)iv->n * iv->every_ns;
-    if (end > from || hist_count(&iv->cur) > 0)
+    bool pending = false;
+    for (size_t v = 0; v < iv->nverbs; v++)
+        pending = pending || hist_count(&iv->cur_verbs[v]) > 0;
+    if (end > from || pending)
         close_one(iv, end > from ? end : from);
 }
 

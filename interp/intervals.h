@@ -4,7 +4,7 @@
  * --progress lines and --hlog. The live histograms are fixed memory; a
  * finished interval is kept as its non-empty buckets only, so memory grows
  * with the number of intervals and the buckets they touch, not with the
- * commands. Recording is hist_record's cost; closing an interval happens
+ * commands. Recording is hist_add's cost; closing an interval happens
  * between commands, outside the timed region. */
 #ifndef BENCH_INTERVALS_H
 #define BENCH_INTERVALS_H
@@ -34,7 +34,7 @@ typedef struct interval {
 typedef struct intervals {
     uint64_t every_ns;
     uint64_t start, next_end; /* monotonic ns */
-    hist cur;
+    hist cur;                 /* the interval closing: its verbs' merged (close_one) */
     hist *cur_verbs;
     size_t nverbs;
     interval *items;
@@ -49,15 +49,21 @@ void intervals_free(intervals *iv);
 /* Moves the start of the first interval to `start` (nothing recorded yet). */
 void intervals_restart(intervals *iv, uint64_t start);
 
-static inline void intervals_record(intervals *iv, size_t verb, uint64_t ns)
+/* Records a latency, made ready once by hist_sample_of, for its verb; the
+ * interval's own histogram is the verbs' merged when it closes. */
+static inline void intervals_add(intervals *iv, size_t verb, const hist_sample *s)
 {
-    hist_record(&iv->cur, ns);
-    hist_record(&iv->cur_verbs[verb], ns);
+    hist_add(&iv->cur_verbs[verb], s);
 }
 
 /* Closes the intervals that ended by `now`; true when one closed (the
- * last is iv->items[iv->n - 1]). Empty intervals are kept: a stall shows. */
-bool intervals_tick(intervals *iv, uint64_t now);
+ * last is iv->items[iv->n - 1]). Empty intervals are kept: a stall shows.
+ * Inline: the runner asks after every command, and nearly always none has. */
+bool intervals_close_due(intervals *iv, uint64_t now);
+static inline bool intervals_tick(intervals *iv, uint64_t now)
+{
+    return now >= iv->next_end && intervals_close_due(iv, now);
+}
 /* Closes the last, partial interval at `end`. */
 void intervals_finish(intervals *iv, uint64_t end);
 

@@ -17,6 +17,13 @@
 
 enum { JSON_MAX_DEPTH = 64 };
 
+/* The bytes a string's plain run goes over, as written and as read: not a
+ * control character, a quote or a backslash; 2 for those past ASCII (the
+ * decoder then holds the string to the UTF-8 rule). One look per byte. */
+static const unsigned char plain[256] = {
+    [0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1, [0x80 ... 0xff] = 2,
+};
+
 /* ---- buffers ---- */
 
 void jline_reserve(jline *b, size_t more)
@@ -60,7 +67,7 @@ void json_put_string(jline *b, const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         size_t run = i;
-        while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+        while (run < n && plain[(unsigned char)s[run]])
             run++;
         jline_put(b, s + i, run - i);
         if (run == n)
@@ -293,10 +300,11 @@ static size_t put_utf8(char *o, uint32_t cp)
 static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
 {
     const char *start = d->p + 1, *p = start;
-    while (p < d->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-        p++;
+    unsigned char kinds = 0; /* 2 when a byte past ASCII: only then can the rule be broken */
+    for (unsigned char k; p < d->end && (k = plain[(unsigned char)*p]); p++)
+        kinds |= k;
     if (p < d->end && *p == '"') {
-        if (!d->any_text && !utf8_keeps_rule(start, (size_t)(p - start)))
+        if (!d->any_text && (kinds & 2) && !utf8_keeps_rule(start, (size_t)(p - start)))
             return fail(d, what, UTF8_RULE);
         *s = start;
         *len = (uint32_t)(p - start);
@@ -554,9 +562,14 @@ static int integer(jd *d, const jpath *what, int64_t *out)
     return 0;
 }
 
+/* Whether key[0..len) is name, without measuring name first (a key may
+ * hold a NUL from a \u0000 escape: name never matches it). */
 static bool key_is(const char *key, uint32_t len, const char *name)
 {
-    return strlen(name) == len && memcmp(key, name, len) == 0;
+    for (uint32_t i = 0; i < len; i++)
+        if (!name[i] || name[i] != key[i])
+            return false;
+    return name[len] == '\0';
 }
 
 typedef struct struct_ctx {
@@ -565,15 +578,19 @@ typedef struct struct_ctx {
     value *items;
     bool *seen;
     int depth;
+    size_t next; /* the field after the last member's */
 } struct_ctx;
 
 static int struct_member(jd *d, const char *key, uint32_t len, void *ctx)
 {
     struct_ctx *c = ctx;
     const ty *t = c->t;
-    size_t i = 0;
-    while (i < t->nfields && !key_is(key, len, t->fields[i].name))
-        i++;
+    /* first where an encoder in declaration order puts it: after the last */
+    size_t i = c->next;
+    if (i >= t->nfields || !key_is(key, len, t->fields[i].name))
+        for (i = 0; i < t->nfields && !key_is(key, len, t->fields[i].name);)
+            i++;
+    c->next = i + 1;
     if (i == t->nfields)
         return fail(d, c->what, "'%.*s' is not a field of %s", (int)(len > 100 ? 100 : len), key,
                     path_empty(c->what) ? "the arguments" : "this object");
@@ -597,7 +614,7 @@ static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int 
         return fail(d, what, "expected an object, got %s", found(d));
     value *items = arena_alloc(d->a, (t->nfields ? t->nfields : 1) * sizeof *items);
     bool *seen = arena_alloc(d->a, t->nfields + 1);
-    struct_ctx c = {t, what, items, seen, depth};
+    struct_ctx c = {t, what, items, seen, depth, 0};
     if (object(d, what, struct_member, &c) < 0)
         return -1;
     for (size_t i = 0; i < t->nfields; i++) {
@@ -721,6 +738,17 @@ int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a
     return decode_text(&d, t, what, out);
 }
 
+int json_decode_head(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                     const char **rest, char *why, size_t size)
+{
+    jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
+    jpath root = {.name = what, .len = strlen(what)};
+    if (decode(&d, t, &root, out, 0) < 0)
+        return -1;
+    *rest = d.p;
+    return 0;
+}
+
 int json_decode_stored(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
                        char *why, size_t size)
 {
@@ -808,6 +836,24 @@ int json_request_parse(const char *s, size_t n, arena *a, json_request *out, cha
     else if (c.args)
         return fail(&d, &at_root, "a request with args needs a verb or a query");
     return 0;
+}
+
+bool json_request_canonical(const char *s, size_t n, const char **verb, size_t *verb_len,
+                            const char **args)
+{
+    static const char head[] = "{\"verb\":\"", mid[] = "\",\"args\":{";
+    size_t h = sizeof head - 1, m = sizeof mid - 1;
+    if (n < h + m + 1 || memcmp(s, head, h) != 0)
+        return false;
+    const char *v = s + h, *end = s + n, *q = v;
+    while (q < end && plain[(unsigned char)*q] == 1) /* escapes and past ASCII: the full parse */
+        q++;
+    if (q == v || (size_t)(end - q) < m + 1 || memcmp(q, mid, m) != 0)
+        return false;
+    *verb = v;
+    *verb_len = (size_t)(q - v);
+    *args = q + m - 1; /* at its '{' */
+    return true;
 }
 
 /* ---- answers ---- */

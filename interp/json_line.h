@@ -50,6 +50,11 @@ void json_put_value(jline *b, const ty *t, const value *v);
 int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
                 char *why, size_t size);
 
+/* json_decode of the value at the start of s[0..n), whatever follows it:
+ * *rest is the text after the value. */
+int json_decode_head(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                     const char **rest, char *why, size_t size);
+
 /* The stored form, as the SQL targets keep values: json_put_stored writes
  * unset optional fields as null instead of leaving them out (left out, one
  * would decode as its default or []), and json_decode_stored copies every
@@ -79,6 +84,16 @@ typedef struct json_request {
  * with a sentence in why when the line is not a request. */
 int json_request_parse(const char *s, size_t n, arena *a, json_request *out, char *why,
                        size_t size);
+
+/* The command request in the one shape the process target writes,
+ * {"verb":"V","args":{...}} with no spaces and V printable ASCII without
+ * escapes, found without a parse: *verb (not NUL-terminated, *verb_len
+ * bytes) points into s and *args at the args object's '{' (its end is
+ * found by decoding it). false for every other line, which
+ * json_request_parse then reads; a line this accepts means the same to
+ * json_request_parse. */
+bool json_request_canonical(const char *s, size_t n, const char **verb, size_t *verb_len,
+                            const char **args);
 
 /* Reads the answer line s[0..n) (without its newline): 1 for {"ok":true...},
  * 0 for {"ok":false...} with the error string copied into msg (truncated to

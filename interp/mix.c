@@ -34,6 +34,9 @@ struct mix {
     step_inst **steps; /* per flow */
     bound **binds;     /* per flow: one per binding */
     uint64_t *drawn, *skipped;
+    char n_text[24]; /* ${n} in decimal, at n_text + n_at, for the cycle n_text_of - 1 */
+    size_t n_at;     /* (every step of a cycle writes the same; 0: none yet) */
+    uint64_t n_text_of;
 };
 
 /* The generator's stream of client c of run `run`: client 0's is the run's
@@ -156,20 +159,49 @@ static void put(text *t, const char *s, size_t n)
     t->len += n;
 }
 
-/* In decimal, by hand: snprintf costs more than the rest of an expansion,
- * and this runs before every command of the timed pass. */
+/* "00" to "99": put_int writes two digits a step. */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* v in decimal, by hand, two digits a step, ending at b + 24; returns
+ * where it starts. snprintf costs more than the rest of an expansion, and
+ * this runs before every command of the timed pass. */
+static size_t int_text(int64_t v, char b[24])
+{
+    size_t at = 24;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    for (; u >= 100; u /= 100) {
+        at -= 2;
+        memcpy(b + at, digit_pairs + 2 * (u % 100), 2);
+    }
+    if (u >= 10) {
+        at -= 2;
+        memcpy(b + at, digit_pairs + 2 * u, 2);
+    } else {
+        b[--at] = (char)('0' + u);
+    }
+    if (v < 0)
+        b[--at] = '-';
+    return at;
+}
+
 static void put_int(text *t, int64_t v)
 {
     char b[24];
-    size_t n = sizeof b;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        b[--n] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        b[--n] = '-';
-    put(t, b + n, sizeof b - n);
+    size_t at = int_text(v, b);
+    put(t, b + at, sizeof b - at);
+}
+
+/* ${n}: written once per cycle, however many steps name it. */
+static void put_n(mix *m, text *t)
+{
+    if (m->n_text_of != m->n + 1) {
+        m->n_at = int_text((int64_t)m->n, m->n_text);
+        m->n_text_of = m->n + 1;
+    }
+    put(t, m->n_text + m->n_at, sizeof m->n_text - m->n_at);
 }
 
 static void put_value(text *t, const value *v)
@@ -227,6 +259,8 @@ static int expand(mix *m, const tmpl *t, value *slot, char **buf, size_t *cap, b
         value v = {0};
         if (pt->var == TMPL_TEXT)
             put(&out, pt->text, pt->len);
+        else if (pt->var == TMPL_N)
+            put_n(m, &out);
         else if (part_value(m, pt, &v, why) < 0)
             return -1;
         else

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "arena.h"
+#include "clock.h"
 #include "env.h"
 #include "intervals.h"
 #include "lint.h"
@@ -104,11 +105,11 @@ static double epoch_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static inline uint64_t now_ns(void)
+/* The clock of a timed pass: the open loop waits on CLOCK_MONOTONIC
+ * (arrival.c), so it reads that; the closed loop the fast clock (clock.h). */
+static inline uint64_t pass_now(bool open)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return open ? clock_mono_ns() : clock_fast_start();
 }
 
 /* ---- one run ---- */
@@ -273,7 +274,7 @@ static void progress_live(run_state *rs, uint64_t start, uint64_t now, uint64_t 
             "%.0f%% done, ETA %.0f s",
             rs->p->domain, rs->ts->label, rs->run, rs->timed_commands,
             secs > 0 ? (double)rs->timed_commands / secs : 0.0,
-            (double)hist_percentile(&rs->all, 0.5) / 1000.0, done * 100,
+            (double)hist_percentile_of(rs->tenths, STATS_TENTHS, 0.5) / 1000.0, done * 100,
             done > 0 ? secs / done - secs : 0.0);
 }
 
@@ -297,6 +298,14 @@ static void sample_room(run_state *rs)
     rs->samples_cap = rs->samples_cap ? rs->samples_cap * 2 : 1024;
     rs->samples = xrealloc(rs->samples, rs->samples_cap * sizeof *rs->samples);
     rs->next_sample = rs->samples + used;
+}
+
+/* After a timed pass: the run's histogram, which the loop leaves to its
+ * tenths (each command is in exactly one), so as to record one fewer. */
+static void all_of_tenths(run_state *rs)
+{
+    for (int i = 0; i < STATS_TENTHS; i++)
+        hist_merge(&rs->all, &rs->tenths[i]);
 }
 
 /* How the timed pass runs: closed or open loop, cycles or a duration. */
@@ -355,11 +364,13 @@ static uint64_t abandon_cycle(run_state *rs, const step_inst *si, uint64_t n, ui
 
 /* One dispatch of the timed pass: prepare, the two clock reads, then
  * everything that is not the target's. `from` is when its latency starts
- * (the open loop's intended start, or the end of the cycle's previous
- * step; 0 in the closed loop). Returns the second clock read, or 0 with rc
- * set to -1. */
-static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t from,
-                           bool first, bool settles, uint64_t *settle_ns, int *rc)
+ * in the open loop (the intended start, or the end of the cycle's
+ * previous step). Inlined into each loop with `open` a constant, so the
+ * closed loop carries nothing of the open loop's. Returns the second clock
+ * read, or 0 with rc set to -1. */
+static inline __attribute__((always_inline)) uint64_t
+timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t from, bool first,
+           bool settles, uint64_t *settle_ns, int *rc, bool open)
 {
     if (expand_step(rs, si, "timed") < 0) {
         *rc = -1;
@@ -370,18 +381,18 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
         return 0;
     }
     uint64_t trips = rs->t->round_trips;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = open ? clock_mono_ns() : clock_fast_start();
     int drc = target_dispatch(rs->t, si->st->cmd, &si->args);
-    uint64_t t1 = now_ns();
+    uint64_t t1 = open ? clock_mono_ns() : clock_fast_stop();
     rs->verb_trips[si->verb] += rs->t->round_trips - trips;
-    uint64_t ns = from ? t1 - from : t1 - t0; /* the open loop's response time */
+    uint64_t ns = open ? t1 - from : t1 - t0; /* the open loop's response time */
     if (drc == TARGET_FAILED)
         return abandon_cycle(rs, si, n, t1, rc);
-    hist_record(&rs->all, ns);
-    hist_record(&rs->tenths[tenth], ns);
-    hist_record(&rs->verbs[si->verb], ns);
-    intervals_record(&rs->iv, (size_t)si->verb, ns);
-    if (from) {
+    hist_sample hs = hist_sample_of(ns);
+    hist_add(&rs->tenths[tenth], &hs); /* the run's histogram is their merge (all_of_tenths) */
+    hist_add(&rs->verbs[si->verb], &hs);
+    intervals_add(&rs->iv, (size_t)si->verb, &hs);
+    if (open) {
         hist_record(&rs->service, t1 - t0);
         if (first) /* the cycle's first step: how late it started */
             hist_record(&rs->lag, t0 > from ? t0 - from : 0);
@@ -392,10 +403,10 @@ static uint64_t timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned te
         *rs->next_sample++ = (sample){.ns = ns, .cycle = n, .verb = si->st->cmd->verb};
     }
     if (settles && drc != TARGET_ERROR) { /* untimed: out of the wall time too */
-        uint64_t s0 = now_ns();
+        uint64_t s0 = pass_now(open);
         if (target_settle(rs->t, si->st->cmd) != TARGET_OK)
             drc = TARGET_ERROR;
-        *settle_ns += now_ns() - s0;
+        *settle_ns += pass_now(open) - s0;
     }
     if (drc != TARGET_OK || si->st->expect_refused || step_checks_answer(si->st)) {
         *rc = check_outcome(rs, si, drc, "timed", (int64_t)n);
@@ -426,54 +437,46 @@ static unsigned tenth_of(const pass_plan *pp, uint64_t start, uint64_t now, uint
     return *tenth;
 }
 
-/* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
-static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
+/* The timed pass's loop, inlined once per mode (`open` a constant). */
+static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const run_options *o,
+                                                            pass_plan *pp, bool live,
+                                                            double *wall_seconds, bool open)
 {
-    pass_plan pp = pass_plan_of(rs, o);
-    rs->open_loop = pp.open;
     uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
     unsigned tenth = 0;
-    uint64_t next_tenth = stats_tenth_start(1, pp.cycles);
-    /* --progress prints each interval as it closes; without it, a terminal
-       gets a live line */
-    bool live = !(o->progress_seconds > 0) && o->live && !o->quiet;
-    uint64_t every = o->interval_ns            ? o->interval_ns
-                     : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
-                                               : 1000000000u;
+    uint64_t next_tenth = stats_tenth_start(1, pp->cycles);
     int rc = 0;
     bool settles = target_settles(rs->t);
     uint64_t settle_ns = 0;
-    mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
-    if (intervals_init(&rs->iv, every, 0, rs->nverbs) < 0) /* before the clock starts */
-        return err_set(&rs->failure, "run %d: out of memory", rs->run);
     rs->start_epoch_s = epoch_seconds();
-    uint64_t start = now_ns();
+    uint64_t start = pass_now(open);
     intervals_restart(&rs->iv, start);
-    uint64_t deadline = start + pp.duration_ns;
+    uint64_t deadline = start + pp->duration_ns;
     uint64_t live_next = start + (uint64_t)LIVE_EVERY_MS * 1000000u;
     for (uint64_t k = 0; rc == 0; k++) {
-        if (!pp.duration_ns && k >= pp.cycles)
+        if (!pp->duration_ns && k >= pp->cycles)
             break; /* all done: an interrupt now stops before the next run */
         if (runner_interrupted) {
             rc = -1;
             break;
         }
-        uint64_t now = now_ns();
-        if (pp.open) {
-            rs->intended = start + arrival_next(&pp.arr);
-            if (pp.duration_ns && rs->intended >= deadline)
+        /* a closed loop of so many cycles needs no clock here */
+        uint64_t now = open || pp->duration_ns ? pass_now(open) : 0;
+        if (open) {
+            rs->intended = start + arrival_next(&pp->arr);
+            if (pp->duration_ns && rs->intended >= deadline)
                 break;
             rs->offered++;
-            if (pp.max_lag_ns && now > rs->intended + pp.max_lag_ns) {
+            if (pp->max_lag_ns && now > rs->intended + pp->max_lag_ns) {
                 rs->dropped++; /* too late to start: pgbench -L skips it */
                 continue;
             }
             arrival_wait_until(rs->intended);
             now = rs->intended;
-        } else if (pp.duration_ns && now >= deadline) {
+        } else if (pp->duration_ns && now >= deadline) {
             break;
         }
-        unsigned t = tenth_of(&pp, start, now, k, &tenth, &next_tenth);
+        unsigned t = tenth_of(pp, start, now, k, &tenth, &next_tenth);
         uint64_t n = first + rs->timed_cycles;
         size_t nsteps;
         step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
@@ -481,14 +484,14 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             rc = -1;
             break;
         }
-        uint64_t from = pp.open ? rs->intended : 0, end = 0;
+        uint64_t from = open ? rs->intended : 0, end = 0;
         for (size_t s = 0; s < nsteps && rc == 0; s++) {
-            end = timed_step(rs, &steps[s], n, t, from, s == 0, settles, &settle_ns, &rc);
-            from = pp.open ? end : 0;
+            end = timed_step(rs, &steps[s], n, t, from, s == 0, settles, &settle_ns, &rc, open);
+            from = open ? end : 0;
             if (rc == 0 && intervals_tick(&rs->iv, end) && o->progress_seconds > 0)
                 progress_interval(rs);
             if (rc == 0 && live && end >= live_next) {
-                progress_live(rs, start, end, pp.duration_ns, pp.cycles);
+                progress_live(rs, start, end, pp->duration_ns, pp->cycles);
                 live_next = end + (uint64_t)LIVE_EVERY_MS * 1000000u;
             }
         }
@@ -496,16 +499,36 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
             rc = 0;
         if (rc == 0) {
             rs->timed_cycles++;
-            if (pp.open && pp.max_lag_ns && end - rs->intended > pp.max_lag_ns)
+            if (open && pp->max_lag_ns && end - rs->intended > pp->max_lag_ns)
                 rs->late++;
         }
     }
-    uint64_t stop = now_ns();
+    uint64_t stop = pass_now(open);
     intervals_finish(&rs->iv, stop);
+    all_of_tenths(rs);
     *wall_seconds = (double)(stop - start - settle_ns) / 1e9;
     if (live)
         fputs("\r\033[K", stderr); /* the run's own line replaces the live one */
     return rc;
+}
+
+/* The timed pass. Returns 0, or -1 with rs->failure set (or on interrupt). */
+static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
+{
+    pass_plan pp = pass_plan_of(rs, o);
+    rs->open_loop = pp.open;
+    /* --progress prints each interval as it closes; without it, a terminal
+       gets a live line */
+    bool live = !(o->progress_seconds > 0) && o->live && !o->quiet;
+    uint64_t every = o->interval_ns            ? o->interval_ns
+                     : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
+                                               : 1000000000u;
+    mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
+    if (intervals_init(&rs->iv, every, 0, rs->nverbs) < 0) /* before the clock starts */
+        return err_set(&rs->failure, "run %d: out of memory", rs->run);
+    /* each loop its own machine code: the closed one tests nothing of the open one's */
+    return pp.open ? timed_loop(rs, o, &pp, live, wall_seconds, true)
+                   : timed_loop(rs, o, &pp, live, wall_seconds, false);
 }
 
 /* ---- many clients (DESIGN section 10) ---- */
@@ -543,8 +566,9 @@ static void client_stop(client_pass *cp, int rc)
 {
     cp->rc = rc;
     cp->done = true;
-    cp->rs->end_ns = now_ns();
+    cp->rs->end_ns = pass_now(cp->pp.open);
     intervals_finish(&cp->rs->iv, cp->rs->end_ns);
+    all_of_tenths(cp->rs);
 }
 
 /* One turn of client cp: a cycle, a dropped cycle, or its end. Its cycle
@@ -557,7 +581,7 @@ static void client_turn(client_pass *cp)
         return client_stop(cp, 0);
     if (runner_interrupted)
         return client_stop(cp, -1);
-    uint64_t now = now_ns();
+    uint64_t now = pp->open || pp->duration_ns ? pass_now(pp->open) : 0;
     if (pp->open) {
         rs->intended = cp->next_at;
         if (pp->duration_ns && rs->intended >= cp->deadline)
@@ -584,7 +608,10 @@ static void client_turn(client_pass *cp)
     int rc = 0;
     uint64_t from = pp->open ? rs->intended : 0, end = 0;
     for (size_t s = 0; s < nsteps && rc == 0; s++) {
-        end = timed_step(rs, &steps[s], n, t, from, s == 0, cp->settles, &rs->settle_ns, &rc);
+        end = pp->open ? timed_step(rs, &steps[s], n, t, from, s == 0, cp->settles, &rs->settle_ns,
+                                    &rc, true)
+                       : timed_step(rs, &steps[s], n, t, 0, s == 0, cp->settles, &rs->settle_ns,
+                                    &rc, false);
         from = pp->open ? end : 0;
         if (rc == 0)
             intervals_tick(&rs->iv, end);
@@ -646,7 +673,7 @@ static void *drive_clients(void *arg)
     driver_thread *th = arg;
     if (!gate_wait(th->gate)) /* every client starts together */
         return NULL;
-    uint64_t start = now_ns();
+    uint64_t start = pass_now(th->cps[th->from].pp.open); /* one mode for every client */
     int active = 0;
     for (int c = th->from; c < th->nclients; c += th->step, active++)
         client_start(&th->cps[c], start);
@@ -1224,9 +1251,9 @@ static int floor_probe(run_state *rs, const char *when, double *p50)
     int rc = TARGET_REFUSED;
     int answered = 0;
     for (; answered < FLOOR_PROBES; answered++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = clock_fast_start();
         rc = target_probe(rs->t);
-        uint64_t t1 = now_ns();
+        uint64_t t1 = clock_fast_stop();
         if (rc != TARGET_REFUSED)
             break;
         hist_record(&h, t1 - t0);
@@ -2009,6 +2036,7 @@ static size_t plan_slots(const plan *p, const run_options *o, const target_spec 
 int runner_run(const plan *const *plans, size_t nplans, const run_options *o, report *r)
 {
     int status = 0;
+    clock_fast_init(); /* once, 5 ms, before the first timed pass */
     harness_floor(nplans ? plans[0] : NULL, o, r);
     for (size_t pi = 0; pi < nplans && !runner_interrupted; pi++) {
         const plan *p = plans[pi];

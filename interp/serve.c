@@ -8,7 +8,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,33 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "endpoint.h"
+#include "alloc.h"
 #include "json_line.h"
 #include "runtime.h"
-#include "spec.h"
 #include "store_driver.h"
 #include "target.h"
 
-static const char usage_serve[] =
-    "usage: bench serve [--store NAME] [--listen ADDR] SPEC\n"
-    "\n"
-    "Serves the spec's domain on the C runtime as a JSON-lines server: one\n"
-    "request per line on stdin, one answer per line on stdout, until end of\n"
-    "input (schema/protocol.md). The process target runs this by default.\n"
-    "\n"
-    "  --store NAME   where the runtime keeps records: one of the stores built in\n"
-    "                 (bench targets lists them: the targets that run the C runtime);\n"
-    "                 default the in-process one. The SQL stores use a scratch file\n"
-    "                 or schema, removed at the end (also when SIGTERM, SIGINT or\n"
-    "                 SIGHUP stops it)\n"
-    "  --listen ADDR  serve many connections at once instead, on one shared store:\n"
-    "                 ADDR is unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0\n"
-    "                 picks a free one). The address is printed on stderr; stdin is\n"
-    "                 not read; SIGTERM or SIGINT stops the server. Each connection\n"
-    "                 speaks the same protocol; requests are answered one at a time\n"
-    "                 (the process target's connect option talks to it)\n"
-    "  -h, --help     show this help\n";
+/* Appends a string constant, its length known when compiled. */
+#define PUT_TEXT(b, text) jline_put((b), (text), sizeof(text) - 1)
 
 static const char empty_answer[] = "{\"ok\":false,\"error\":\"empty request\"}\n";
 
@@ -53,6 +33,9 @@ typedef struct tap_store {
     store_ops ops;
     store *inner;
     jline events; /* the open transaction's events, as comma-separated objects */
+    const plan *p;
+    jline heads;     /* per event of the plan: {"name":"E","payload": */
+    size_t *head_at; /* where each starts in heads; one more for the end */
 } tap_store;
 
 static int tap_result(tap_store *t, int rc)
@@ -96,11 +79,10 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     if (rc < 0)
         return tap_result(t, rc);
     jline *b = &t->events;
+    size_t i = (size_t)(ev - t->p->events);
     if (b->len)
         jline_putc(b, ',');
-    jline_puts(b, "{\"name\":");
-    json_put_string(b, ev->name, strlen(ev->name));
-    jline_puts(b, ",\"payload\":");
+    jline_put(b, t->heads.data + t->head_at[i], t->head_at[i + 1] - t->head_at[i]);
     json_put_value(b, ev->payload, payload);
     jline_putc(b, '}');
     return rc;
@@ -150,9 +132,16 @@ static int tap_scan(store *s, const aggregate *agg, const value *from, int64_t l
     return tap_result(t, t->inner->ops->scan(t->inner, agg, from, limit, out));
 }
 
-static void tap_init(tap_store *t, store *inner)
+static void tap_init(tap_store *t, store *inner, const plan *p)
 {
-    *t = (tap_store){.inner = inner};
+    *t = (tap_store){.inner = inner, .p = p};
+    t->head_at = xcalloc(p->nevents + 1, sizeof *t->head_at);
+    for (size_t i = 0; i < p->nevents; i++) { /* an event's name, encoded once */
+        PUT_TEXT(&t->heads, "{\"name\":");
+        json_put_string(&t->heads, p->events[i].name, strlen(p->events[i].name));
+        PUT_TEXT(&t->heads, ",\"payload\":");
+        t->head_at[i + 1] = t->heads.len;
+    }
     t->ops = (store_ops){
         .begin = tap_begin,
         .load = tap_load,
@@ -261,7 +250,7 @@ static void answer_error(server *sv, const char *msg)
 {
     jline_puts(&sv->out, "{\"ok\":false,\"error\":");
     json_put_string(&sv->out, msg, strlen(msg));
-    jline_put(&sv->out, "}\n", 2);
+    PUT_TEXT(&sv->out, "}\n");
 }
 
 static void answer_count(server *sv)
@@ -290,7 +279,7 @@ static void answer_count(server *sv)
         snprintf(num, sizeof num, ":%" PRIu64, sv->events[i]);
         jline_puts(b, num);
     }
-    jline_put(b, "}}\n", 3);
+    PUT_TEXT(b, "}}\n");
 }
 
 static void unknown_verb(server *sv, const char *verb)
@@ -304,6 +293,8 @@ static void unknown_verb(server *sv, const char *verb)
              hint ? hint : "", hint ? "'?)" : "");
     answer_error(sv, msg);
 }
+
+static void answer_decoded(server *sv, const command *cmd, const value *args);
 
 /* A command request ({"verb": ...}) or a query request ({"query": ...}):
  * the verb must be of that kind. A command answers its events, a query its
@@ -332,27 +323,63 @@ static void answer_command(server *sv, const json_request *req)
         answer_error(sv, msg);
         return;
     }
-    runtime_status st = runtime_dispatch(sv->rt, cmd, &args);
+    answer_decoded(sv, cmd, &args);
+}
+
+/* The line in the shape the process target writes, {"verb":"V","args":
+ * {...}} (json_request_canonical), read in one pass: the verb looked up,
+ * the args decoded where they are, then only "}" may follow. false, with
+ * nothing answered, for anything else or anything wrong with it, which
+ * serve_answer then reads in full and answers as it always has. */
+static bool answer_canonical(server *sv, const char *line, size_t n)
+{
+    const char *verb, *args, *rest;
+    size_t len;
+    char name[256], why[512];
+    if (!json_request_canonical(line, n, &verb, &len, &args) || len >= sizeof name)
+        return false;
+    memcpy(name, verb, len);
+    name[len] = '\0';
+    const command *cmd = plan_find_verb(sv->p, name);
+    value a;
+    if (!cmd || cmd->query ||
+        json_decode_head(args, n - (size_t)(args - line), cmd->params, "", &sv->scratch, &a, &rest,
+                         why, sizeof why) < 0 ||
+        rest == line + n || *rest++ != '}')
+        return false;
+    for (; rest < line + n; rest++)
+        if (*rest != ' ' && *rest != '\t' && *rest != '\r' && *rest != '\n')
+            return false;
+    answer_decoded(sv, cmd, &a);
+    return true;
+}
+
+/* A command or a query with its args decoded: dispatched, and answered with
+ * its events, returns or rows, or its refusal. */
+static void answer_decoded(server *sv, const command *cmd, const value *args)
+{
+    bool query = cmd->query;
+    runtime_status st = runtime_dispatch(sv->rt, cmd, args);
     if (st != RUNTIME_OK) {
         answer_error(sv, runtime_message(sv->rt));
         return;
     }
     jline *b = &sv->out;
     if (cmd->scan) {
-        jline_puts(b, "{\"ok\":true,\"rows\":");
+        PUT_TEXT(b, "{\"ok\":true,\"rows\":");
         json_put_value(b, cmd->rows, runtime_answer(sv->rt));
-        jline_put(b, "}\n", 2);
+        PUT_TEXT(b, "}\n");
         return;
     }
     if (query) {
-        jline_puts(b, "{\"ok\":true,\"returns\":");
+        PUT_TEXT(b, "{\"ok\":true,\"returns\":");
         json_put_value(b, cmd->returns, runtime_answer(sv->rt));
-        jline_put(b, "}\n", 2);
+        PUT_TEXT(b, "}\n");
         return;
     }
-    jline_puts(b, "{\"ok\":true,\"events\":[");
+    PUT_TEXT(b, "{\"ok\":true,\"events\":[");
     jline_put(b, sv->tap.events.data, sv->tap.events.len);
-    jline_put(b, "]}\n", 3);
+    PUT_TEXT(b, "]}\n");
 }
 
 /* The record request, {"record":{"aggregate":"Order","id":...}}: the record
@@ -386,7 +413,7 @@ static void answer_record(server *sv, const cJSON *rq)
         } else {
             jline_puts(&sv->out, "{\"ok\":true,\"record\":");
             json_put_value(&sv->out, agg->state, &rec);
-            jline_put(&sv->out, "}\n", 2);
+            PUT_TEXT(&sv->out, "}\n");
         }
     }
     free(text);
@@ -458,15 +485,9 @@ static bool is_empty_request(const char *line, size_t n)
     return n == 2 && line[0] == '{' && line[1] == '}';
 }
 
-void serve_answer(server *sv, const char *line, size_t n, const char **answer, size_t *len)
+/* Any request line, parsed in full. */
+static void answer_parsed(server *sv, const char *line, size_t n)
 {
-    if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
-        *answer = empty_answer;
-        *len = sizeof empty_answer - 1;
-        return;
-    }
-    sv->out.len = 0;
-    arena_reset(&sv->scratch);
     json_request req;
     char why[512], msg[600];
     if (json_request_parse(line, n, &sv->scratch, &req, why, sizeof why) < 0) {
@@ -480,6 +501,21 @@ void serve_answer(server *sv, const char *line, size_t n, const char **answer, s
         answer_count(sv);
     } else {
         answer_command(sv, &req);
+    }
+}
+
+void serve_answer(server *sv, const char *line, size_t n, const char **answer, size_t *len)
+{
+    if (is_empty_request(line, n)) { /* the floor probe: no parsing at all */
+        *answer = empty_answer;
+        *len = sizeof empty_answer - 1;
+        return;
+    }
+    sv->out.len = 0;
+    arena_reset(&sv->scratch);
+    if (!answer_canonical(sv, line, n)) {
+        arena_reset(&sv->scratch); /* what a refused fast read left */
+        answer_parsed(sv, line, n);
     }
     *answer = sv->out.data;
     *len = sv->out.len;
@@ -503,7 +539,7 @@ int serve_open(const plan *p, const store_driver *sd, const target_spec *ts, ser
         free(sv);
         return -1;
     }
-    tap_init(&sv->tap, s);
+    tap_init(&sv->tap, s, p);
     sv->aggs = calloc(p->naggs + 1, sizeof *sv->aggs);
     sv->events = calloc(p->nevents + 1, sizeof *sv->events);
     if (!sv->aggs || !sv->events || runtime_new(p, &sv->tap.base, &sv->rt) < 0) {
@@ -525,6 +561,8 @@ void serve_close(server *sv)
     free(sv->events);
     jline_free(&sv->out);
     jline_free(&sv->tap.events);
+    jline_free(&sv->tap.heads);
+    free(sv->tap.head_at);
     arena_free(&sv->scratch);
     free(sv);
 }
@@ -544,7 +582,8 @@ static void on_stop(int sig)
     serve_stopped = 1;
 }
 
-int serve_stdio(server *sv, int in_fd, int out_fd)
+/* The loop of serve_stdio, until end of input or a stop signal. */
+static int serve_lines_until_end(server *sv, int in_fd, int out_fd)
 {
     serve_lines in = {0};
     const char *line, *answer;
@@ -591,82 +630,19 @@ int serve_stdio(server *sv, int in_fd, int out_fd)
     return rc;
 }
 
-/* ---- bench serve ---- */
-
-int cli_serve(int argc, char **argv)
+int serve_stdio(server *sv, int in_fd, int out_fd)
 {
-    static const struct option opts[] = {{"store", required_argument, NULL, 's'},
-                                         {"listen", required_argument, NULL, 'l'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const store_driver *sd = store_default();
-    endpoint ep;
-    bool listen = false;
-    char why[512];
-    int c;
-    uint64_t seen = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (cli_once("serve", "--store", &seen, 0))
-                return EXIT_USAGE;
-            if (!(sd = store_find(optarg)))
-                return cli_usage_error("serve", "unknown store '%s'; the stores are %s", optarg,
-                                       store_names());
-            break;
-        case 'l':
-            if (cli_once("serve", "--listen", &seen, 1))
-                return EXIT_USAGE;
-            if (endpoint_parse(optarg, &ep, why, sizeof why) < 0)
-                return cli_usage_error("serve", "--listen: %s", why);
-            listen = true;
-            break;
-        case 'h': return cli_help("serve", usage_serve);
-        default:
-            return cli_usage_error("serve", "unknown option or missing value: '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (argc - optind != 1)
-        return cli_usage_error("serve", "give exactly one spec");
-    diag_list d = {0};
-    spec sp;
-    spec_status st = spec_open(argv[optind], &d, &sp);
-    diag_sort(&d);
-    cli_print_diags(&d, sp.dc, DIAG_FORMAT_TEXT, stderr);
-    diag_list_free(&d);
-    if (st != SPEC_OK) {
-        spec_close(&sp);
-        return st == SPEC_IO ? EXIT_USAGE : EXIT_FAILED;
-    }
-    /* the store as for one run of its target, with its defaults */
-    const target_spec ts = {.name = sd->name, .label = sd->name};
-    char err[1024] = "";
-    int rc = EXIT_CLEAN;
-    server *sv = NULL;
-    if (listen) {
-        rc = serve_listen(sp.p, sd, &ts, &ep);
-    } else if (serve_open(sp.p, sd, &ts, &sv, err, sizeof err) < 0) {
-        fprintf(stderr, "bench serve: %s\n", err);
-        rc = EXIT_FAILED;
-    } else {
-        /* a signal ends the read (no SA_RESTART), and serve_close then
-         * removes the scratch store as at the end of input */
-        static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
-        struct sigaction sa = {.sa_handler = on_stop}, old[3];
-        sigemptyset(&sa.sa_mask);
-        for (int i = 0; i < 3; i++)
-            sigaction(stops[i], &sa, &old[i]);
-        if (serve_stdio(sv, STDIN_FILENO, STDOUT_FILENO) < 0) {
-            fprintf(stderr, "bench serve: %s\n", strerror(errno));
-            rc = EXIT_FAILED;
-        }
-        for (int i = 0; i < 3; i++)
-            sigaction(stops[i], &old[i], NULL);
-    }
-    serve_close(sv);
-    spec_close(&sp);
+    /* a signal ends the read (no SA_RESTART), and the caller's serve_close
+     * then removes the scratch store as at the end of input */
+    static const int stops[] = {SIGTERM, SIGINT, SIGHUP};
+    struct sigaction sa = {.sa_handler = on_stop}, old[3];
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaction(stops[i], &sa, &old[i]);
+    int rc = serve_lines_until_end(sv, in_fd, out_fd);
+    int saved = errno;
+    for (int i = 0; i < 3; i++)
+        sigaction(stops[i], &old[i], NULL);
+    errno = saved;
     return rc;
 }

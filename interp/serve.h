@@ -35,8 +35,9 @@ void serve_answer(server *sv, const char *line, size_t n, const char **answer, s
 void serve_set_others(server *sv, size_t (*others)(void *ctx), void *ctx);
 
 /* Answers every line read from in_fd on out_fd, each in one write, until
- * end of input. Returns 0 at end of input, or -1 when reading or writing
- * failed (errno says why). */
+ * end of input or SIGTERM, SIGINT or SIGHUP (handled while it runs, the
+ * caller's handlers put back after). Returns 0 at end of input or on a
+ * signal, or -1 when reading or writing failed (errno says why). */
 int serve_stdio(server *sv, int in_fd, int out_fd);
 
 /* `bench serve --listen`: listens on e, opens the server as serve_open

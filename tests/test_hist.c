@@ -327,6 +327,35 @@ static void test_hist_merge_equals_recording_in_one(void **state)
     hist_free(&empty);
 }
 
+/* Percentiles of several histograms taken as one are those of their merge,
+ * empty ones among them included; hist_add of a sample made ready once is
+ * hist_record. */
+static void test_hist_percentile_of_many_equals_merged(void **state)
+{
+    (void)state;
+    hist parts[4], one;
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(hist_init(&parts[k]), 0);
+    assert_int_equal(hist_init(&one), 0);
+    rng_state = 11;
+    for (int i = 0; i < 50000; i++) {
+        uint64_t v = i % 4 ? gen_log_uniform() : gen_heavy_tail();
+        hist_sample s = hist_sample_of(v);
+        hist_add(&parts[i % 3], &s); /* parts[3] stays empty */
+        hist_record(&one, v);
+    }
+    static const double qs[] = {0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1};
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)
+        assert_int_equal(hist_percentile_of(parts, 4, qs[i]), hist_percentile(&one, qs[i]));
+    assert_int_equal(hist_percentile_of(&parts[3], 1, 0.5), 0);
+    for (int k = 1; k < 4; k++)
+        hist_merge(&parts[0], &parts[k]);
+    assert_same_hist(&parts[0], &one);
+    for (int k = 0; k < 4; k++)
+        hist_free(&parts[k]);
+    hist_free(&one);
+}
+
 static void test_hist_reset_empties(void **state)
 {
     hist h, fresh;
@@ -426,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_hist_all_equal_is_exact),
         cmocka_unit_test(test_hist_extremes_record_as_documented),
         cmocka_unit_test(test_hist_merge_equals_recording_in_one),
+        cmocka_unit_test(test_hist_percentile_of_many_equals_merged),
         cmocka_unit_test(test_hist_reset_empties),
         cmocka_unit_test(test_hist_mean_and_stddev_exact_for_long_latencies),
         cmocka_unit_test(test_hist_stddev_survives_128_bit_overflow),

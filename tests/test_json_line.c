@@ -277,6 +277,53 @@ static void test_requests_are_told_apart(void **state)
     arena_free(&a);
 }
 
+/* The shape the process target writes is found without a parse; every
+ * other line is left to json_request_parse. */
+static void test_canonical_requests_are_found_fast(void **state)
+{
+    static const struct {
+        const char *line, *verb; /* verb NULL: not canonical */
+    } cases[] = {
+        {"{\"verb\":\"A.B\",\"args\":{\"x\":1}}", "A.B"},
+        {"{\"verb\":\"A.B\",\"args\":{}}", "A.B"},
+        {"{\"verb\": \"A.B\",\"args\":{}}", NULL},       /* a space */
+        {"{\"args\":{},\"verb\":\"A.B\"}", NULL},        /* another order */
+        {"{\"verb\":\"A\\u002eB\",\"args\":{}}", NULL},  /* an escape in the verb */
+        {"{\"verb\":\"A.\xc3\xa9\",\"args\":{}}", NULL}, /* past ASCII */
+        {"{\"verb\":\"\",\"args\":{}}", NULL},           /* no verb */
+        {"{\"verb\":\"A.B\"}", NULL},                    /* no args */
+        {"{\"verb\":\"A.B\",\"args\":[]}", NULL},        /* args not an object */
+        {"{\"query\":\"A.B\",\"args\":{}}", NULL},
+        {"{\"verb\":\"A.B", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *line = cases[i].line, *verb = NULL, *args = NULL;
+        size_t len = 0;
+        bool got = json_request_canonical(line, strlen(line), &verb, &len, &args);
+        if (got != (cases[i].verb != NULL))
+            fail_msg("%s: canonical %d", line, got);
+        if (!got)
+            continue;
+        assert_int_equal(len, strlen(cases[i].verb));
+        assert_memory_equal(verb, cases[i].verb, len);
+        assert_int_equal(*args, '{');
+    }
+    /* the args decoded where they are, and what follows them */
+    static const char line[] = "{\"n\":5,\"flag\":false,\"size\":\"small\",\"label\":\"x\"}}  ";
+    arena a = {0};
+    value v;
+    const char *rest;
+    char why[256];
+    assert_int_equal(
+        json_decode_head(line, strlen(line), &kept_ty, "", &a, &v, &rest, why, sizeof why), 0);
+    assert_string_equal(rest, "}  ");
+    assert_int_equal(v.u.items[1].u.i, 5);
+    assert_int_equal(
+        json_decode_head("{\"n\":\"5\"}", 9, &kept_ty, "", &a, &v, &rest, why, sizeof why), -1);
+    assert_string_equal(why, "n: expected an integer, got a string");
+    arena_free(&a);
+}
+
 static void test_answers_are_read(void **state)
 {
     static const struct {
@@ -328,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_stored_form_writes_unset_fields_as_null),
         cmocka_unit_test(test_stored_form_reads_back_exactly),
         cmocka_unit_test(test_requests_are_told_apart),
+        cmocka_unit_test(test_canonical_requests_are_found_fast),
         cmocka_unit_test(test_answers_are_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

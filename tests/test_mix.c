@@ -324,9 +324,51 @@ static void test_mix_prefill_flow_and_bindings(void **state)
     plan_free(p);
 }
 
+/* Numbers in a text template are written in decimal, a sign for the
+ * negative ones, whatever their number of digits (put_int writes two a
+ * step). */
+static void test_mix_writes_numbers_in_text(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *draw, *want;
+    } cases[] = {
+        {"0, 0", "x0"},
+        {"7, 7", "x7"},
+        {"10, 10", "x10"},
+        {"99, 99", "x99"},
+        {"100, 100", "x100"},
+        {"12345, 12345", "x12345"},
+        {"9876543210, 9876543210", "x9876543210"},
+        {"-1, -1", "x-1"},
+        {"-100, -100", "x-100"},
+        {"-123457, -123457", "x-123457"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char work[512];
+        snprintf(work, sizeof work,
+                 "workload:\n"
+                 "  cycle: [{Order.Place: {id: \"x${uniform(%s)}\"}}]\n",
+                 cases[i].draw);
+        plan *p = compile_workload(work);
+        mix *m = mix_new(p, 1, 1);
+        bench_error why = {{0}};
+        assert_int_equal(mix_begin(m, 0, false, &why), 0);
+        size_t ns;
+        step_inst *steps = mix_flow_steps(m, 0, &ns);
+        assert_int_equal(mix_expand(m, &steps[0], &why), 0);
+        const value *id = &steps[0].args.u.items[0];
+        assert_int_equal(id->len, strlen(cases[i].want));
+        assert_memory_equal(id->u.s, cases[i].want, id->len);
+        mix_free(m);
+        plan_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mix_writes_numbers_in_text),
         cmocka_unit_test(test_pool_keeps_join_order_and_is_a_set),
         cmocka_unit_test(test_pool_matches_a_plain_array),
         cmocka_unit_test(test_mix_shares_follow_the_weights),

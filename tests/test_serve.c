@@ -577,6 +577,19 @@ static void test_serve_answers_every_bad_line_and_goes_on(void **state)
         {"{\"verb\":\"Order.Purchse\",\"args\":{}}",
          "unknown verb 'Order.Purchse' (did you mean 'Order.Purchase'?)"},
         {"{\"verb\":\"Nothing.Like.It\"}", "unknown verb 'Nothing.Like.It'"},
+        /* the shape the process target writes, read fast, then something wrong after it */
+        {"{\"verb\":\"Order.Purchase\",\"args\":{\"name\":\"a\",\"customer_name\":\"b\","
+         "\"amount\":1},\"x\":1}",
+         "not a request: 'x' is not a member of a request; a request has verb and args, query and "
+         "args, or count"},
+        {"{\"verb\":\"Order.Purchase\",\"args\":{\"name\":\"a\",\"customer_name\":\"b\","
+         "\"amount\":1}} x",
+         "not a request: unexpected text after the request"},
+        {"{\"verb\":\"Order.Purchase\",\"args\":{\"name\":\"a\",\"customer_name\":\"b\","
+         "\"amount\":1}",
+         "not a request: expected ',' or '}' in an object, got the end of the line"},
+        {"{\"verb\":\"Order.Purchse\",\"args\":{\"name\":\"a\"}}",
+         "unknown verb 'Order.Purchse' (did you mean 'Order.Purchase'?)"},
     };
     server *s = serve_start("specs/pizzas.yaml");
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -1,7 +1,9 @@
 /* fuzz_request.c: `bench serve`'s side of the protocol: a request line
- * parsed as serve_answer does, its args decoded against a struct type and
+ * parsed as serve_answer does (its fast read of the canonical shape must
+ * mean what the full parse means), its args decoded against a struct type and
  * checked, and the value encoded again (in the protocol's form and in the
  * stored form, which must decode back). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -11,13 +13,36 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool only_spaces(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+            return false;
+    return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *s = (const char *)data;
     arena a = {0};
     json_request r;
     char why[512];
-    if (json_request_parse(s, size, &a, &r, why, sizeof why) == 0 && r.args) {
+    int parsed = json_request_parse(s, size, &a, &r, why, sizeof why);
+    /* serve's fast read of the canonical shape means what the full parse does */
+    const char *verb, *args, *rest;
+    size_t vlen;
+    value fast, full;
+    if (json_request_canonical(s, size, &verb, &vlen, &args) &&
+        json_decode_head(args, size - (size_t)(args - s), &fz_args, "args", &a, &fast, &rest, why,
+                         sizeof why) == 0 &&
+        rest < s + size && *rest == '}' && only_spaces(rest + 1, s + size)) {
+        if (parsed != 0 || r.kind != JSON_REQUEST_COMMAND || strlen(r.verb) != vlen ||
+            memcmp(r.verb, verb, vlen) != 0 || !r.args ||
+            json_decode(r.args, r.args_len, &fz_args, "args", &a, &full, why, sizeof why) != 0 ||
+            !value_equal(&fast, &full))
+            __builtin_trap();
+    }
+    if (parsed == 0 && r.args) {
         value v;
         if (json_decode(r.args, r.args_len, &fz_args, "args", &a, &v, why, sizeof why) == 0 &&
             value_check(&fz_args, &v, "args", why, sizeof why) == 0) {
