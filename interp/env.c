@@ -3,6 +3,8 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_ALLOC */
 #include "env.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
@@ -315,6 +317,12 @@ void env_collect(environment *e)
         set(e->kernel, sizeof e->kernel, unknown);
     read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
                     e->clock_source, sizeof e->clock_source);
+    clock_fast_init(); /* once per process: what the closed loop's reads are */
+    if (clock_fast_is_tsc()) {
+        size_t used = strlen(e->clock_source);
+        snprintf(e->clock_source + used, sizeof e->clock_source - used, "%s",
+                 "; the closed loop reads the TSC directly");
+    }
     env_affinity_string(e->affinity, sizeof e->affinity);
     set(e->compiler, sizeof e->compiler, ENV_COMPILER);
     set(e->build_type, sizeof e->build_type, BENCH_BUILD_TYPE);
