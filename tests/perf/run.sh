@@ -33,6 +33,16 @@ echo "   with p50 <= 1 us; banking >= 500,000 commands/s; null >= 5,000,000 comm
     --warmup 1000 --runs 3 --quiet --format json --output "$tmp/run.json" $cpu
 python3 "$here/check_run.py" "$tmp/run.json"
 
+echo "== memory target against a hand-written C program doing the same work (tests/perf/peer_memory.c),"
+echo "   5 interleaved pairs pinned to one CPU (goals: throughput >= 0.8x, p50 <= 2x, pizzas and banking)"
+python3 "$here/memory_peer.py" "$build" peer
+
+echo "== list growth: one list appended to, p50 at 10 entries vs at 16,000 (goal: within 1.5x)"
+python3 "$here/memory_peer.py" "$build" growth
+
+echo "== max latency of the memory target on pizzas up to 2,000,000 records (goal: < 100 us quiet)"
+python3 "$here/memory_peer.py" "$build" latency
+
 echo "== stability: 20 pinned runs of one quiet command, none flagged unstable (goal)"
 python3 "$here/pinned_stable.py" "$bench"
 
