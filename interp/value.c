@@ -41,6 +41,18 @@ static int fail(char *why, size_t size, const char *what, const char *fmt, long 
 
 static int explain(const ty *t, const value *v, const char *what, char *why, size_t size);
 
+/* Whether v's length in code points keeps t's bounds. Every string is
+ * valid UTF-8, of 1 to 4 bytes a code point, so its byte count often
+ * decides without counting: at least min_len * 4 bytes, or at most max_len. */
+static bool length_ok(const ty *t, const value *v)
+{
+    int64_t bytes = v->len, least = (bytes + 3) / 4;
+    if ((!t->has_min_len || least >= t->min_len) && (!t->has_max_len || bytes <= t->max_len))
+        return true;
+    int64_t n = (int64_t)utf8_length(v->u.s, v->len);
+    return (!t->has_min_len || n >= t->min_len) && (!t->has_max_len || n <= t->max_len);
+}
+
 static int check_string(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     long long n = (long long)utf8_length(v->u.s, v->len);
@@ -89,11 +101,8 @@ static bool valid(const ty *t, const value *v)
     switch (t->kind) {
     case TY_INT: return !(t->has_min && v->u.i < t->min) && !(t->has_max && v->u.i > t->max);
     case TY_STRING: {
-        if (t->has_min_len || t->has_max_len) {
-            int64_t n = (int64_t)utf8_length(v->u.s, v->len);
-            if ((t->has_min_len && n < t->min_len) || (t->has_max_len && n > t->max_len))
-                return false;
-        }
+        if ((t->has_min_len || t->has_max_len) && !length_ok(t, v))
+            return false;
         return !t->re || matches(t, v);
     }
     case TY_BOOL: return true;
@@ -138,6 +147,27 @@ int value_check(const ty *t, const value *v, const char *what, char *why, size_t
     if (rc == 0) /* cannot happen: valid and explain apply the same rules */
         snprintf(why, size, "%s: invalid value", what);
     return -1;
+}
+
+int value_check_field(const ty *st, size_t f, const value *v, uint32_t from, char *why, size_t size)
+{
+    const field *fd = &st->fields[f];
+    if (v->kind == VAL_NONE) {
+        if (fd->optional)
+            return 0;
+        snprintf(why, size, "%s is not set", fd->name);
+        return -1;
+    }
+    const ty *t = fd->type;
+    if (t->kind != TY_LIST || from == 0)
+        return value_check(t, v, fd->name, why, size);
+    if (t->has_max_items && (int64_t)v->len > t->max_items)
+        return fail(why, size, fd->name, "%lld item(s), more than the maximum %lld",
+                    (long long)v->len, t->max_items);
+    for (uint32_t i = from; i < v->len; i++)
+        if (!valid(t->elem, &v->u.items[i]))
+            return explain(t->elem, &v->u.items[i], fd->name, why, size) < 0 ? -1 : 0;
+    return 0;
 }
 
 static int explain(const ty *t, const value *v, const char *what, char *why, size_t size)

@@ -241,8 +241,7 @@ static int purchase(pizzas *z, const char *name, size_t len, const char *custome
         return 1;
     uint64_t h;
     order *o = map_find(&z->orders, name, len, &h)->rec;
-    if (!o || o->status != AVAILABLE || o->ntoppings == 0 || amount <= 0 ||
-        amount < o->price_cents)
+    if (!o || o->status != AVAILABLE || o->ntoppings == 0 || amount <= 0 || amount < o->price_cents)
         return 1;
     o->customer = keep(&z->bytes, customer, customer_len);
     o->customer_len = customer_len;
@@ -312,8 +311,8 @@ static void register_customer(banking *b, const char *ref, size_t len)
     log_append(&b->log, CUSTOMER_REGISTERED, ref, len, c, sizeof *c);
 }
 
-static int open_account(banking *b, const char *num, size_t len, const char *cust,
-                        size_t cust_len, int kind, int64_t daily_limit)
+static int open_account(banking *b, const char *num, size_t len, const char *cust, size_t cust_len,
+                        int kind, int64_t daily_limit)
 {
     if (!nonempty(cust_len) || kind < CURRENT || kind > RESERVE || daily_limit < 0)
         return 1;
@@ -347,8 +346,8 @@ static int open_account(banking *b, const char *num, size_t len, const char *cus
     return 0;
 }
 
-static void ledger_append(banking *b, account *a, int64_t cents, const char *cur,
-                          const char *narr, size_t narr_len, int direction)
+static void ledger_append(banking *b, account *a, int64_t cents, const char *cur, const char *narr,
+                          size_t narr_len, int direction)
 {
     if (a->nledger == a->cap) {
         ledger_entry *bigger = must(malloc(a->cap * 2 * sizeof *bigger));
@@ -358,8 +357,9 @@ static void ledger_append(banking *b, account *a, int64_t cents, const char *cur
         a->ledger = bigger;
         a->cap *= 2;
     }
-    a->ledger[a->nledger] = (ledger_entry){(int64_t)a->nledger + 1, cents, keep(&b->bytes, cur, 3),
-                                           keep(&b->bytes, narr, narr_len), narr_len, direction};
+    a->ledger[a->nledger] =
+        (ledger_entry){(int64_t)a->nledger + 1,         cents,    keep(&b->bytes, cur, 3),
+                       keep(&b->bytes, narr, narr_len), narr_len, direction};
     a->nledger++;
 }
 
