@@ -19,7 +19,47 @@ static void free_match_data(void)
     match_data = NULL;
 }
 
+/* The last match of each of a few patterns, by the pattern's text and the
+ * subject's bytes (which decide the answer whatever type or plan they come
+ * from): an argument that comes back the same on every command, a
+ * constant, is matched once, not once per command. Short ones only. */
+enum { MATCH_MEMOS = 32, MATCH_MEMO_BYTES = 48 };
+
+typedef struct match_memo {
+    const char *pattern; /* as the type held it when matched (compared by text too) */
+    size_t pattern_len;
+    char pattern_text[MATCH_MEMO_BYTES];
+    uint32_t len;
+    bool ok;
+    char bytes[MATCH_MEMO_BYTES];
+} match_memo;
+
+static _Thread_local match_memo match_memos[MATCH_MEMOS];
+
+static bool match(const ty *t, const value *v);
+
 static bool matches(const ty *t, const value *v)
+{
+    size_t plen = strlen(t->pattern);
+    if (v->len > MATCH_MEMO_BYTES || plen > MATCH_MEMO_BYTES)
+        return match(t, v);
+    match_memo *m = &match_memos[((uintptr_t)t->pattern >> 3) % MATCH_MEMOS];
+    if (m->pattern == t->pattern && m->pattern_len == plen && m->len == v->len &&
+        memcmp(m->pattern_text, t->pattern, plen) == 0 &&
+        (v->len == 0 || memcmp(m->bytes, v->u.s, v->len) == 0))
+        return m->ok;
+    bool ok = match(t, v);
+    m->pattern = t->pattern;
+    m->pattern_len = plen;
+    memcpy(m->pattern_text, t->pattern, plen);
+    m->len = v->len;
+    if (v->len)
+        memcpy(m->bytes, v->u.s, v->len);
+    m->ok = ok;
+    return ok;
+}
+
+static bool match(const ty *t, const value *v)
 {
     if (!match_data) {
         static bool registered; /* the first thread to match is the main one */
