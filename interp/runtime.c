@@ -170,7 +170,7 @@ static int find_arg_only_reads(runtime *rt)
 static int find_changed(runtime *rt)
 {
     const plan *p = rt->p;
-    size_t n = p->ncommands ? p->ncommands : 1, most = 1;
+    size_t n = p->ncommands ? p->ncommands : 1, most = 0;
     rt->changed = calloc(n, sizeof *rt->changed);
     rt->nchanged = calloc(n, sizeof *rt->nchanged);
     if (!rt->changed || !rt->nchanged)
@@ -198,7 +198,7 @@ static int find_changed(runtime *rt)
         }
         rt->nchanged[cmd->index] = k;
     }
-    rt->changes = calloc(most, sizeof *rt->changes);
+    rt->changes = calloc(most ? most : 1, sizeof *rt->changes);
     return rt->changes ? 0 : -1;
 }
 

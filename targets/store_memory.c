@@ -199,6 +199,18 @@ static uint64_t key_hash(const value *k)
     return mix64(h);
 }
 
+/* The same value, not a copy: the same kind, length and payload (a
+ * string's or list's at the same address). */
+static bool value_same(const value *a, const value *b)
+{
+    switch (a->kind) {
+    case VAL_STRING: return b->kind == VAL_STRING && a->len == b->len && a->u.s == b->u.s;
+    case VAL_STRUCT:
+    case VAL_LIST: return b->kind == a->kind && a->len == b->len && a->u.items == b->u.items;
+    default: return value_equal(a, b); /* a scalar, or unset */
+    }
+}
+
 static bool key_equal(const value *a, const value *b)
 {
     if (a->kind == VAL_STRING)
@@ -400,7 +412,8 @@ static void table_remove(table *t, slot *sl)
 {
     t->count--;
     t->version++;
-    if (sl < t->slots || sl >= t->slots + t->cap) {
+    uintptr_t at = (uintptr_t)sl, old = (uintptr_t)t->old;
+    if (t->old && at >= old && at < old + t->old_cap * sizeof(slot)) {
         sl->rec = TOMB;
         return;
     }
@@ -586,9 +599,12 @@ typedef struct log_entry {
 } log_entry;
 
 /* What the last load found, for the write after it (see update). */
+enum { LOOKUP_KEY_BYTES = 64 }; /* a longer string key is looked up again */
+
 typedef struct lookup {
-    const value *key; /* the key's address, and the key as it was then */
+    const value *key; /* the key's address, and the key as it was then, its bytes too */
     value seen;
+    char bytes[LOOKUP_KEY_BYTES];
     size_t agg;
     uint64_t hash, version; /* the table's version then */
     record *rec;            /* NULL: absent */
@@ -744,13 +760,19 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
     uint64_t hash = key_hash(key);
     slot *where;
     record *r = table_find(t, hash, key, &where);
-    m->last = (lookup){.key = key,
-                       .seen = *key,
-                       .agg = agg->index,
-                       .hash = hash,
-                       .version = t->version,
-                       .rec = r,
-                       .where = where};
+    lookup *l = &m->last;
+    l->key = NULL;
+    if (key->kind != VAL_STRING || key->len <= LOOKUP_KEY_BYTES) {
+        l->key = key;
+        l->seen = *key;
+        if (key->kind == VAL_STRING && key->len)
+            memcpy(l->bytes, key->u.s, key->len);
+        l->agg = agg->index;
+        l->hash = hash;
+        l->version = t->version;
+        l->rec = r;
+        l->where = where;
+    }
     if (!r)
         return 0;
     *out = r->state;
@@ -758,15 +780,16 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
 }
 
 /* The record of key (NULL: absent), its hash and its slot: as the last load
- * found them when it was of this key, at this address, and no slot of the
- * table has moved since; else looked up. */
+ * found them when it was of this key (at this address, with the same
+ * bytes) and no slot of the table has moved since; else looked up. */
 static record *find(memory_store *m, const aggregate *agg, const value *key, uint64_t *hash,
                     slot **where)
 {
     table *t = &m->tables[agg->index];
     const lookup *l = &m->last;
     if (l->key == key && l->agg == agg->index && l->version == t->version &&
-        memcmp(&l->seen, key, sizeof *key) == 0) {
+        value_same(&l->seen, key) &&
+        (key->kind != VAL_STRING || key->len == 0 || memcmp(l->bytes, key->u.s, key->len) == 0)) {
         *hash = l->hash;
         *where = l->where;
         return l->rec;
@@ -853,7 +876,7 @@ static int mem_save(store *s, const aggregate *agg, const value *key, const valu
     /* a whole new state: each field that is not the very value the record
        holds (as a load handed it back) is set */
     for (uint32_t i = 0; i < state->len && i < r->state.len; i++) {
-        if (memcmp(&r->state.u.items[i], &state->u.items[i], sizeof(value)) == 0)
+        if (value_same(&r->state.u.items[i], &state->u.items[i]))
             continue;
         if (undo_room(m) < 0)
             return -1;
@@ -941,8 +964,8 @@ static void undo_one(memory_store *m, const undo *u)
     }
     case UNDO_CREATE: {
         slot *where;
-        table_find(t, u->hash, &r->key, &where);
-        table_remove(t, where);
+        if (table_find(t, u->hash, &r->key, &where))
+            table_remove(t, where);
         if (r->node)
             free(skip_unlink(m->index[u->agg], &r->key));
         record_free(&m->pool, r);
