@@ -16,7 +16,7 @@ struct arena_block {
 
 enum { ARENA_MIN_BLOCK = 64 * 1024 };
 
-void *arena_alloc(arena *a, size_t size)
+void *arena_alloc_raw(arena *a, size_t size)
 {
     size_t align = _Alignof(max_align_t);
     size = (size + align - 1) & ~(align - 1);
@@ -34,8 +34,14 @@ void *arena_alloc(arena *a, size_t size)
     void *p = (char *)b->data + b->used;
     b->used += size;
     a->used += size;
-    memset(p, 0, size);
     return p;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+    size_t align = _Alignof(max_align_t);
+    size = (size + align - 1) & ~(align - 1);
+    return memset(arena_alloc_raw(a, size), 0, size ? size : align);
 }
 
 char *arena_strndup(arena *a, const char *s, size_t len)

@@ -15,6 +15,9 @@ typedef struct arena {
 /* Zeroed memory from the arena, aligned for any type; aborts on exhaustion
  * of the process (out of memory is not a user error we can report). */
 void *arena_alloc(arena *a, size_t size);
+/* The same, not zeroed: for memory the caller fills at once (per-dispatch
+ * scratch values). */
+void *arena_alloc_raw(arena *a, size_t size);
 /* A NUL-terminated copy of s[0..len). */
 char *arena_strndup(arena *a, const char *s, size_t len);
 char *arena_strdup(arena *a, const char *s);

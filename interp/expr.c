@@ -1216,11 +1216,24 @@ static int compare(const value *a, const value *b)
     return c ? c : (a->len > b->len) - (a->len < b->len);
 }
 
+/* value_equal, with the scalars (what guards compare most) inline. */
+static bool equal(const value *a, const value *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case VAL_INT: return a->u.i == b->u.i;
+    case VAL_ENUM: return a->u.e == b->u.e;
+    case VAL_BOOL: return a->u.b == b->u.b;
+    default: return value_equal(a, b);
+    }
+}
+
 static bool compare_holds(xop op, const value *a, const value *b)
 {
     switch (op) {
-    case XOP_EQ: return value_equal(a, b);
-    case XOP_NE: return !value_equal(a, b);
+    case XOP_EQ: return equal(a, b);
+    case XOP_NE: return !equal(a, b);
     case XOP_LT: return compare(a, b) < 0;
     case XOP_LE: return compare(a, b) <= 0;
     case XOP_GT: return compare(a, b) > 0;

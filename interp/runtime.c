@@ -28,10 +28,21 @@ typedef struct policy_key {
     int field;
 } policy_key;
 
+/* A field a command's effects change, for checking only what changed. */
+typedef struct changed_field {
+    int field;
+    bool appends_only; /* every effect on it appends: the items before were checked */
+} changed_field;
+
 struct runtime {
     const plan *p;
     store *s;
-    arena scratch; /* per dispatch; reset at the start of the next one */
+    /* per command index: the fields its effects change, in declaration
+     * order (the order value_check reports in), and how many */
+    changed_field **changed;
+    size_t *nchanged;
+    store_change *changes; /* room for the most effects of any command */
+    arena scratch;         /* per dispatch; reset at the start of the next one */
     /* per command index, per read: its key reads only arguments, so a store
      * with prefetch can fetch it before the command's record is loaded */
     bool **arg_only;
@@ -155,6 +166,42 @@ static int find_arg_only_reads(runtime *rt)
     return 0;
 }
 
+/* The fields each command changes, in field order (find_changed). */
+static int find_changed(runtime *rt)
+{
+    const plan *p = rt->p;
+    size_t n = p->ncommands ? p->ncommands : 1, most = 0;
+    rt->changed = calloc(n, sizeof *rt->changed);
+    rt->nchanged = calloc(n, sizeof *rt->nchanged);
+    if (!rt->changed || !rt->nchanged)
+        return -1;
+    for (size_t c = 0; c < p->ncommands; c++) {
+        const command *cmd = p->commands[c];
+        if (cmd->neffects > most)
+            most = cmd->neffects;
+        if (!cmd->neffects || !cmd->agg)
+            continue;
+        changed_field *ch = calloc(cmd->neffects, sizeof *ch);
+        if (!ch)
+            return -1;
+        rt->changed[cmd->index] = ch;
+        size_t k = 0;
+        for (size_t f = 0; f < cmd->agg->state->nfields; f++) {
+            bool touched = false, appends = true;
+            for (size_t i = 0; i < cmd->neffects; i++)
+                if (cmd->effects[i].field == (int)f) {
+                    touched = true;
+                    appends = appends && cmd->effects[i].kind != EFFECT_SET;
+                }
+            if (touched)
+                ch[k++] = (changed_field){.field = (int)f, .appends_only = appends};
+        }
+        rt->nchanged[cmd->index] = k;
+    }
+    rt->changes = calloc(most ? most : 1, sizeof *rt->changes);
+    return rt->changes ? 0 : -1;
+}
+
 int runtime_new(const plan *p, store *s, runtime **out)
 {
     *out = NULL;
@@ -163,6 +210,10 @@ int runtime_new(const plan *p, store *s, runtime **out)
         return -1;
     rt->p = p;
     rt->s = s;
+    if (find_changed(rt) < 0) {
+        runtime_free(rt);
+        return -1;
+    }
     if (s->ops->prefetch &&
         (find_arg_only_reads(rt) < 0 || find_policy_keys(rt, s->ops->prefetch_via != NULL) < 0)) {
         runtime_free(rt);
@@ -183,6 +234,11 @@ void runtime_free(runtime *rt)
         free(rt->policy_keys[c]);
     free(rt->policy_keys);
     free(rt->npolicy_keys);
+    for (size_t c = 0; rt->changed && c < rt->p->ncommands; c++)
+        free(rt->changed[c]);
+    free(rt->changed);
+    free(rt->nchanged);
+    free(rt->changes);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -262,7 +318,7 @@ static runtime_status run_checks(runtime *rt, const command *cmd, const check *c
 
 static value *scratch_values(runtime *rt, size_t n)
 {
-    return arena_alloc(&rt->scratch, (n ? n : 1) * sizeof(value));
+    return arena_alloc_raw(&rt->scratch, (n ? n : 1) * sizeof(value));
 }
 
 /* A struct of type t whose fields are computed by exprs (NULL entries take
@@ -318,37 +374,49 @@ static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx
     return RUNTIME_OK;
 }
 
-/* Every effect expression sees the old state (ctx); the results are applied
- * together to a copy of it, in *out. */
-static runtime_status apply_effects(runtime *rt, const command *cmd, const value *old,
-                                    const expr_ctx *ctx, value *out)
+/* Every effect expression sees the old state (ctx): the results, in
+ * rt->changes, before any is applied. */
+static runtime_status compute_effects(runtime *rt, const command *cmd, const expr_ctx *ctx)
 {
-    value *results = scratch_values(rt, cmd->neffects);
     for (size_t i = 0; i < cmd->neffects; i++) {
         const effect *e = &cmd->effects[i];
+        store_change *ch = &rt->changes[i];
+        ch->field = e->field;
+        ch->append = e->kind != EFFECT_SET;
         runtime_status st;
         if (e->value)
-            st = eval(rt, cmd, e->value, ctx, &results[i]);
+            st = eval(rt, cmd, e->value, ctx, &ch->v);
         else
             st = build_struct(rt, cmd, cmd->agg->state->fields[e->field].type->elem, e->build, ctx,
-                              &results[i]);
+                              &ch->v);
         if (st != RUNTIME_OK)
             return st;
     }
+    return RUNTIME_OK;
+}
+
+/* The effects' results applied together to a copy of the old state, in
+ * *out (for a store without update, which saves whole states). */
+static runtime_status apply_effects(runtime *rt, const command *cmd, const value *old,
+                                    const expr_ctx *ctx, value *out)
+{
+    runtime_status st = compute_effects(rt, cmd, ctx);
+    if (st != RUNTIME_OK)
+        return st;
     value *items = scratch_values(rt, old->len);
     memcpy(items, old->u.items, old->len * sizeof *items);
     for (size_t i = 0; i < cmd->neffects; i++) {
         const effect *e = &cmd->effects[i];
         value *f = &items[e->field];
         if (e->kind == EFFECT_SET) {
-            *f = results[i];
+            *f = rt->changes[i].v;
             continue;
         }
         uint32_t n = f->kind == VAL_LIST ? f->len : 0; /* an unset optional list is [] */
         value *list = scratch_values(rt, (size_t)n + 1);
         if (n)
             memcpy(list, f->u.items, n * sizeof *list);
-        list[n] = results[i];
+        list[n] = rt->changes[i].v;
         *f = (value){.kind = VAL_LIST, .len = n + 1, .u.items = list};
     }
     *out = (value){.kind = VAL_STRUCT, .len = old->len, .u.items = items};
@@ -525,29 +593,56 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
         return absent(rt, cmd, key);
     if (cmd->creates)
         old = fresh_record(rt, agg, key);
+    /* a store may change the record it lent in place (update, and save):
+       the old state is kept as a shallow copy of its fields, which stay
+       valid until commit or rollback */
+    bool in_place = rt->s->ops->update && !cmd->creates && !cmd->deletes && cmd->neffects;
+    if (!cmd->creates) {
+        value *snap = scratch_values(rt, old.len);
+        memcpy(snap, old.u.items, old.len * sizeof *snap);
+        old.u.items = snap;
+    }
 
-    const value **aliases = arena_alloc(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+    const value **aliases = arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
     runtime_status st = load_reads(rt, cmd, &pre, aliases);
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
-    value next;
-    if (st == RUNTIME_OK)
+    value next = old;
+    if (st == RUNTIME_OK && in_place)
+        st = compute_effects(rt, cmd, &pre);
+    else if (st == RUNTIME_OK)
         st = apply_effects(rt, cmd, &old, &pre, &next);
     if (st != RUNTIME_OK)
         return st;
 
-    /* field constraints are invariants of the new state */
-    if (value_check(agg->state, &next, "", why, sizeof why) < 0)
+    /* field constraints are invariants of the new state: only what the
+       effects changed is checked in place (the rest passed before) */
+    if (in_place) {
+        if (rt->s->ops->update(rt->s, agg, key, rt->changes, cmd->neffects, &next) < 0)
+            return store_failed(rt, cmd);
+        const changed_field *ch = rt->changed[cmd->index];
+        for (size_t i = 0; i < rt->nchanged[cmd->index]; i++) {
+            const value *was = &old.u.items[ch[i].field];
+            uint32_t from = ch[i].appends_only && was->kind == VAL_LIST ? was->len : 0;
+            if (value_check_field(agg->state, (size_t)ch[i].field, &next.u.items[ch[i].field], from,
+                                  why, sizeof why) < 0)
+                return refuse(rt, cmd, "%s", why);
+        }
+    } else if (value_check(agg->state, &next, "", why, sizeof why) < 0) {
         return refuse(rt, cmd, "%s", why);
+    }
     expr_ctx post = {
         .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
     st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
     if (st != RUNTIME_OK)
         return st;
 
-    rc = cmd->deletes ? rt->s->ops->remove(rt->s, agg, key)
-                      : rt->s->ops->save(rt->s, agg, key, &next, cmd->creates);
+    if (in_place)
+        rc = 0;
+    else
+        rc = cmd->deletes ? rt->s->ops->remove(rt->s, agg, key)
+                          : rt->s->ops->save(rt->s, agg, key, &next, cmd->creates);
     if (rc == STORE_CONFLICT && deferred)
         return already_exists(rt, cmd, key);
     if (rc != 0)

@@ -19,7 +19,47 @@ static void free_match_data(void)
     match_data = NULL;
 }
 
+/* The last match of each of a few patterns, by the pattern's text and the
+ * subject's bytes (which decide the answer whatever type or plan they come
+ * from): an argument that comes back the same on every command, a
+ * constant, is matched once, not once per command. Short ones only. */
+enum { MATCH_MEMOS = 32, MATCH_MEMO_BYTES = 48 };
+
+typedef struct match_memo {
+    const char *pattern; /* as the type held it when matched (compared by text too) */
+    size_t pattern_len;
+    char pattern_text[MATCH_MEMO_BYTES];
+    uint32_t len;
+    bool ok;
+    char bytes[MATCH_MEMO_BYTES];
+} match_memo;
+
+static _Thread_local match_memo match_memos[MATCH_MEMOS];
+
+static bool match(const ty *t, const value *v);
+
 static bool matches(const ty *t, const value *v)
+{
+    size_t plen = strlen(t->pattern);
+    if (v->len > MATCH_MEMO_BYTES || plen > MATCH_MEMO_BYTES)
+        return match(t, v);
+    match_memo *m = &match_memos[((uintptr_t)t->pattern >> 3) % MATCH_MEMOS];
+    if (m->pattern == t->pattern && m->pattern_len == plen && m->len == v->len &&
+        memcmp(m->pattern_text, t->pattern, plen) == 0 &&
+        (v->len == 0 || memcmp(m->bytes, v->u.s, v->len) == 0))
+        return m->ok;
+    bool ok = match(t, v);
+    m->pattern = t->pattern;
+    m->pattern_len = plen;
+    memcpy(m->pattern_text, t->pattern, plen);
+    m->len = v->len;
+    if (v->len)
+        memcpy(m->bytes, v->u.s, v->len);
+    m->ok = ok;
+    return ok;
+}
+
+static bool match(const ty *t, const value *v)
 {
     if (!match_data) {
         static bool registered; /* the first thread to match is the main one */
@@ -40,6 +80,18 @@ static int fail(char *why, size_t size, const char *what, const char *fmt, long 
 }
 
 static int explain(const ty *t, const value *v, const char *what, char *why, size_t size);
+
+/* Whether v's length in code points keeps t's bounds. Every string is
+ * valid UTF-8, of 1 to 4 bytes a code point, so its byte count often
+ * decides without counting: at least min_len * 4 bytes, or at most max_len. */
+static bool length_ok(const ty *t, const value *v)
+{
+    int64_t bytes = v->len, least = (bytes + 3) / 4;
+    if ((!t->has_min_len || least >= t->min_len) && (!t->has_max_len || bytes <= t->max_len))
+        return true;
+    int64_t n = (int64_t)utf8_length(v->u.s, v->len);
+    return (!t->has_min_len || n >= t->min_len) && (!t->has_max_len || n <= t->max_len);
+}
 
 static int check_string(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
@@ -89,11 +141,8 @@ static bool valid(const ty *t, const value *v)
     switch (t->kind) {
     case TY_INT: return !(t->has_min && v->u.i < t->min) && !(t->has_max && v->u.i > t->max);
     case TY_STRING: {
-        if (t->has_min_len || t->has_max_len) {
-            int64_t n = (int64_t)utf8_length(v->u.s, v->len);
-            if ((t->has_min_len && n < t->min_len) || (t->has_max_len && n > t->max_len))
-                return false;
-        }
+        if ((t->has_min_len || t->has_max_len) && !length_ok(t, v))
+            return false;
         return !t->re || matches(t, v);
     }
     case TY_BOOL: return true;
@@ -138,6 +187,27 @@ int value_check(const ty *t, const value *v, const char *what, char *why, size_t
     if (rc == 0) /* cannot happen: valid and explain apply the same rules */
         snprintf(why, size, "%s: invalid value", what);
     return -1;
+}
+
+int value_check_field(const ty *st, size_t f, const value *v, uint32_t from, char *why, size_t size)
+{
+    const field *fd = &st->fields[f];
+    if (v->kind == VAL_NONE) {
+        if (fd->optional)
+            return 0;
+        snprintf(why, size, "%s is not set", fd->name);
+        return -1;
+    }
+    const ty *t = fd->type;
+    if (t->kind != TY_LIST || from == 0)
+        return value_check(t, v, fd->name, why, size);
+    if (t->has_max_items && (int64_t)v->len > t->max_items)
+        return fail(why, size, fd->name, "%lld item(s), more than the maximum %lld",
+                    (long long)v->len, t->max_items);
+    for (uint32_t i = from; i < v->len; i++)
+        if (!valid(t->elem, &v->u.items[i]))
+            return explain(t->elem, &v->u.items[i], fd->name, why, size) < 0 ? -1 : 0;
+    return 0;
 }
 
 static int explain(const ty *t, const value *v, const char *what, char *why, size_t size)

@@ -24,6 +24,12 @@ bool field_required(const field *f);
  * Returns 0, or -1 with a sentence in why: "price_cents: -1 is less than the
  * minimum 0". Never allocates (pattern matching uses t->md). */
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size);
+/* value_check of a struct of type st of which only field f may have changed,
+ * to v (every other field, and for a list grown by appends its items before
+ * from, passed before): the sentence value_check(st, state, "") gives for
+ * that field, in the same words. Never allocates. */
+int value_check_field(const ty *st, size_t f, const value *v, uint32_t from, char *why,
+                      size_t size);
 /* A deep copy of v in arena a: structs, lists and strings are copied, so the
  * copy outlives whatever v points into. */
 value value_copy(arena *a, const value *v);

@@ -2,21 +2,40 @@
  * on it).
  *
  * Records live in one open-addressing hash table per aggregate type, keyed
- * by identity (linear probing; the table doubles at 3/4 load; a removal
- * shifts the records after it back, so there are no tombstones and a probe
- * stops at the first empty slot). Each record is deep-copied into one
- * malloc'd block. A transaction buffers its writes (and removals, as a
- * block holding only the key) and applies them in order on commit
- * (freeing the blocks they replace), or frees them on rollback. Events are deep-copied into a
- * chunked log; a rollback truncates the log back to where the transaction began.
+ * by identity (linear probing; a removal shifts the records after it back,
+ * so there are no tombstones and a probe stops at the first empty slot).
+ * A table grows without a stall: at 3/4 load it maps one twice as large,
+ * and from then on every insert moves a few slots of the old one across
+ * (MIGRATE_STEP, releasing the old table's pages as it goes), so the old
+ * one is empty long before the new one fills; meanwhile a lookup tries the
+ * new table, then what is left of the old one.
  *
- * An aggregate the plan scans also has an ordered index over its committed
- * records' identities: a skip list (Pugh 1990; a node rises one more level
- * with probability 1/4) whose nodes point at the table's records. A scan
- * is a seek and a walk, O(log n + limit); commit moves a replaced record's
- * node to the new block, links a created one and unlinks a removed one.
- * The node of a write is allocated by save, so commit still cannot fail
- * half-way. Nothing of this exists for the other aggregates.
+ * A record is deep-owned: its header (key, state, the state's fields in
+ * one block) and every string, struct and list inside it are allocations
+ * of the store's pool (size classes of 16 bytes to 4 KB with free lists,
+ * carved from 64 KB chunks; larger ones malloc'd), a list with room for
+ * the next power of two of items. So a transaction changes records in
+ * place: update sets a field (the new value copied in) or appends to a
+ * list (usually into room it has: no copy of the list), and notes in an
+ * undo log what it replaced. Commit frees what the log kept; rollback
+ * walks the log backwards, restoring each field, taking created records
+ * out again and putting removed ones back. No record is copied whole, and
+ * in steady state nothing calls malloc. A load within a transaction sees
+ * the transaction's own writes because they are in the table. Events are
+ * deep-copied into a chunked log; a rollback truncates the log back to
+ * where the transaction began.
+ *
+ * The last load remembers what it found (the key's address, its hash, the
+ * record or the empty slot), so the write that follows it in the same
+ * transaction hashes and probes nothing again.
+ *
+ * An aggregate the plan scans also has an ordered index over its records'
+ * identities: a skip list (Pugh 1990; a node rises one more level with
+ * probability 1/4) whose nodes point at the records, linked when a record
+ * is created and unlinked when it is removed (relinked by a rollback). A
+ * scan is a seek and a walk, O(log n + limit), outside any transaction, so
+ * it sees what is committed. Nothing of this exists for the other
+ * aggregates.
  *
  * Many clients share one store through sessions (store_driver.session),
  * client 0 included (the store itself then serves verify alone): a mutex
@@ -30,7 +49,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "runtime.h"
 #include "store_driver.h"
@@ -39,102 +61,116 @@
 enum {
     LOG_CHUNK = 256 * 1024, /* bytes per event-log chunk (more for a larger event) */
     TABLE_MIN = 64,         /* slots in a table's first allocation */
+    MIGRATE_STEP = 8,       /* old slots an insert moves while a table grows (the old table
+                               holds twice as many slots as the inserts it takes to fill the
+                               new one to 3/4, less the records it holds: 8 is ample) */
+    POOL_CLASSES = 9,       /* 16, 32, ..., 4096 bytes */
+    POOL_MAX = 16 << (POOL_CLASSES - 1),
+    POOL_CHUNK = 64 * 1024,
 };
 
-/* One record: this header, then its value arrays, then its string bytes. */
-typedef struct record {
-    value key;
-    value state;
-} record;
+/* ---- the pool: small blocks by size class, freed onto free lists ---- */
 
-typedef struct slot {
-    uint64_t hash;
-    record *rec; /* NULL: empty */
-} slot;
-
-typedef struct table {
-    slot *slots;
-    size_t cap; /* a power of two, or 0 before the first insert */
-    size_t count;
-} table;
-
-enum { SKIP_LEVELS = 32 }; /* enough for 4^32 records */
-
-typedef struct skip_node skip_node;
-struct skip_node {
-    const record *rec; /* the committed record, in its table */
-    int levels;
-    skip_node *next[]; /* levels of them */
-};
-
-/* The ordered index of a scanned aggregate. */
-typedef struct skip_list {
-    skip_node *head; /* SKIP_LEVELS next pointers, no record */
-    int levels;      /* levels in use */
-    uint64_t rng;    /* xorshift64 state for node levels */
-} skip_list;
-
-/* A write of the open transaction, applied on commit. */
-typedef struct pending {
-    size_t agg;
-    uint64_t hash;
-    record *rec;     /* the new record; a removal's holds the key only */
-    bool removed;    /* the record goes */
-    skip_node *node; /* a create's index node when the aggregate is scanned, linked by commit
-                        (freed when the record turns out to be there: it replaces it) */
-} pending;
-
-typedef struct log_chunk {
-    size_t size, used;
-    max_align_t data[];
-} log_chunk;
-
-/* One event in the log, followed by its value arrays and string bytes. */
-typedef struct log_entry {
-    uint32_t event, agg;
-    value key, payload;
-} log_entry;
-
-typedef struct memory_store memory_store;
-
-/* One client's view of a shared store. */
-typedef struct mem_session {
-    store base;
-    memory_store *m;
-    arena copies; /* records loads outside a transaction copied out */
-    bool in_txn;
-} mem_session;
-
-struct memory_store {
-    store base;
-    const plan *p;
-    table *tables;     /* per aggregate index */
-    skip_list **index; /* per aggregate index: its ordered index when the plan scans it, or NULL */
-    value *rows;       /* a scan's answer: the records' states, lent from their blocks */
-    size_t rows_cap;
-    uint64_t *events; /* committed events per event index */
-    bool in_txn;
-    pending *writes;
-    size_t nwrites, writes_cap;
-    uint32_t *txn_events; /* event indexes appended by the open transaction */
-    size_t ntxn_events, txn_events_cap;
-    log_chunk **chunks;
+typedef struct pool {
+    void *free[POOL_CLASSES]; /* each free block starts with the next one's address */
+    char *at, *end;           /* the current chunk's unused part */
+    void **chunks;
     size_t nchunks, chunks_cap;
-    size_t mark_chunks, mark_used; /* the log's end when the transaction began */
-    bool shared;                   /* sessions exist: mu guards everything */
-    pthread_mutex_t mu;
-};
+} pool;
 
-static int oom(memory_store *m)
+static unsigned pool_class(size_t n)
 {
-    snprintf(m->base.error, sizeof m->base.error, "out of memory");
-    return -1;
+    return n <= 16 ? 0 : (unsigned)(64 - __builtin_clzll((unsigned long long)n - 1)) - 4;
 }
 
-static int no_txn(memory_store *m, const char *call)
+static void *pool_alloc(pool *p, size_t n)
 {
-    snprintf(m->base.error, sizeof m->base.error, "memory store: %s outside a transaction", call);
-    return -1;
+    if (n > POOL_MAX)
+        return xmalloc(n);
+    unsigned c = pool_class(n);
+    void *b = p->free[c];
+    if (b) {
+        memcpy(&p->free[c], b, sizeof(void *));
+        return b;
+    }
+    size_t size = (size_t)16 << c;
+    if ((size_t)(p->end - p->at) < size) { /* the rest of a chunk is left: under 4 KB */
+        if (p->nchunks == p->chunks_cap) {
+            p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
+            p->chunks = xreallocarray(p->chunks, p->chunks_cap, sizeof *p->chunks);
+        }
+        p->at = p->chunks[p->nchunks++] = xmalloc(POOL_CHUNK);
+        p->end = p->at + POOL_CHUNK;
+    }
+    b = p->at;
+    p->at += size;
+    return b;
+}
+
+/* Frees b, of n bytes as allocated. */
+static void pool_free(pool *p, void *b, size_t n)
+{
+    if (!b)
+        return;
+    if (n > POOL_MAX) {
+        free(b);
+        return;
+    }
+    unsigned c = pool_class(n);
+    memcpy(b, &p->free[c], sizeof(void *));
+    p->free[c] = b;
+}
+
+static void pool_release(pool *p)
+{
+    for (size_t i = 0; i < p->nchunks; i++)
+        free(p->chunks[i]);
+    free(p->chunks);
+    *p = (pool){0};
+}
+
+/* ---- values the store owns ---- */
+
+/* Items a list of n has room for: the next power of two. */
+static size_t list_room(uint32_t n)
+{
+    return n <= 1 ? n : (size_t)1 << (64 - __builtin_clzll((unsigned long long)n - 1));
+}
+
+static size_t items_bytes(const value *v)
+{
+    return (v->kind == VAL_LIST ? list_room(v->len) : v->len) * sizeof(value);
+}
+
+/* Frees what v points at (v itself is the caller's). */
+static void own_free(pool *p, const value *v)
+{
+    if (v->kind == VAL_STRING && v->len) {
+        pool_free(p, (void *)v->u.s, v->len);
+    } else if ((v->kind == VAL_STRUCT || v->kind == VAL_LIST) && v->len) {
+        for (uint32_t i = 0; i < v->len; i++)
+            own_free(p, &v->u.items[i]);
+        pool_free(p, v->u.items, items_bytes(v));
+    }
+}
+
+/* *dst becomes a deep copy of src owned by the store. */
+static void own_copy(pool *p, value *dst, const value *src)
+{
+    *dst = *src;
+    if (src->kind == VAL_STRING && src->len) {
+        char *s = pool_alloc(p, src->len);
+        memcpy(s, src->u.s, src->len);
+        dst->u.s = s;
+    } else if ((src->kind == VAL_STRUCT || src->kind == VAL_LIST) && src->len) {
+        dst->u.items = pool_alloc(p, items_bytes(src));
+        for (uint32_t i = 0; i < src->len; i++)
+            own_copy(p, &dst->u.items[i], &src->u.items[i]);
+    } else if (src->kind == VAL_STRING || src->kind == VAL_STRUCT || src->kind == VAL_LIST) {
+        dst->u.s = ""; /* empty: nothing owned (a string, struct or list of none) */
+        if (src->kind != VAL_STRING)
+            dst->u.items = NULL;
+    }
 }
 
 /* ---- keys ---- */
@@ -163,117 +199,224 @@ static uint64_t key_hash(const value *k)
     return mix64(h);
 }
 
-/* ---- deep copies ---- */
-
-typedef struct sizes {
-    size_t values; /* value slots in nested arrays */
-    size_t bytes;  /* string bytes */
-} sizes;
-
-static void measure(const value *v, sizes *sz)
+/* The same value, not a copy: the same kind, length and payload (a
+ * string's or list's at the same address). */
+static bool value_same(const value *a, const value *b)
 {
-    if (v->kind == VAL_STRING) {
-        sz->bytes += v->len;
-    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
-        sz->values += v->len;
-        for (uint32_t i = 0; i < v->len; i++)
-            measure(&v->u.items[i], sz);
+    switch (a->kind) {
+    case VAL_STRING: return b->kind == VAL_STRING && a->len == b->len && a->u.s == b->u.s;
+    case VAL_STRUCT:
+    case VAL_LIST: return b->kind == a->kind && a->len == b->len && a->u.items == b->u.items;
+    default: return value_equal(a, b); /* a scalar, or unset */
     }
 }
 
-typedef struct cursor {
-    value *values;
-    char *bytes;
-} cursor;
-
-static void copy_into(value *dst, const value *src, cursor *c)
+static bool key_equal(const value *a, const value *b)
 {
-    *dst = *src;
-    if (src->kind == VAL_STRING) {
-        if (src->len)
-            memcpy(c->bytes, src->u.s, src->len);
-        dst->u.s = c->bytes;
-        c->bytes += src->len;
-    } else if (src->kind == VAL_STRUCT || src->kind == VAL_LIST) {
-        dst->u.items = c->values;
-        c->values += src->len;
-        for (uint32_t i = 0; i < src->len; i++)
-            copy_into(&dst->u.items[i], &src->u.items[i], c);
-    }
+    if (a->kind == VAL_STRING)
+        return b->kind == VAL_STRING && a->len == b->len &&
+               (a->len == 0 || memcmp(a->u.s, b->u.s, a->len) == 0);
+    return a->kind == b->kind && a->u.i == b->u.i;
 }
 
-static record *record_new(const value *key, const value *state)
+/* ---- records ---- */
+
+typedef struct skip_node skip_node;
+
+/* One record: this header, then its state's fields. */
+typedef struct record {
+    value key;
+    value state;     /* a VAL_STRUCT whose items follow the header */
+    skip_node *node; /* its node in the ordered index, when the aggregate has one */
+} record;
+
+static size_t record_bytes(uint32_t nfields)
 {
-    sizes sz = {0};
-    measure(key, &sz);
-    measure(state, &sz);
-    record *r = malloc(sizeof *r + sz.values * sizeof(value) + sz.bytes);
-    if (!r)
-        return NULL;
-    cursor c = {.values = (value *)(r + 1)};
-    c.bytes = (char *)(c.values + sz.values);
-    copy_into(&r->key, key, &c);
-    copy_into(&r->state, state, &c);
+    return sizeof(record) + nfields * sizeof(value);
+}
+
+static record *record_new(pool *p, const value *key, const value *state)
+{
+    record *r = pool_alloc(p, record_bytes(state->len));
+    own_copy(p, &r->key, key);
+    r->state = (value){.kind = VAL_STRUCT, .len = state->len, .u.items = (value *)(r + 1)};
+    for (uint32_t i = 0; i < state->len; i++)
+        own_copy(p, &r->state.u.items[i], &state->u.items[i]);
+    r->node = NULL;
     return r;
+}
+
+static void record_free(pool *p, record *r)
+{
+    own_free(p, &r->key);
+    for (uint32_t i = 0; i < r->state.len; i++)
+        own_free(p, &r->state.u.items[i]);
+    pool_free(p, r, record_bytes(r->state.len));
 }
 
 /* ---- tables ---- */
 
+typedef struct slot {
+    uint64_t hash;
+    record *rec; /* NULL: empty; TOMB: removed while its table was being emptied */
+} slot;
+
+static record tomb_record;
+#define TOMB (&tomb_record)
+
+typedef struct table {
+    slot *slots;
+    size_t cap;   /* a power of two, or 0 before the first insert */
+    size_t count; /* records, in both tables while growing */
+    /* while growing: the old table, emptied from the front; slots before
+       moved have gone to the new one, and its pages before released are
+       given back */
+    slot *old;
+    size_t old_cap, moved, released;
+    uint64_t version; /* changes whenever a slot may have moved */
+} table;
+
+/* Tables are mapped, not malloc'd: fresh pages come zeroed when first
+ * touched (no memset of a large table inside one insert), and giving one
+ * back costs what was not already released. */
+static slot *slots_map(size_t cap)
+{
+    void *m =
+        mmap(NULL, cap * sizeof(slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static void slots_unmap(slot *s, size_t cap)
+{
+    if (s)
+        munmap(s, cap * sizeof(slot));
+}
+
+/* The slot of key in the current table: its record's, or the empty one
+ * where it would go. */
 static slot *table_slot(const table *t, uint64_t hash, const value *key)
 {
     size_t mask = t->cap - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         slot *sl = &t->slots[i];
-        if (!sl->rec || (sl->hash == hash && value_equal(&sl->rec->key, key)))
+        if (!sl->rec || (sl->hash == hash && key_equal(&sl->rec->key, key)))
             return sl;
     }
 }
 
-static record *table_find(const table *t, uint64_t hash, const value *key)
+/* The slot of key in what is left of the old table, or NULL. A record
+ * still there sits at or after `moved`, reached from its home through
+ * slots that were full, so a probe skips the moved front. */
+static slot *old_slot(const table *t, uint64_t hash, const value *key)
 {
-    return t->cap ? table_slot(t, hash, key)->rec : NULL;
+    size_t mask = t->old_cap - 1, i = hash & mask;
+    for (size_t n = 0; n < t->old_cap; n++, i = (i + 1) & mask) {
+        if (i < t->moved) {
+            n += t->moved - i - 1;
+            i = t->moved - 1;
+            continue;
+        }
+        slot *sl = &t->old[i];
+        if (!sl->rec)
+            return NULL;
+        if (sl->rec != TOMB && sl->hash == hash && key_equal(&sl->rec->key, key))
+            return sl;
+    }
+    return NULL;
 }
 
-static int table_grow(table *t)
+/* The record of key, with the slot it is in (the empty slot of the current
+ * table where it would go when absent). */
+static record *table_find(const table *t, uint64_t hash, const value *key, slot **where)
 {
+    *where = NULL;
+    if (!t->cap)
+        return NULL;
+    slot *sl = table_slot(t, hash, key);
+    *where = sl;
+    if (sl->rec || !t->old)
+        return sl->rec;
+    slot *o = old_slot(t, hash, key);
+    if (!o)
+        return NULL;
+    *where = o;
+    return o->rec;
+}
+
+/* Moves up to MIGRATE_STEP slots of the old table into the current one,
+ * giving back the old table's pages it has finished with. */
+static void table_migrate(table *t)
+{
+    for (int k = 0; k < MIGRATE_STEP && t->moved < t->old_cap; k++, t->moved++) {
+        slot *o = &t->old[t->moved];
+        if (o->rec && o->rec != TOMB)
+            *table_slot(t, o->hash, &o->rec->key) = *o;
+    }
+    t->version++;
+    if (t->moved == t->old_cap) {
+        slots_unmap(t->old, t->old_cap);
+        t->old = NULL;
+        t->old_cap = t->moved = t->released = 0;
+        return;
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE) / sizeof(slot);
+    if (t->moved - t->released >= page) {
+        size_t n = (t->moved - t->released) / page * page;
+        madvise(t->old + t->released, n * sizeof(slot), MADV_DONTNEED);
+        t->released += n;
+    }
+}
+
+/* Makes room for one more record: at 3/4 load a table twice as large
+ * becomes the current one (the old one is emptied by later inserts); a
+ * table still growing first finishes (not reached at MIGRATE_STEP: it is
+ * empty long before). Returns 0, or -1 when out of memory. */
+static int table_room(table *t)
+{
+    if (t->cap && (t->count + 1) * 4 <= t->cap * 3)
+        return 0;
+    while (t->old)
+        table_migrate(t);
     size_t cap = t->cap ? t->cap * 2 : TABLE_MIN;
-    slot *slots = calloc(cap, sizeof *slots);
+    slot *slots = slots_map(cap);
     if (!slots)
         return -1;
-    table bigger = {.slots = slots, .cap = cap, .count = t->count};
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].rec)
-            *table_slot(&bigger, t->slots[i].hash, &t->slots[i].rec->key) = t->slots[i];
-    free(t->slots);
-    *t = bigger;
+    t->old = t->slots;
+    t->old_cap = t->cap;
+    t->moved = t->released = 0;
+    t->slots = slots;
+    t->cap = cap;
+    t->version++;
+    if (!t->old_cap)
+        t->old = NULL;
     return 0;
 }
 
-/* Inserts or replaces (freeing the replaced block). Never fails: commit
- * grows the table before it applies anything. */
-static void table_put(table *t, uint64_t hash, record *rec)
+/* Puts rec (absent from the table, which has room) into the empty slot sl
+ * of the current table, then moves a step of a growing table along. */
+static void table_insert(table *t, slot *sl, uint64_t hash, record *rec)
 {
-    slot *sl = table_slot(t, hash, &rec->key);
-    if (sl->rec)
-        free(sl->rec);
-    else
-        t->count++;
     *sl = (slot){.hash = hash, .rec = rec};
+    t->count++;
+    t->version++;
+    if (t->old)
+        table_migrate(t);
 }
 
-/* Removes the record with key, if any, freeing its block: the records
- * after it in its probe run move back into the gap when their home slot
- * allows (backward-shift deletion), so every probe still finds its key
- * before an empty slot. */
-static void table_remove(table *t, uint64_t hash, const value *key)
+/* Takes the record in slot sl out: in the current table the records after
+ * it in its probe run move back into the gap when their home slot allows
+ * (backward-shift deletion), so every probe still finds its key before an
+ * empty slot; in the old one it leaves a tombstone, which nothing is ever
+ * inserted over. */
+static void table_remove(table *t, slot *sl)
 {
-    if (!t->cap)
-        return;
-    slot *sl = table_slot(t, hash, key);
-    if (!sl->rec)
-        return;
-    free(sl->rec);
     t->count--;
+    t->version++;
+    uintptr_t at = (uintptr_t)sl, old = (uintptr_t)t->old;
+    if (t->old && at >= old && at < old + t->old_cap * sizeof(slot)) {
+        sl->rec = TOMB;
+        return;
+    }
     size_t mask = t->cap - 1, gap = (size_t)(sl - t->slots);
     for (size_t i = (gap + 1) & mask; t->slots[i].rec; i = (i + 1) & mask) {
         size_t home = t->slots[i].hash & mask;
@@ -287,7 +430,34 @@ static void table_remove(table *t, uint64_t hash, const value *key)
     t->slots[gap] = (slot){0};
 }
 
+static void table_free(pool *p, table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].rec)
+            record_free(p, t->slots[i].rec);
+    for (size_t i = t->moved; i < t->old_cap; i++)
+        if (t->old[i].rec && t->old[i].rec != TOMB)
+            record_free(p, t->old[i].rec);
+    slots_unmap(t->slots, t->cap);
+    slots_unmap(t->old, t->old_cap);
+}
+
 /* ---- the ordered index ---- */
+
+enum { SKIP_LEVELS = 32 }; /* enough for 4^32 records */
+
+struct skip_node {
+    const record *rec; /* the committed record, in its table */
+    int levels;
+    skip_node *next[]; /* levels of them */
+};
+
+/* The ordered index of a scanned aggregate. */
+typedef struct skip_list {
+    skip_node *head; /* SKIP_LEVELS next pointers, no record */
+    int levels;      /* levels in use */
+    uint64_t rng;    /* xorshift64 state for node levels */
+} skip_list;
 
 /* Identities in scan order: ints by value, strings by bytes (a prefix
  * first), as SQLite's BINARY and PostgreSQL's COLLATE "C" order them. */
@@ -380,20 +550,149 @@ static skip_node *skip_find(const skip_list *l, const value *key, skip_node **be
     return n && key_compare(&n->rec->key, key) == 0 ? n : NULL;
 }
 
-static void skip_remove(skip_list *l, const value *key)
+/* Unlinks the node of key (which is linked) and returns it. */
+static skip_node *skip_unlink(skip_list *l, const value *key)
 {
     skip_node *before[SKIP_LEVELS];
     skip_node *n = skip_find(l, key, before);
     if (!n)
-        return;
+        return NULL;
     for (int i = 0; i < n->levels; i++)
         before[i]->next[i] = n->next[i];
     while (l->levels > 1 && !l->head->next[l->levels - 1])
         l->levels--;
-    free(n);
+    return n;
 }
 
-/* ---- the event log ---- */
+/* ---- the store ---- */
+
+/* What a transaction changed, undone by rollback, finished by commit. */
+typedef enum undo_kind {
+    UNDO_SET,    /* field `field` of rec held old: rollback frees the new value and puts
+                    old back; commit frees old */
+    UNDO_APPEND, /* an item was appended to field `field` of rec, which held old (a list
+                    or unset): rollback frees the item and, when the list moved, the new
+                    items; commit frees the old items when it moved */
+    UNDO_CREATE, /* rec was inserted: rollback takes it out and frees it */
+    UNDO_REMOVE, /* rec was taken out: rollback puts it back; commit frees it */
+} undo_kind;
+
+typedef struct undo {
+    undo_kind kind;
+    uint32_t field;
+    size_t agg;
+    uint64_t hash;
+    record *rec;
+    value old;
+    bool moved; /* UNDO_APPEND: the list's items moved to a larger block */
+} undo;
+
+typedef struct log_chunk {
+    size_t size, used;
+    max_align_t data[];
+} log_chunk;
+
+/* One event in the log, followed by its value arrays and string bytes. */
+typedef struct log_entry {
+    uint32_t event, agg;
+    value key, payload;
+} log_entry;
+
+/* What the last load found, for the write after it (see update). */
+enum { LOOKUP_KEY_BYTES = 64 }; /* a longer string key is looked up again */
+
+typedef struct lookup {
+    const value *key; /* the key's address, and the key as it was then, its bytes too */
+    value seen;
+    char bytes[LOOKUP_KEY_BYTES];
+    size_t agg;
+    uint64_t hash, version; /* the table's version then */
+    record *rec;            /* NULL: absent */
+    slot *where;            /* its slot, or the empty slot where it would go */
+} lookup;
+
+typedef struct memory_store memory_store;
+
+/* One client's view of a shared store. */
+typedef struct mem_session {
+    store base;
+    memory_store *m;
+    arena copies; /* records loads outside a transaction copied out */
+    bool in_txn;
+} mem_session;
+
+struct memory_store {
+    store base;
+    const plan *p;
+    pool pool;         /* every record and what it holds */
+    table *tables;     /* per aggregate index */
+    skip_list **index; /* per aggregate index: its ordered index when the plan scans it, or NULL */
+    value *rows;       /* a scan's answer: the records' states, lent from their blocks */
+    size_t rows_cap;
+    uint64_t *events; /* committed events per event index */
+    bool in_txn;
+    undo *undos;
+    size_t nundos, undos_cap;
+    lookup last;
+    uint32_t *txn_events; /* event indexes appended by the open transaction */
+    size_t ntxn_events, txn_events_cap;
+    log_chunk **chunks;
+    size_t nchunks, chunks_cap;
+    size_t mark_chunks, mark_used; /* the log's end when the transaction began */
+    bool shared;                   /* sessions exist: mu guards everything */
+    pthread_mutex_t mu;
+};
+
+static int oom(memory_store *m)
+{
+    snprintf(m->base.error, sizeof m->base.error, "out of memory");
+    return -1;
+}
+
+static int no_txn(memory_store *m, const char *call)
+{
+    snprintf(m->base.error, sizeof m->base.error, "memory store: %s outside a transaction", call);
+    return -1;
+}
+
+/* ---- the event log: deep copies in chunks ---- */
+
+typedef struct sizes {
+    size_t values; /* value slots in nested arrays */
+    size_t bytes;  /* string bytes */
+} sizes;
+
+static void measure(const value *v, sizes *sz)
+{
+    if (v->kind == VAL_STRING) {
+        sz->bytes += v->len;
+    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
+        sz->values += v->len;
+        for (uint32_t i = 0; i < v->len; i++)
+            measure(&v->u.items[i], sz);
+    }
+}
+
+typedef struct cursor {
+    value *values;
+    char *bytes;
+} cursor;
+
+static void copy_into(value *dst, const value *src, cursor *c)
+{
+    *dst = *src;
+    if (src->kind == VAL_STRING) {
+        if (src->len)
+            memcpy(c->bytes, src->u.s, src->len);
+        dst->u.s = c->bytes;
+        c->bytes += src->len;
+    } else if (src->kind == VAL_STRUCT || src->kind == VAL_LIST) {
+        dst->u.items = c->values;
+        c->values += src->len;
+        for (uint32_t i = 0; i < src->len; i++)
+            copy_into(&dst->u.items[i], &src->u.items[i], c);
+    }
+}
 
 static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value *key,
                       const value *payload)
@@ -446,8 +745,9 @@ static int mem_begin(store *s)
         return -1;
     }
     m->in_txn = true;
-    m->nwrites = 0;
+    m->nundos = 0;
     m->ntxn_events = 0;
+    m->last.key = NULL;
     m->mark_chunks = m->nchunks;
     m->mark_used = m->nchunks ? m->chunks[m->nchunks - 1]->used : 0;
     return 0;
@@ -456,41 +756,157 @@ static int mem_begin(store *s)
 static int mem_load(store *s, const aggregate *agg, const value *key, value *out)
 {
     memory_store *m = (memory_store *)s;
+    table *t = &m->tables[agg->index];
     uint64_t hash = key_hash(key);
-    /* the transaction's own writes first, newest first: a policy may touch
-     * the record its command just saved; a transaction writes a handful of
-     * records, so a scan beats a second table */
-    for (size_t i = m->nwrites; i-- > 0;) {
-        const pending *w = &m->writes[i];
-        if (w->agg == agg->index && w->hash == hash && value_equal(&w->rec->key, key)) {
-            *out = w->rec->state;
-            return !w->removed;
-        }
+    slot *where;
+    record *r = table_find(t, hash, key, &where);
+    lookup *l = &m->last;
+    l->key = NULL;
+    if (key->kind != VAL_STRING || key->len <= LOOKUP_KEY_BYTES) {
+        l->key = key;
+        l->seen = *key;
+        if (key->kind == VAL_STRING && key->len)
+            memcpy(l->bytes, key->u.s, key->len);
+        l->agg = agg->index;
+        l->hash = hash;
+        l->version = t->version;
+        l->rec = r;
+        l->where = where;
     }
-    const record *r = table_find(&m->tables[agg->index], hash, key);
     if (!r)
         return 0;
     *out = r->state;
     return 1;
 }
 
+/* The record of key (NULL: absent), its hash and its slot: as the last load
+ * found them when it was of this key (at this address, with the same
+ * bytes) and no slot of the table has moved since; else looked up. */
+static record *find(memory_store *m, const aggregate *agg, const value *key, uint64_t *hash,
+                    slot **where)
+{
+    table *t = &m->tables[agg->index];
+    const lookup *l = &m->last;
+    if (l->key == key && l->agg == agg->index && l->version == t->version &&
+        value_same(&l->seen, key) &&
+        (key->kind != VAL_STRING || key->len == 0 || memcmp(l->bytes, key->u.s, key->len) == 0)) {
+        *hash = l->hash;
+        *where = l->where;
+        return l->rec;
+    }
+    *hash = key_hash(key);
+    return table_find(t, *hash, key, where);
+}
+
+/* Room for one more undo entry; the entry itself is pushed after the change
+ * it describes, which then cannot fail. */
+static int undo_room(memory_store *m)
+{
+    return array_reserve((void **)&m->undos, &m->undos_cap, m->nundos, sizeof *m->undos) < 0
+               ? oom(m)
+               : 0;
+}
+
+static void set_field(memory_store *m, record *r, uint32_t f, const value *v)
+{
+    value *fv = &r->state.u.items[f];
+    m->undos[m->nundos++] = (undo){.kind = UNDO_SET, .field = f, .rec = r, .old = *fv};
+    own_copy(&m->pool, fv, v);
+}
+
+/* Appends a copy of v to the list in field f of r, into the room the list
+ * has, or into a block twice as large when it is full (the old block is
+ * kept until commit: what a load handed back still points at it). */
+static void append_item(memory_store *m, record *r, uint32_t f, const value *v)
+{
+    value *l = &r->state.u.items[f];
+    uint32_t n = l->kind == VAL_LIST ? l->len : 0; /* an unset optional list is [] */
+    value *items = n ? l->u.items : NULL;
+    bool full = list_room(n) == n;
+    if (full) {
+        value *bigger = pool_alloc(&m->pool, list_room(n + 1) * sizeof *bigger);
+        if (n)
+            memcpy(bigger, items, n * sizeof *items);
+        items = bigger;
+    }
+    m->undos[m->nundos++] =
+        (undo){.kind = UNDO_APPEND, .field = f, .rec = r, .old = *l, .moved = full};
+    own_copy(&m->pool, &items[n], v);
+    *l = (value){.kind = VAL_LIST, .len = n + 1, .u.items = items};
+}
+
+/* A new record of key in the empty slot `where` of its table (when still
+ * valid) and in the ordered index. */
+static int create(memory_store *m, const aggregate *agg, const value *key, const value *state,
+                  uint64_t hash, slot *where)
+{
+    table *t = &m->tables[agg->index];
+    uint64_t version = t->version;
+    if (undo_room(m) < 0 || table_room(t) < 0)
+        return oom(m);
+    if (!where || t->version != version)
+        where = table_slot(t, hash, key);
+    skip_list *ix = m->index[agg->index];
+    skip_node *nd = ix ? skip_node_new(ix) : NULL;
+    if (ix && !nd)
+        return oom(m);
+    record *r = record_new(&m->pool, key, state);
+    if (nd) {
+        nd->rec = r;
+        r->node = nd;
+        skip_insert(ix, nd);
+    }
+    m->undos[m->nundos++] = (undo){.kind = UNDO_CREATE, .agg = agg->index, .hash = hash, .rec = r};
+    table_insert(t, where, hash, r);
+    return 0;
+}
+
 static int mem_save(store *s, const aggregate *agg, const value *key, const value *state,
                     bool created)
 {
     memory_store *m = (memory_store *)s;
+    (void)created; /* whether the record exists is what the table says */
     if (!m->in_txn)
         return no_txn(m, "save");
-    if (array_reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
-        return oom(m);
-    skip_list *ix = m->index[agg->index];
-    skip_node *nd = ix && created ? skip_node_new(ix) : NULL; /* an update keeps its node */
-    record *r = ix && created && !nd ? NULL : record_new(key, state);
-    if (!r) {
-        free(nd);
-        return oom(m);
+    uint64_t hash;
+    slot *where;
+    record *r = find(m, agg, key, &hash, &where);
+    if (!r)
+        return create(m, agg, key, state, hash, where);
+    /* a whole new state: each field that is not the very value the record
+       holds (as a load handed it back) is set */
+    for (uint32_t i = 0; i < state->len && i < r->state.len; i++) {
+        if (value_same(&r->state.u.items[i], &state->u.items[i]))
+            continue;
+        if (undo_room(m) < 0)
+            return -1;
+        set_field(m, r, i, &state->u.items[i]);
     }
-    m->writes[m->nwrites++] =
-        (pending){.agg = agg->index, .hash = key_hash(key), .rec = r, .node = nd};
+    return 0;
+}
+
+static int mem_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
+                      size_t n, value *state)
+{
+    memory_store *m = (memory_store *)s;
+    if (!m->in_txn)
+        return no_txn(m, "update");
+    uint64_t hash;
+    slot *where;
+    record *r = find(m, agg, key, &hash, &where);
+    if (!r) {
+        snprintf(s->error, sizeof s->error, "memory store: update of a record that does not exist");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (undo_room(m) < 0)
+            return -1;
+        if (changes[i].append)
+            append_item(m, r, (uint32_t)changes[i].field, &changes[i].v);
+        else
+            set_field(m, r, (uint32_t)changes[i].field, &changes[i].v);
+    }
+    *state = r->state;
     return 0;
 }
 
@@ -499,14 +915,17 @@ static int mem_remove(store *s, const aggregate *agg, const value *key)
     memory_store *m = (memory_store *)s;
     if (!m->in_txn)
         return no_txn(m, "remove");
-    if (array_reserve((void **)&m->writes, &m->writes_cap, m->nwrites, sizeof *m->writes) < 0)
-        return oom(m);
-    value none = {.kind = VAL_NONE};
-    record *r = record_new(key, &none);
+    uint64_t hash;
+    slot *where;
+    record *r = find(m, agg, key, &hash, &where);
     if (!r)
-        return oom(m);
-    m->writes[m->nwrites++] =
-        (pending){.agg = agg->index, .hash = key_hash(key), .rec = r, .removed = true};
+        return 0;
+    if (undo_room(m) < 0)
+        return -1;
+    if (r->node)
+        skip_unlink(m->index[agg->index], &r->key); /* r keeps it for a rollback */
+    table_remove(&m->tables[agg->index], where);
+    m->undos[m->nundos++] = (undo){.kind = UNDO_REMOVE, .agg = agg->index, .hash = hash, .rec = r};
     return 0;
 }
 
@@ -525,37 +944,57 @@ static int mem_append_event(store *s, const event_def *ev, const aggregate *agg,
     return 0;
 }
 
-static void discard_writes(memory_store *m)
+/* Undoes one change of the open transaction (the newest not yet undone). */
+static void undo_one(memory_store *m, const undo *u)
 {
-    for (size_t i = 0; i < m->nwrites; i++) {
-        free(m->writes[i].rec);
-        free(m->writes[i].node);
+    record *r = u->rec;
+    table *t = &m->tables[u->agg];
+    switch (u->kind) {
+    case UNDO_SET:
+        own_free(&m->pool, &r->state.u.items[u->field]);
+        r->state.u.items[u->field] = u->old;
+        return;
+    case UNDO_APPEND: {
+        value *l = &r->state.u.items[u->field];
+        own_free(&m->pool, &l->u.items[l->len - 1]);
+        if (u->moved)
+            pool_free(&m->pool, l->u.items, list_room(l->len) * sizeof(value));
+        *l = u->old;
+        return;
     }
-    m->nwrites = 0;
+    case UNDO_CREATE: {
+        slot *where;
+        if (table_find(t, u->hash, &r->key, &where))
+            table_remove(t, where);
+        if (r->node)
+            free(skip_unlink(m->index[u->agg], &r->key));
+        record_free(&m->pool, r);
+        return;
+    }
+    case UNDO_REMOVE:
+        /* the table held it this transaction: it has room */
+        table_insert(t, table_slot(t, u->hash, &r->key), u->hash, r);
+        if (r->node)
+            skip_insert(m->index[u->agg], r->node);
+        return;
+    }
 }
 
-/* Keeps the ordered index of w's aggregate (if any) in step with applying
- * w: before table_put or table_remove, which free the block a node may
- * point at. */
-static void index_apply(memory_store *m, const pending *w)
+/* Frees what one change of the committed transaction replaced. */
+static void finish_one(memory_store *m, const undo *u)
 {
-    skip_list *ix = m->index[w->agg];
-    if (!ix)
+    switch (u->kind) {
+    case UNDO_SET: own_free(&m->pool, &u->old); return;
+    case UNDO_APPEND:
+        if (u->moved && u->old.kind == VAL_LIST && u->old.len)
+            pool_free(&m->pool, u->old.u.items, list_room(u->old.len) * sizeof(value));
         return;
-    if (w->removed) {
-        skip_remove(ix, &w->rec->key);
+    case UNDO_CREATE: return;
+    case UNDO_REMOVE:
+        free(u->rec->node);
+        record_free(&m->pool, u->rec);
         return;
     }
-    skip_node *n = skip_find(ix, &w->rec->key, NULL);
-    if (n) { /* replaced: the node moves to the new block */
-        n->rec = w->rec;
-        free(w->node);
-        return;
-    }
-    if (!w->node)
-        return; /* not reached: only a create adds a record, and its save made a node */
-    w->node->rec = w->rec;
-    skip_insert(ix, w->node);
 }
 
 static int mem_rollback(store *s)
@@ -563,9 +1002,11 @@ static int mem_rollback(store *s)
     memory_store *m = (memory_store *)s;
     if (!m->in_txn)
         return no_txn(m, "rollback");
-    discard_writes(m);
+    while (m->nundos)
+        undo_one(m, &m->undos[--m->nundos]);
     log_truncate(m);
     m->ntxn_events = 0;
+    m->last.key = NULL;
     m->in_txn = false;
     return 0;
 }
@@ -575,35 +1016,13 @@ static int mem_commit(store *s)
     memory_store *m = (memory_store *)s;
     if (!m->in_txn)
         return no_txn(m, "commit");
-    /* grow first, so that applying cannot fail half-way: each write adds at
-     * most one record, so a table takes as many more as the transaction has
-     * writes to it (the last write to it counts them all). The work is in
-     * the writes, whatever the number of aggregate types. */
-    for (size_t i = 0; i < m->nwrites; i++) {
-        size_t a = m->writes[i].agg, adds = 0;
-        for (size_t k = 0; k <= i; k++)
-            adds += m->writes[k].agg == a;
-        table *t = &m->tables[a];
-        while ((t->count + adds) * 4 >= t->cap * 3)
-            if (table_grow(t) < 0) {
-                mem_rollback(s);
-                return oom(m);
-            }
-    }
-    for (size_t i = 0; i < m->nwrites; i++) {
-        const pending *w = &m->writes[i];
-        index_apply(m, w);
-        if (!w->removed) {
-            table_put(&m->tables[w->agg], w->hash, w->rec);
-            continue;
-        }
-        table_remove(&m->tables[w->agg], w->hash, &w->rec->key);
-        free(w->rec);
-    }
-    m->nwrites = 0;
+    for (size_t i = 0; i < m->nundos; i++)
+        finish_one(m, &m->undos[i]);
+    m->nundos = 0;
     for (size_t i = 0; i < m->ntxn_events; i++)
         m->events[m->txn_events[i]]++;
     m->ntxn_events = 0;
+    m->last.key = NULL;
     m->in_txn = false;
     return 0;
 }
@@ -647,6 +1066,7 @@ static const store_ops memory_store_ops = {
     .rollback = mem_rollback,
     .count = mem_count,
     .scan = mem_scan,
+    .update = mem_update,
 };
 
 int memory_store_new(const plan *p, store **out)
@@ -678,25 +1098,23 @@ void memory_store_free(store *s)
     if (!s)
         return;
     memory_store *m = (memory_store *)s;
-    discard_writes(m);
+    if (m->in_txn)
+        mem_rollback(s);
     if (m->shared)
         pthread_mutex_destroy(&m->mu);
-    for (size_t a = 0; m->tables && a < m->p->naggs; a++) {
-        table *t = &m->tables[a];
-        for (size_t i = 0; i < t->cap; i++)
-            free(t->slots[i].rec);
-        free(t->slots);
-    }
+    for (size_t a = 0; m->tables && a < m->p->naggs; a++)
+        table_free(&m->pool, &m->tables[a]);
     for (size_t i = 0; i < m->nchunks; i++)
         free(m->chunks[i]);
     free(m->chunks);
     for (size_t a = 0; m->index && a < m->p->naggs; a++)
         skip_free(m->index[a]);
+    pool_release(&m->pool);
     free(m->index);
     free(m->rows);
     free(m->tables);
     free(m->events);
-    free(m->writes);
+    free(m->undos);
     free(m->txn_events);
     free(m);
 }
@@ -751,6 +1169,13 @@ static int ses_save(store *s, const aggregate *agg, const value *key, const valu
 {
     mem_session *ms = (mem_session *)s;
     return session_fail(ms, mem_save(&ms->m->base, agg, key, state, created));
+}
+
+static int ses_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
+                      size_t n, value *state)
+{
+    mem_session *ms = (mem_session *)s;
+    return session_fail(ms, mem_update(&ms->m->base, agg, key, changes, n, state));
 }
 
 static int ses_remove(store *s, const aggregate *agg, const value *key)
@@ -821,6 +1246,7 @@ static const store_ops memory_session_ops = {
     .count = ses_count,
     .read_begin = ses_read_begin,
     .scan = ses_scan,
+    .update = ses_update,
 };
 
 static int memory_session(store *s, store **out, char *err, size_t size)

@@ -597,6 +597,57 @@ static inline void scenario_list_max_items_is_an_invariant(const target_spec *ts
     fx_close(f);
 }
 
+/* clang-format off */
+static const char changed_spec[] =
+    "spec: 1\n"
+    "domain: changed\n"
+    "aggregates:\n"
+    "  Log:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      label: {type: string, min_length: 2, max_length: 3, default: ab}\n"
+    "      lines: {list: {fields: {n: {type: int, min: 1}}}}\n"
+    "    commands:\n"
+    "      Open: {creates: true, params: {id: string}}\n"
+    "      Write: {params: {id: string, n: int}, append: {lines: {n: arg.n}}}\n"
+    "      Label: {params: {id: string, label: string}, set: {label: arg.label}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Log.Open: {id: \"l-${n}\"}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+/* Only what a command changes is checked against its constraints, in the
+ * words a check of the whole new state uses: an appended item names its
+ * list, a string's length counts characters (not bytes); a refusal keeps
+ * nothing, and the list grows on after it. */
+static inline void scenario_changed_fields_are_checked_in_the_same_words(const target_spec *ts)
+{
+    fx *f = fx_open(changed_spec, ts);
+    fx_ok(f, "Log.Open", "{id: x}");
+    for (int i = 1; i <= 5; i++)
+        fx_ok(f, "Log.Write", "{id: x, n: 3}");
+    fx_refused(f, "Log.Write", "{id: x, n: 0}",
+               "Log.Write refused: lines.n: 0 is less than the minimum 1");
+    fx_ok(f, "Log.Write", "{id: x, n: 7}");
+    value rec;
+    assert_true(fx_load(f, "Log", "x", &rec));
+    const value *lines = fx_get(f, "Log", &rec, "lines");
+    assert_int_equal(lines->len, 6);
+    assert_int_equal(lines->u.items[5].u.items[0].u.i, 7);
+    fx_ok(f, "Log.Label", "{id: x, label: \"\u00e9\u00e9\u00e9\"}"); /* 6 bytes, 3 characters */
+    fx_refused(f, "Log.Label", "{id: x, label: \"\u00e9\u00e9\u00e9\u00e9\"}",
+               "Log.Label refused: label: 4 character(s), more than the maximum 3");
+    fx_refused(f, "Log.Label", "{id: x, label: a}",
+               "Log.Label refused: label: 1 character(s), fewer than the minimum 2");
+    assert_true(fx_load(f, "Log", "x", &rec));
+    assert_int_equal(fx_get(f, "Log", &rec, "label")->len, 6);
+    fx_close(f);
+}
+
 static inline void scenario_payload_expressions_see_the_new_and_old_states(const target_spec *ts)
 {
     fx *f = fx_open(misc_spec, ts);
@@ -2133,6 +2184,7 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(effects_see_the_old_state),
     RUNTIME_SCENARIO(append_build_fills_defaults_and_leaves_optionals_unset),
     RUNTIME_SCENARIO(list_max_items_is_an_invariant),
+    RUNTIME_SCENARIO(changed_fields_are_checked_in_the_same_words),
     RUNTIME_SCENARIO(payload_expressions_see_the_new_and_old_states),
     RUNTIME_SCENARIO(int_overflow_refuses),
     RUNTIME_SCENARIO(division_by_zero_refuses),

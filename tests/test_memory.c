@@ -120,12 +120,15 @@ static void test_transaction_sees_its_own_pending_writes(void **state)
     assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
     assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
     assert_int_equal(out.u.items[1].u.i, 2);
-    value first = out;
+    value first = out, note = out.u.items[2];
     st = rec3(items, key, 3, "again");
     assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, false), 0);
     assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
     assert_int_equal(out.u.items[1].u.i, 3);
-    assert_int_equal(first.u.items[1].u.i, 2); /* still valid until commit */
+    /* written in place: what the load lent holds the new fields, and what
+       the old ones pointed at is still valid until commit */
+    assert_int_equal(first.u.items[1].u.i, 3);
+    assert_memory_equal(note.u.s, "pending", 7);
     /* the same key in the other aggregate is another record */
     assert_int_equal(s->ops->load(s, &aggs[1], &key, &out), 0);
     assert_int_equal(s->ops->commit(s), 0);
@@ -360,6 +363,123 @@ static void test_keys_of_equal_bytes_but_other_kinds_differ(void **state)
     memory_store_free(s);
 }
 
+/* A record {key, list} for update: field 1 a list of ints. */
+static value list_state(value items[2], value key)
+{
+    items[0] = key;
+    items[1] = (value){.kind = VAL_LIST};
+    return (value){.kind = VAL_STRUCT, .len = 2, .u.items = items};
+}
+
+static void test_update_appends_and_sets_in_place_and_rollback_undoes_them(void **state)
+{
+    store *s = open_store();
+    value key = str("l"), items[2], out;
+    value st = list_state(items, key);
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, true), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    /* 40 appends in one transaction, then rolled back: the list moves to
+       larger blocks on the way (1, 2, 4, ... items), and comes back empty */
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(s->ops->begin(s), 0);
+        assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+        value before = out.u.items[1];
+        for (int i = 0; i < 40; i++) {
+            store_change ch = {.field = 1, .append = true, .v = num(i)};
+            assert_int_equal(s->ops->update(s, &aggs[0], &key, &ch, 1, &out), 0);
+            assert_int_equal(out.u.items[1].len, (uint32_t)i + 1);
+        }
+        for (int i = 0; i < 40; i++)
+            assert_int_equal(out.u.items[1].u.items[i].u.i, i);
+        assert_int_equal(before.len, 0); /* a shallow copy taken before: the old list */
+        assert_int_equal(round ? s->ops->commit(s) : s->ops->rollback(s), 0);
+        assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+        assert_int_equal(out.u.items[1].len, round ? 40 : 0);
+    }
+    /* a set and an append in one update, then a rollback: the old list is
+       back, at its old length, with its items */
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    value old_list = out.u.items[1];
+    store_change two[2] = {{.field = 0, .v = str("renamed-but-not-the-key")},
+                           {.field = 1, .append = true, .v = num(99)}};
+    assert_int_equal(s->ops->update(s, &aggs[0], &key, two, 2, &out), 0);
+    assert_int_equal(out.u.items[1].len, 41);
+    assert_memory_equal(out.u.items[0].u.s, "renamed-but-not-the-key", 23);
+    assert_int_equal(old_list.len, 40);
+    assert_int_equal(old_list.u.items[39].u.i, 39); /* valid until commit or rollback */
+    assert_int_equal(s->ops->rollback(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].len, 40);
+    assert_memory_equal(out.u.items[0].u.s, "l", 1);
+    /* a list set whole, then appended to and committed */
+    value three[3] = {num(7), num(8), num(9)};
+    store_change set = {.field = 1, .v = {.kind = VAL_LIST, .len = 3, .u.items = three}};
+    store_change more = {.field = 1, .append = true, .v = num(10)};
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(s->ops->update(s, &aggs[0], &key, &set, 1, &out), 0);
+    assert_int_equal(s->ops->update(s, &aggs[0], &key, &more, 1, &out), 0);
+    assert_int_equal(s->ops->update(s, &aggs[0], &key, &more, 1, &out), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].len, 5);
+    assert_int_equal(out.u.items[1].u.items[2].u.i, 9);
+    assert_int_equal(out.u.items[1].u.items[4].u.i, 10);
+    /* an update of a record that is not there is an error, not a crash */
+    value none = str("absent");
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->update(s, &aggs[0], &none, &more, 1, &out), -1);
+    assert_non_null(strstr(s->error, "does not exist"));
+    assert_int_equal(s->ops->rollback(s), 0);
+    memory_store_free(s);
+}
+
+/* While a table grows (its old slots moved a few per insert) every record
+ * stays findable, removals from either table hold, and a rollback of a
+ * removal or a create leaves it as it was. */
+static void test_records_stay_findable_while_a_table_grows(void **state)
+{
+    enum { N = 3000 };
+    store *s = open_store();
+    bool there[N] = {false};
+    for (int i = 0; i < N; i++) {
+        save_one(s, &aggs[1], num(i), i, "g");
+        there[i] = true;
+        if (i % 3 == 2) { /* remove an older one, committed or rolled back */
+            value k = num(i / 2);
+            assert_int_equal(s->ops->begin(s), 0);
+            if (there[i / 2])
+                assert_int_equal(s->ops->remove(s, &aggs[1], &k), 0);
+            value fresh = num(N + i), items[3];
+            value st = rec3(items, fresh, -1, "dropped");
+            assert_int_equal(s->ops->save(s, &aggs[1], &fresh, &st, true), 0);
+            if (i % 2) {
+                assert_int_equal(s->ops->rollback(s), 0);
+            } else {
+                assert_int_equal(s->ops->commit(s), 0);
+                there[i / 2] = false;
+                remove_one(s, &aggs[1], fresh);
+            }
+        }
+        if (i % 97 == 0 || i == N - 1)
+            for (int j = 0; j < N; j++) {
+                value k = num(j), out;
+                assert_int_equal(s->ops->load(s, &aggs[1], &k, &out), j <= i && there[j]);
+                if (j <= i && there[j])
+                    assert_int_equal(out.u.items[1].u.i, j);
+            }
+    }
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    uint64_t want = 0;
+    for (int i = 0; i < N; i++)
+        want += there[i];
+    assert_int_equal(a[1], want);
+    memory_store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +496,8 @@ int main(void)
         cmocka_unit_test(test_keys_of_equal_bytes_but_other_kinds_differ),
         cmocka_unit_test(test_removal_applies_at_commit_and_rollback_undoes_it),
         cmocka_unit_test(test_removal_keeps_every_other_record_findable),
+        cmocka_unit_test(test_update_appends_and_sets_in_place_and_rollback_undoes_them),
+        cmocka_unit_test(test_records_stay_findable_while_a_table_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

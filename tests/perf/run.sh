@@ -38,6 +38,16 @@ echo "== harness cost: null on pizzas, 5 invocations of 1,000,000 cycles x 3 run
 echo "   (goal, issue 13: the median harness cost, the null pass's wall time a command, <= 60 ns)"
 python3 "$here/harness_cost.py" "$bench" || missed=1
 
+echo "== memory target against a hand-written C program doing the same work (tests/perf/peer_memory.c),"
+echo "   5 interleaved pairs pinned to one CPU (goals: throughput >= 0.8x, p50 <= 2x, pizzas and banking)"
+python3 "$here/memory_peer.py" "$build" peer || missed=1
+
+echo "== list growth: one list appended to, p50 at 10 entries vs at 16,000 (goal: within 1.5x)"
+python3 "$here/memory_peer.py" "$build" growth || missed=1
+
+echo "== max latency of the memory target on pizzas up to 2,000,000 records (goal: < 100 us quiet)"
+python3 "$here/memory_peer.py" "$build" latency || missed=1
+
 echo "== stability: 20 pinned runs of one quiet command, none flagged unstable (goal)"
 python3 "$here/pinned_stable.py" "$bench"
 
