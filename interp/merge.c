@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "error.h"
+#include "runner.h"
 #include "stats.h"
 
 /* ---- refusals ------------------------------------------------------------ */
@@ -53,6 +54,10 @@ static int check_shards(const inputs *x)
             return refuse(x, "%s is shard %" PRId64 "/%" PRId64 " but %s is of %" PRId64 " shards",
                           x->names[i], x->in[i]->config.shard.index, x->in[i]->config.shard.count,
                           x->names[0], count);
+    for (size_t i = 0; i < x->n; i++)
+        if (x->in[i]->config.shard.index >= count)
+            return refuse(x, "%s says it is shard %" PRId64 " of %" PRId64 ", past the last",
+                          x->names[i], x->in[i]->config.shard.index, count);
     for (size_t i = 0; i < x->n; i++)
         for (size_t k = 0; k < i; k++)
             if (x->in[k]->config.shard.index == x->in[i]->config.shard.index)
@@ -646,27 +651,6 @@ void merge_free(report *r)
 {
     if (!r)
         return;
-    for (size_t j = 0; j < r->nresults; j++) {
-        target_result *t = &r->results[j];
-        for (size_t k = 0; k < t->nruns; k++) {
-            run_result *run = &t->runs[k];
-            hist_free(&run->all);
-            for (size_t v = 0; v < run->nverbs; v++)
-                hist_buckets_free(&run->verbs[v].hist);
-            for (int s = 0; s < STATS_TENTHS; s++)
-                hist_buckets_free(&run->tenth_hist[s]);
-            for (size_t i = 0; i < run->nintervals; i++)
-                hist_buckets_free(&run->intervals[i].all);
-            free(run->verbs);
-            free(run->flows);
-            free(run->intervals);
-            free(run->clients);
-        }
-        free(t->runs);
-        free(t->tallies);
-    }
-    free(r->results);
-    free(r->skipped);
-    free(r->failed);
+    report_free(r); /* the runner's own: a merge is built as the runner builds a report */
     free(r);
 }
