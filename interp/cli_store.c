@@ -275,7 +275,7 @@ static int setup_or_teardown(const char *cmd, const char *usage, int argc, char 
         rc = store_target(cmd, &a, s.p, &o, &all, &ts);
     bool setup = !strcmp(cmd, "setup");
     char err[1024];
-    if (rc == 0) {
+    if (rc == 0 && ts) {
         const char *dsn = target_opt_str(ts, "dsn");
         int made = setup ? a.schema ? postgres_named_create(dsn, s.p, a.schema, err, sizeof err)
                                     : sqlite_named_create(s.p, a.file, err, sizeof err)
@@ -419,10 +419,12 @@ int cli_verify(int argc, char **argv)
     spec s = {0};
     if (rc == 0)
         rc = open_spec("verify", a.spec_path, &s);
-    if (rc == 0 &&
-        (merged->config.nspecs != 1 || strcmp(merged->config.specs[0].path, a.spec_path) != 0))
+    if (rc == 0 && a.spec_path &&
+        (merged->config.nspecs != 1 || !merged->config.specs[0].path ||
+         strcmp(merged->config.specs[0].path, a.spec_path) != 0))
         fprintf(stderr, "bench verify: note: %s ran %s\n", a.results,
-                merged->config.nspecs ? merged->config.specs[0].path : "no spec");
+                merged->config.nspecs && merged->config.specs[0].path ? merged->config.specs[0].path
+                                                                      : "no spec");
     size_t nbase = 0;
     tally *base = rc == 0 ? setup_tallies(s.p, &nbase) : NULL;
     if (rc == 0 && !base) {

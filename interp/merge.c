@@ -466,7 +466,7 @@ static void merge_tallies(target_result *out, const target_result *const *ts, si
     out->tallies_exact = true;
     for (size_t i = 0; i < n; i++) {
         out->tallies_exact = out->tallies_exact && ts[i]->tallies && ts[i]->tallies_exact;
-        for (size_t k = 0; k < ts[i]->ntallies; k++) {
+        for (size_t k = 0; ts[i]->tallies && k < ts[i]->ntallies; k++) {
             const tally *t = &ts[i]->tallies[k];
             size_t at = 0;
             while (at < out->ntallies && (out->tallies[at].event != t->event ||
