@@ -54,13 +54,13 @@ _bench()
         mapfile -t COMPREPLY < <(compgen -W "$(_bench_values "$bench" "$cmd" "$prev")" -- "$cur")
         return
         ;;
-    --output | --samples | --hlog | --html)
+    --output | --samples | --hlog | --html | --results | --store-file)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
     --iterations | --warmup | --runs | --prefill | --duration | --rate | --interval | --seed | \
         --label | --cpu | --progress | --process-cmd | --trace | --threshold | --metric | \
-        --pairs | --listen)
+        --pairs | --listen | --shard | --start-at | --schema)
         return # a value bench cannot guess
         ;;
     esac
@@ -71,7 +71,7 @@ _bench()
         return
     fi
     case $cmd in
-    lint | plan | run | serve)
+    lint | plan | run | serve | setup | teardown | verify)
         # specs, and directories to look in
         mapfile -t COMPREPLY < <(compgen -f -X '!*.y*ml' -- "$cur"; compgen -d -S / -- "$cur")
         compopt -o nospace 2>/dev/null
@@ -80,7 +80,7 @@ _bench()
             [ -d "${COMPREPLY[i]}" ] || COMPREPLY[i]="${COMPREPLY[i]} "
         done
         ;;
-    compare | gate | report)
+    compare | gate | report | merge)
         mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur"; compgen -d -S / -- "$cur")
         compopt -o nospace 2>/dev/null
         local i

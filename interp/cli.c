@@ -128,6 +128,31 @@ static const exit_code_row exit_codes[] = {
     {EXIT_FAILED, "clean", "--store postgres: the server cannot be reached"},
     {EXIT_USAGE, "clean", "usage error"},
     {EXIT_OUTPUT, "clean", "stdout could not be written"},
+    {EXIT_CLEAN, "merge", "merged"},
+    {EXIT_USAGE, "merge",
+     "usage error, a result file unreadable or invalid, or shards that do not\n"
+     "merge: not shards, different specs, seeds, layouts or versions, a shard\n"
+     "given twice or missing"},
+    {EXIT_OUTPUT, "merge", "the merged result (or --hlog) could not be written"},
+    {EXIT_CLEAN, "setup", "the store is made and holds the setup steps' records"},
+    {EXIT_FAILED, "setup",
+     "the spec has errors, the store exists already or cannot be made, or a\n"
+     "setup step failed (the store is removed again)"},
+    {EXIT_USAGE, "setup", "usage error, or the spec cannot be read"},
+    {EXIT_OUTPUT, "setup", "stdout could not be written"},
+    {EXIT_CLEAN, "teardown", "the store is removed"},
+    {EXIT_FAILED, "teardown",
+     "the spec has errors, or there is no such store or it cannot be removed"},
+    {EXIT_USAGE, "teardown", "usage error, or the spec cannot be read"},
+    {EXIT_OUTPUT, "teardown", "stdout could not be written"},
+    {EXIT_CLEAN, "verify", "the store holds what the setup and the shards left (or n/a)"},
+    {EXIT_FAILED, "verify",
+     "the spec has errors, the store holds something else, or it cannot be\n"
+     "opened or counted"},
+    {EXIT_USAGE, "verify",
+     "usage error, the spec or the result file cannot be read, or the result\n"
+     "did not run on a named store"},
+    {EXIT_OUTPUT, "verify", "stdout could not be written"},
 };
 
 bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning)
@@ -407,6 +432,10 @@ static const command_entry commands[] = {
     {"report", cli_report, "write a result file as an HTML page with charts, or as run printed it"},
     {"serve", cli_serve, "serve a spec's domain as a JSON-lines runtime (stdio, or a socket)"},
     {"clean", cli_clean, "remove the scratch stores of runs that were killed outright"},
+    {"merge", cli_merge, "merge the result files of a run's shards into one result"},
+    {"setup", cli_setup, "make a named store (postgres schema, sqlite file) for shards to share"},
+    {"teardown", cli_teardown, "remove a named store that bench setup made"},
+    {"verify", cli_verify, "check a named store against the merged shards' tallies"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

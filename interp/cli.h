@@ -47,6 +47,19 @@ int cli_gate(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_serve(int argc, char **argv); /* cli_serve.c */
 int cli_clean(int argc, char **argv); /* cli_clean.c */
+int cli_merge(int argc, char **argv); /* cli_merge.c */
+int cli_setup(int argc, char **argv); /* cli_store.c: setup, teardown, verify */
+int cli_teardown(int argc, char **argv);
+int cli_verify(int argc, char **argv);
+/* --shard I/N into *index and *count (0 <= I < N <= CLI_MAX_SHARDS);
+ * returns 0, or the usage error (reported). cli_store.c. */
+int cli_parse_shard(const char *cmd, const char *s, int64_t *index, int64_t *count);
+/* A wall-clock instant (seconds since the epoch, or YYYY-MM-DDTHH:MM:SS[.f]Z)
+ * for option opt into *out; returns 0, or the usage error (reported). */
+int cli_parse_time(const char *cmd, const char *opt, const char *s, double *out);
+/* --schema NAME: 0 when NAME can be a named postgres schema, else the usage
+ * error (reported). */
+int cli_check_schema(const char *cmd, const char *name);
 
 /* Prints usage, a blank line and cmd's exit statuses to stdout; returns
  * EXIT_CLEAN. cmd NULL: the top level. */
@@ -76,6 +89,7 @@ int cli_parse_bounded(const char *cmd, const char *opt, const char *s, int64_t m
 #define CLI_MAX_RUNS 10000
 #define CLI_MAX_CLIENTS 10000    /* clients (and --threads): each is a session */
 #define CLI_MAX_PROGRESS_S 86400 /* --progress: a day */
+#define CLI_MAX_SHARDS 10000     /* --shard I/N: N at most */
 /* Prints diagnostics in the chosen format; text mode shows caret lines from dc. */
 void cli_print_diags(const diag_list *d, const doc *dc, int format, FILE *out);
 

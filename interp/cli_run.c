@@ -76,6 +76,17 @@ static const char usage_run_rest[] =
     "                     and say where\n"
     "  --verify LEVEL     what verify reads back: counts (and a sample of records),\n"
     "                     state (every record) or full (and the shadow's counts)\n"
+    "  --shard I/N        run shard I (from 0) of N: its own cycle numbers, random\n"
+    "                     streams and prefill share, 1/N of an arrival rate; the\n"
+    "                     result keeps what bench merge needs (docs/scale.md)\n"
+    "  --start-at TIME    start the first timed pass at TIME (seconds since the\n"
+    "                     epoch, or YYYY-MM-DDTHH:MM:SS[.fff]Z); the result records\n"
+    "                     how late it began\n"
+    "  --schema NAME      postgres targets use the schema NAME that bench setup made\n"
+    "  --store-file PATH  sqlite targets use the database PATH that bench setup made\n"
+    "  --no-setup         skip the setup steps: the named store holds them (with\n"
+    "                     --schema or --store-file, and --runs 1); bench verify\n"
+    "                     --results checks the store after bench merge\n"
     "  -h, --help         show this help\n";
 
 static const char usage_targets[] =
@@ -238,7 +249,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_INTERVAL,
         O_HLOG,
         O_CLIENTS,
-        O_THREADS
+        O_THREADS,
+        O_SHARD,
+        O_START_AT,
+        O_SCHEMA,
+        O_STORE_FILE,
+        O_NO_SETUP
     };
     static const struct option opts[] = {{"targets", required_argument, NULL, O_TARGETS},
                                          {"iterations", required_argument, NULL, O_ITER},
@@ -262,6 +278,11 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"hlog", required_argument, NULL, O_HLOG},
                                          {"clients", required_argument, NULL, O_CLIENTS},
                                          {"threads", required_argument, NULL, O_THREADS},
+                                         {"shard", required_argument, NULL, O_SHARD},
+                                         {"start-at", required_argument, NULL, O_START_AT},
+                                         {"schema", required_argument, NULL, O_SCHEMA},
+                                         {"store-file", required_argument, NULL, O_STORE_FILE},
+                                         {"no-setup", no_argument, NULL, O_NO_SETUP},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     a->o.iterations = a->o.warmup = a->o.runs = a->o.clients = -1;
@@ -275,8 +296,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     while (rc == 0 && (c = getopt_long(argc, argv, ":h", opts, &at)) != -1) {
         /* every option with a value is given once, but the list --targets */
         char flag[32];
-        snprintf(flag, sizeof flag, "--%s", c >= O_ITER && c <= O_THREADS ? opts[at].name : "");
-        if (c >= O_ITER && c <= O_THREADS && c != O_QUIET && c != O_KEEP &&
+        snprintf(flag, sizeof flag, "--%s", c >= O_ITER && c <= O_NO_SETUP ? opts[at].name : "");
+        if (c >= O_ITER && c <= O_NO_SETUP && c != O_QUIET && c != O_KEEP && c != O_NO_SETUP &&
             (rc = cli_once("run", flag, &seen, (unsigned)(c - O_TARGETS))))
             break;
         switch (c) {
@@ -319,6 +340,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             break;
         case O_RATE: rc = parse_rate(a, optarg); break;
         case O_HLOG: a->hlog = optarg; break;
+        case O_SHARD:
+            rc = cli_parse_shard("run", optarg, &a->o.shard_index, &a->o.shard_count);
+            break;
+        case O_START_AT: rc = cli_parse_time("run", "--start-at", optarg, &a->o.start_at); break;
+        case O_SCHEMA:
+            rc = cli_check_schema("run", optarg);
+            a->o.store_schema = optarg;
+            break;
+        case O_STORE_FILE: a->o.store_file = optarg; break;
+        case O_NO_SETUP: a->o.no_setup = true; break;
         case O_SEED: {
             int64_t seed = 0;
             rc = parse_count("--seed", optarg, 0, &seed);
@@ -362,6 +393,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                       "--output FILE or --samples FILE");
     if (a->cpu && parse_cpu(a->cpu))
         return EXIT_USAGE;
+    if (a->o.no_setup && !a->o.store_schema && !a->o.store_file)
+        return cli_usage_error("run", "--no-setup needs the store bench setup made: give --schema "
+                                      "NAME or --store-file PATH");
+    if (a->o.no_setup && a->o.runs > 1)
+        return cli_usage_error("run",
+                               "--no-setup takes one run: a shared store is not a fresh "
+                               "boot, so --runs %" PRId64 " would run on what run 1 left",
+                               a->o.runs);
+    if (a->o.no_setup)
+        a->o.runs = 1;
     a->o.live = isatty(STDERR_FILENO) != 0;
     return 0;
 }
@@ -462,6 +503,16 @@ static void fill_config(run_args *a, spec *specs, size_t n, report *r)
     }
     c->samples = a->samples != NULL;
     c->cpu = a->cpu;
+    c->store = a->o.store_schema ? a->o.store_schema : a->o.store_file;
+    c->no_setup = a->o.no_setup;
+    if (a->o.shard_count > 0) {
+        c->shard.index = a->o.shard_index;
+        c->shard.count = a->o.shard_count;
+        if (gethostname(c->shard.host, sizeof c->shard.host - 1) != 0)
+            c->shard.host[0] = '\0';
+        c->shard.start_at = a->o.start_at > 0 ? a->o.start_at : NAN;
+        c->shard.started_s = c->shard.lateness_s = c->shard.skew_s = NAN;
+    }
 }
 
 /* What the targets that talk to a server saw of it, for the environment. */

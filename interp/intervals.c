@@ -56,8 +56,7 @@ void intervals_free(intervals *iv)
     memset(iv, 0, sizeof *iv);
 }
 
-/* h's non-empty buckets into b, and h emptied. */
-static void snapshot(hist *h, hist_buckets *b)
+void hist_buckets_of(const hist *h, hist_buckets *b)
 {
     size_t n = 0;
     hist_iter it = hist_iter_start(h);
@@ -74,6 +73,19 @@ static void snapshot(hist *h, hist_buckets *b)
     b->total = hist_count(h);
     b->min = hist_min(h);
     b->max = hist_max(h);
+}
+
+void hist_buckets_free(hist_buckets *b)
+{
+    free(b->mid);
+    free(b->count);
+    memset(b, 0, sizeof *b);
+}
+
+/* h's non-empty buckets into b, and h emptied. */
+static void snapshot(hist *h, hist_buckets *b)
+{
+    hist_buckets_of(h, b);
     hist_reset(h);
 }
 

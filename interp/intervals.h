@@ -77,6 +77,10 @@ void intervals_merge(intervals *dst, const intervals *src);
 interval *intervals_take(intervals *iv, size_t *n);
 void intervals_items_free(interval *items, size_t n);
 
+/* h's non-empty buckets into b (the caller's, to hist_buckets_free). */
+void hist_buckets_of(const hist *h, hist_buckets *b);
+/* Frees what hist_buckets_of made and empties b (an empty b is fine). */
+void hist_buckets_free(hist_buckets *b);
 /* The histogram of b, rebuilt into h (initialised by the caller). */
 void hist_buckets_into(const hist_buckets *b, hist *h);
 

@@ -181,6 +181,24 @@ static void add_environment(jb *b, cJSON *root, const environment *e)
     add(b, o, "date", cJSON_CreateString(e->date));
 }
 
+static void add_shard(jb *b, cJSON *o, const shard_info *sh)
+{
+    if (sh->count == 0) {
+        add(b, o, "shard", cJSON_CreateNull());
+        return;
+    }
+    cJSON *so = new_object(b, o, "shard");
+    if (!so)
+        return;
+    add(b, so, "index", sh->index >= 0 ? i64_value(b, sh->index) : cJSON_CreateNull());
+    add(b, so, "count", i64_value(b, sh->count));
+    add(b, so, "host", str_or_null(sh->host));
+    add_double(b, so, "start_at", sh->start_at);
+    add_double(b, so, "started_s", sh->started_s);
+    add_double(b, so, "start_lateness_s", sh->lateness_s);
+    add_double(b, so, "start_skew_s", sh->skew_s);
+}
+
 static void add_config(jb *b, cJSON *root, const run_config *c)
 {
     cJSON *o = new_object(b, root, "config");
@@ -211,6 +229,9 @@ static void add_config(jb *b, cJSON *root, const run_config *c)
     add(b, o, "rate", c->rate > 0 ? cJSON_CreateNumber(c->rate) : cJSON_CreateNull());
     add(b, o, "clients", c->clients > 0 ? i64_value(b, c->clients) : cJSON_CreateNull());
     add(b, o, "threads", c->threads > 0 ? i64_value(b, c->threads) : cJSON_CreateNull());
+    add(b, o, "store", str_or_null(c->store));
+    add(b, o, "no_setup", cJSON_CreateBool(c->no_setup));
+    add_shard(b, o, &c->shard);
 }
 
 /* The figures a run and a median share, in the schema's order. */
@@ -343,6 +364,8 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
             break;
         add_us(b, t, "p50_us", run->fig.tenths[i].p50_ns);
         add_us(b, t, "p99_us", run->fig.tenths[i].p99_ns);
+        if (run->tenth_hist[i].n) /* a shard's, for bench merge */
+            add_buckets(b, t, &run->tenth_hist[i]);
     }
     cJSON *verbs = new_object(b, o, "by_verb");
     for (size_t i = 0; verbs && i < run->nverbs; i++) {
@@ -360,6 +383,8 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
             add(b, vo, "rows_returned", u64_value(b, v->rows_returned));
         add(b, vo, "retries", u64_value(b, v->retries));
         add(b, vo, "failed", u64_value(b, v->failed));
+        if (v->hist.n) /* a shard's, for bench merge */
+            add_buckets(b, vo, &v->hist);
     }
     cJSON *flows = new_object(b, o, "by_flow");
     for (size_t i = 0; flows && i < run->nflows; i++) {
@@ -386,6 +411,19 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     add(b, o, "status", cJSON_CreateString(results_run_status_name(run)));
     add(b, o, "unstable", cJSON_CreateBool(run->unstable));
     add(b, o, "unstable_reason", str_or_null(run->unstable_reason));
+}
+
+/* A shard's tallies: what its commands added, for bench verify --results. */
+static void add_tallies(jb *b, cJSON *o, const target_result *t)
+{
+    cJSON *to = new_object(b, o, "tallies");
+    cJSON *recs = to ? new_object(b, to, "records") : NULL;
+    cJSON *events = to ? new_object(b, to, "events") : NULL;
+    for (size_t i = 0; recs && events && i < t->ntallies; i++)
+        add(b, t->tallies[i].event ? events : recs, t->tallies[i].name,
+            i64_value(b, t->tallies[i].n));
+    if (to)
+        add(b, to, "exact", cJSON_CreateBool(t->tallies_exact));
 }
 
 static void add_result(jb *b, cJSON *results, const target_result *t)
@@ -435,6 +473,8 @@ static void add_result(jb *b, cJSON *results, const target_result *t)
     add(b, o, "unstable", cJSON_CreateBool(t->unstable));
     add(b, o, "unstable_reason", str_or_null(t->unstable_reason));
     add(b, o, "placement", str_or_null(t->placement));
+    if (t->tallies)
+        add_tallies(b, o, t);
 }
 
 static void add_label_reasons(jb *b, cJSON *root, const char *name, const label_reason *v, size_t n)

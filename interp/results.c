@@ -313,6 +313,19 @@ static void *items(arena *a, const cJSON *o, size_t size, size_t *n)
     return arena_alloc(a, (*n ? *n : 1) * size);
 }
 
+static void shard_from(shard_info *sh, const cJSON *o)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    sh->index = cJSON_IsNumber(get(o, "index")) ? int_of(o, "index") : -1;
+    sh->count = int_of(o, "count");
+    copy_text(sh->host, sizeof sh->host, o, "host");
+    sh->start_at = num(o, "start_at");
+    sh->started_s = num(o, "started_s");
+    sh->lateness_s = num(o, "start_lateness_s");
+    sh->skew_s = num(o, "start_skew_s");
+}
+
 static void config_from(arena *a, run_config *c, const cJSON *o)
 {
     const cJSON *v;
@@ -342,6 +355,9 @@ static void config_from(arena *a, run_config *c, const cJSON *o)
     c->clients = int_of(o, "clients");
     c->threads = int_of(o, "threads");
     c->rate = cJSON_IsNumber(get(o, "rate")) ? get(o, "rate")->valuedouble : 0;
+    c->store = dup_or_null(a, o, "store");
+    c->no_setup = cJSON_IsTrue(get(o, "no_setup"));
+    shard_from(&c->shard, get(o, "shard"));
 }
 
 /* The figures a run and a median share (tenths are not among them). */
@@ -467,6 +483,8 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         const cJSON *tenth = cJSON_GetArrayItem(get(o, "tenths"), t);
         run->fig.tenths[t].p50_ns = ns_of(tenth, "p50_us");
         run->fig.tenths[t].p99_ns = ns_of(tenth, "p99_us");
+        if (get(tenth, "histogram")) /* a shard's */
+            buckets_from(a, &run->tenth_hist[t], get(tenth, "histogram"));
     }
     const cJSON *verbs = get(o, "by_verb"), *v;
     run->verbs = items(a, verbs, sizeof *run->verbs, &run->nverbs);
@@ -485,6 +503,8 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         vr->rows_returned = vr->scan ? (uint64_t)int_of(v, "rows_returned") : 0;
         vr->retries = (uint64_t)int_of(v, "retries");
         vr->failed = (uint64_t)int_of(v, "failed");
+        if (get(v, "histogram")) /* a shard's */
+            buckets_from(a, &vr->hist, get(v, "histogram"));
     }
     const cJSON *flows = get(o, "by_flow"), *f;
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
@@ -511,6 +531,22 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
     run->unstable = cJSON_IsTrue(get(o, "unstable"));
     copy_text(run->unstable_reason, sizeof run->unstable_reason, o, "unstable_reason");
     return histogram_from(&run->all, get(o, "histogram"), &run->fig);
+}
+
+/* A shard's tallies: records per type, then events per name. */
+static void tallies_from(arena *a, target_result *t, const cJSON *o)
+{
+    if (!cJSON_IsObject(o))
+        return;
+    const cJSON *recs = get(o, "records"), *events = get(o, "events"), *v;
+    size_t n = (size_t)cJSON_GetArraySize(recs) + (size_t)cJSON_GetArraySize(events);
+    t->tallies = arena_alloc(a, (n ? n : 1) * sizeof *t->tallies);
+    t->tallies_exact = cJSON_IsTrue(get(o, "exact"));
+    for (int ev = 0; ev < 2; ev++) {
+        const cJSON *list = ev ? events : recs;
+        cJSON_ArrayForEach(v, list) t->tallies[t->ntallies++] =
+            (tally){.name = arena_strdup(a, v->string), .event = ev, .n = (int64_t)v->valuedouble};
+    }
 }
 
 static verify_status verify_of(const char *s)
@@ -558,6 +594,7 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->unstable = cJSON_IsTrue(get(o, "unstable"));
     copy_text(t->unstable_reason, sizeof t->unstable_reason, o, "unstable_reason");
     copy_text(t->placement, sizeof t->placement, o, "placement");
+    tallies_from(a, t, get(o, "tallies"));
     return 0;
 }
 

@@ -28,6 +28,8 @@ typedef struct verb_result {
     uint64_t retries;               /* tries after the first (a target's retry option) */
     uint64_t failed; /* conflicts after the retry option's last try: not in count or the
                         latencies, each its cycle abandoned */
+    hist_buckets hist; /* a shard's (--shard) or a merge's: the verb's timed latencies, for
+                          bench merge; empty (n 0) otherwise */
 } verb_result;
 
 /* One flow of a mix in one run's timed pass. */
@@ -83,7 +85,19 @@ typedef struct run_result {
     double fairness;      /* Jain's index of their throughputs: 1 when all are equal */
     double stop_spread_s; /* the last client's end minus the first's */
     uint64_t lock_waits;  /* times a client waited for another's lock (SQLite's busy waits) */
+    /* a shard's (--shard) or a merge's: each tenth's latencies, for bench
+       merge; empty (n 0) otherwise */
+    hist_buckets tenth_hist[STATS_TENTHS];
 } run_result;
+
+/* What the commands that succeeded added to the store, over every run of a
+ * result: records of an aggregate type, or events of a name. A shard's (or a
+ * merge's) file holds them, for bench verify --results. */
+typedef struct tally {
+    const char *name; /* the aggregate type or event name */
+    bool event;
+    int64_t n;
+} tally;
 
 typedef enum verify_status {
     VERIFY_PASS,
@@ -120,6 +134,9 @@ typedef struct target_result {
     const char *sweep_of;
     int64_t sweep_clients;
     double sweep_rate;
+    tally *tallies; /* a shard's or a merge's (NULL otherwise): aggregates, then events */
+    size_t ntallies;
+    bool tallies_exact; /* false when a command's effect on the counts is not known */
 } target_result;
 
 /* A result's status as every format names it: "failed" over "unstable" over
@@ -158,6 +175,17 @@ typedef struct spec_config {
     char sha256[65];
 } spec_config;
 
+/* bench run --shard i/N (DESIGN section 12), and a merge of shards. */
+typedef struct shard_info {
+    int64_t index;     /* from 0; -1 in a merge of every shard */
+    int64_t count;     /* shards in all; 0: not a shard */
+    char host[256];    /* the machine it ran on ("" in a merge) */
+    double start_at;   /* --start-at, seconds since the epoch; NAN without it */
+    double started_s;  /* when its first run began, seconds since the epoch */
+    double lateness_s; /* started_s - start_at; NAN without --start-at */
+    double skew_s;     /* a merge's: the latest shard's start minus the earliest's; NAN else */
+} shard_info;
+
 typedef struct run_config {
     spec_config *specs;
     size_t nspecs;
@@ -174,6 +202,9 @@ typedef struct run_config {
     const char *cpu; /* --cpu as given, or NULL */
     bool seed_given; /* --seed was given: seed replaced each spec's workload.seed */
     uint64_t seed;
+    shard_info shard;  /* count 0 unless --shard (or a merge) */
+    const char *store; /* --schema or --store-file: a named store, or NULL */
+    bool no_setup;     /* --no-setup: the named store was set up before */
 } run_config;
 
 typedef struct report {

@@ -5,6 +5,7 @@
  * histograms, so harness memory does not grow with iterations. */
 #include "runner.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -74,6 +75,10 @@ typedef struct run_state {
     struct run_state *peers;              /* clients 1 .. nclients - 1 */
     uint64_t start_ns, end_ns, settle_ns; /* this client's pass */
     int client, nclients, threads;
+    int shard, nshards; /* --shard i/N (nshards 0 without it) */
+    bool no_setup;      /* --no-setup: the named store holds the setup already */
+    bool setup_only;    /* bench setup: the setup steps only */
+    shard_info *sh;     /* the report's, where --start-at's lateness goes */
     bool open_loop;
     bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
 } run_state;
@@ -216,13 +221,28 @@ static int expand_step(run_state *rs, step_inst *si, const char *phase)
                       si->st->at->file, si->st->at->line);
 }
 
+/* --shard: a client's place among every client of every shard, and how
+ * many there are in all; its cycle numbers are every all-th from its place
+ * on, its random stream is the place's, so shards never share either. */
+static uint64_t client_place(const run_state *rs)
+{
+    return (uint64_t)rs->shard * (uint64_t)(rs->nclients > 1 ? rs->nclients : 1) +
+           (uint64_t)rs->client;
+}
+
+static uint64_t clients_all(const run_state *rs)
+{
+    return (uint64_t)(rs->nshards > 1 ? rs->nshards : 1) *
+           (uint64_t)(rs->nclients > 1 ? rs->nclients : 1);
+}
+
 /* Cycles from .. from + count - 1 that are this client's: every one with
- * one client, else every nclients-th from its number on. */
+ * one client (of one shard), else every clients_all-th from its place on. */
 static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const char *phase)
 {
     bool prefill = !strcmp(phase, "prefill");
-    uint64_t stride = rs->nclients > 1 ? (uint64_t)rs->nclients : 1;
-    for (uint64_t n = from + (uint64_t)rs->client; n < from + count; n += stride) {
+    uint64_t stride = clients_all(rs);
+    for (uint64_t n = from + client_place(rs); n < from + count; n += stride) {
         if (runner_interrupted)
             return -1;
         size_t nsteps;
@@ -253,6 +273,17 @@ static int run_setup(run_state *rs)
             return -1;
         note_outcome(rs, si, rc);
     }
+    return 0;
+}
+
+/* --no-setup: bench setup ran the setup steps on the named store; their
+ * records join the pools as if they had run here, without a dispatch. */
+static int replay_setup(run_state *rs)
+{
+    size_t n;
+    step_inst *setup = mix_setup(rs->mx, &n);
+    for (size_t s = 0; s < n; s++)
+        mix_done(rs->mx, &setup[s], true);
     return 0;
 }
 
@@ -332,11 +363,11 @@ static pass_plan pass_plan_of(const run_state *rs, const run_options *o)
     pp.open = spec.process != ARRIVAL_NONE;
     pp.max_lag_ns = spec.max_lag_ns;
     if (pp.open)
-        arrival_init_client(&pp.arr, &spec, rs->seed, rs->run, rs->client, rs->nclients);
+        arrival_init_client(&pp.arr, &spec, rs->seed, rs->run, (int)client_place(rs),
+                            (int)clients_all(rs)); /* a shard: 1/N of the rate */
     pp.span_ns = pp.duration_ns ? pp.duration_ns
                  : pp.open && spec.rate > 0
-                     ? (uint64_t)((double)pp.cycles * (rs->nclients > 1 ? rs->nclients : 1) /
-                                  spec.rate * 1e9)
+                     ? (uint64_t)((double)pp.cycles * (double)clients_all(rs) / spec.rate * 1e9)
                      : 0;
     return pp;
 }
@@ -442,7 +473,7 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
                                                             pass_plan *pp, bool live,
                                                             double *wall_seconds, bool open)
 {
-    uint64_t first = (uint64_t)(rs->prefill + rs->warmup);
+    uint64_t first = (uint64_t)rs->prefill + (uint64_t)rs->warmup * clients_all(rs);
     unsigned tenth = 0;
     uint64_t next_tenth = stats_tenth_start(1, pp->cycles);
     int rc = 0;
@@ -477,7 +508,7 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
             break;
         }
         unsigned t = tenth_of(pp, start, now, k, &tenth, &next_tenth);
-        uint64_t n = first + rs->timed_cycles;
+        uint64_t n = first + rs->timed_cycles * clients_all(rs) + client_place(rs);
         size_t nsteps;
         step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
         if (!steps) {
@@ -600,7 +631,7 @@ static void client_turn(client_pass *cp)
     }
     unsigned t = tenth_of(pp, rs->start_ns, now, cp->k, &cp->tenth, &cp->next_tenth);
     cp->k++;
-    uint64_t n = cp->first + rs->timed_cycles * (uint64_t)rs->nclients + (uint64_t)rs->client;
+    uint64_t n = cp->first + rs->timed_cycles * clients_all(rs) + client_place(rs);
     size_t nsteps;
     step_inst *steps = begin_cycle(rs, n, "timed", false, &nsteps);
     if (!steps)
@@ -754,7 +785,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         client_pass *cp = &cps[c];
         cp->rs = cs;
         cp->pp = pass_plan_of(cs, o);
-        cp->first = (uint64_t)(cs->prefill + cs->warmup * nc);
+        cp->first = (uint64_t)cs->prefill + (uint64_t)cs->warmup * clients_all(cs);
         cp->next_tenth = stats_tenth_start(1, cp->pp.cycles);
         cp->settles = target_settles(cs->t);
         cs->open_loop = cp->pp.open;
@@ -942,38 +973,44 @@ static int shadow_replay(run_state *rs, shadow *sh)
                           .checks_creates = sh->inner->ops->checks_creates,
                           .scan = sh->inner->ops->scan ? sh_scan : NULL};
     sh->base.ops = &sh->ops;
-    if (runtime_new(p, &sh->base, &sh->rt) < 0 || !(sh->mx = mix_new(p, rs->run, rs->seed)))
+    /* a shard's cycles are its own numbers from its own stream */
+    uint64_t place = client_place(rs), stride = clients_all(rs);
+    if (runtime_new(p, &sh->base, &sh->rt) < 0 ||
+        !(sh->mx = mix_new_client(p, rs->run, rs->seed, (int)place, NULL)))
         return err_set(e, "run %d, verify: the shadow: out of memory", rs->run);
     size_t nsetup;
     step_inst *setup = mix_setup(sh->mx, &nsetup);
     for (size_t s = 0; s < nsetup; s++)
         if (shadow_step(rs, sh, &setup[s], "setup") < 0)
             return -1;
-    uint64_t cycles = (uint64_t)(rs->prefill + rs->warmup) + rs->timed_cycles;
+    /* prefill, warmup and the timed cycles, each phase's from its start */
+    uint64_t pre = (uint64_t)rs->prefill, warm = pre + (uint64_t)rs->warmup * stride;
+    uint64_t bounds[][2] = {{0, pre}, {pre, warm}, {warm, warm + rs->timed_cycles * stride}};
     size_t ab = 0; /* the next abandoned cycle */
     char where[48];
-    for (uint64_t n = 0; n < cycles; n++) {
-        if (runner_interrupted)
-            return -1;
-        int f = mix_begin(sh->mx, n, n < (uint64_t)rs->prefill, e);
-        if (f < 0)
-            return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
-        size_t nsteps;
-        step_inst *steps = mix_flow_steps(sh->mx, (size_t)f, &nsteps);
-        snprintf(where, sizeof where, "cycle %" PRIu64, n);
-        for (size_t s = 0; s < nsteps; s++) {
-            if (mix_expand(sh->mx, &steps[s], e) < 0)
-                return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
-            if (ab < rs->nabandoned && rs->abandoned[ab].n == n &&
-                rs->abandoned[ab].st == steps[s].st) { /* rolled back, and the cycle ended */
-                mix_done(sh->mx, &steps[s], false);
-                ab++;
-                break;
-            }
-            if (shadow_step(rs, sh, &steps[s], where) < 0)
+    for (size_t ph = 0; ph < 3; ph++)
+        for (uint64_t n = bounds[ph][0] + place; n < bounds[ph][1]; n += stride) {
+            if (runner_interrupted)
                 return -1;
+            int f = mix_begin(sh->mx, n, ph == 0, e);
+            if (f < 0)
+                return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+            size_t nsteps;
+            step_inst *steps = mix_flow_steps(sh->mx, (size_t)f, &nsteps);
+            snprintf(where, sizeof where, "cycle %" PRIu64, n);
+            for (size_t s = 0; s < nsteps; s++) {
+                if (mix_expand(sh->mx, &steps[s], e) < 0)
+                    return err_prefix(e, "run %d, verify: the shadow's ", rs->run);
+                if (ab < rs->nabandoned && rs->abandoned[ab].n == n &&
+                    rs->abandoned[ab].st == steps[s].st) { /* rolled back, and the cycle ended */
+                    mix_done(sh->mx, &steps[s], false);
+                    ab++;
+                    break;
+                }
+                if (shadow_step(rs, sh, &steps[s], where) < 0)
+                    return -1;
+            }
         }
-    }
     return 0;
 }
 
@@ -1304,7 +1341,7 @@ static void number_verbs(run_state *rs)
 static int state_init_client(run_state *rs, mix *pools_of)
 {
     const plan *p = rs->p;
-    if (!(rs->mx = mix_new_client(p, rs->run, rs->seed, rs->client, pools_of)))
+    if (!(rs->mx = mix_new_client(p, rs->run, rs->seed, (int)client_place(rs), pools_of)))
         return -1;
     number_verbs(rs);
     rs->seen = arena_alloc(&rs->mem, (p->naggs + p->nevents + 1) * sizeof *rs->seen);
@@ -1347,7 +1384,9 @@ static int state_init(run_state *rs)
                             .seed = rs->seed,
                             .rate = rs->rate,
                             .client = c,
-                            .nclients = rs->nclients};
+                            .nclients = rs->nclients,
+                            .shard = rs->shard,
+                            .nshards = rs->nshards};
         if (state_init_client(peer, rs->p->work.shared_keys ? rs->mx : NULL) < 0)
             return -1;
     }
@@ -1448,7 +1487,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     rr->lag_max_ns = any ? (double)hist_max(&rs->lag) : NAN;
     const workload *w = &rs->p->work;
     double rate = rs->rate > 0 ? rs->rate : w->arrival.rate;
-    rr->offered_rate = rate;
+    rr->offered_rate = rate / (double)(rs->nshards > 1 ? rs->nshards : 1); /* a shard's share */
     rr->achieved_rate = wall > 0 ? (double)rr->completed / wall : NAN;
 }
 
@@ -1600,19 +1639,86 @@ static void close_sessions(run_state *rs)
 static int untimed_phases(run_state *rs)
 {
     int nc = rs->nclients > 1 ? rs->nclients : 1;
-    int rc = run_setup(rs);
-    for (int c = 1; c < nc && rc == 0; c++)
+    int rc = rs->no_setup ? replay_setup(rs) : run_setup(rs);
+    for (int c = 1; c < nc && rc == 0 && !rs->no_setup; c++)
         if (rs->peers[c - 1].t->own_store)
             rc = run_setup(&rs->peers[c - 1]);
-    for (int c = 0; c < nc && rc == 0; c++)
+    for (int c = 0; c < nc && rc == 0 && !rs->setup_only; c++)
         rc = untimed_cycles(client_state(rs, c), 0, (uint64_t)rs->prefill, "prefill");
-    for (int c = 0; c < nc && rc == 0; c++)
+    for (int c = 0; c < nc && rc == 0 && !rs->setup_only; c++)
         rc = untimed_cycles(client_state(rs, c), (uint64_t)rs->prefill,
-                            (uint64_t)rs->warmup * (uint64_t)nc, "warmup");
+                            (uint64_t)rs->warmup * clients_all(rs), "warmup");
     for (int c = 1; c < nc && rc != 0; c++) /* a client's failure is the run's */
         if (rs->peers[c - 1].failure.msg[0] && !rs->failure.msg[0])
             rs->failure = rs->peers[c - 1].failure;
     return rc;
+}
+
+/* bench setup: the store is ready; the tallies say what setup and
+ * prefill put in it. */
+static int setup_done(run_state *rs, target_result *tr)
+{
+    (void)rs;
+    tr->verify = VERIFY_NA;
+    snprintf(tr->verify_detail, sizeof tr->verify_detail, "bench setup does not verify");
+    return 0;
+}
+
+/* --no-setup: other shards write the same store, so its counts are held to
+ * every shard's tallies together, by bench verify --results after the merge. */
+static int verify_later(target_result *tr)
+{
+    tr->verify = VERIFY_NA;
+    snprintf(tr->verify_detail, sizeof tr->verify_detail,
+             "a shard of a shared store: bench verify --results checks it after bench merge");
+    return 0;
+}
+
+/* --start-at: the first run's timed pass waits for the instant (untimed);
+ * how late it began is recorded either way. */
+static int start_when_asked(run_state *rs, const run_options *o)
+{
+    if (rs->run != 1 || !rs->sh || rs->sh->started_s > 0)
+        return 0;
+    if (o->start_at > 0) {
+        double now = epoch_seconds();
+        if (now < o->start_at) {
+            double wait = o->start_at - now;
+            struct timespec ts = {.tv_sec = (time_t)wait,
+                                  .tv_nsec = (long)((wait - floor(wait)) * 1e9)};
+            while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !runner_interrupted)
+                ;
+            if (runner_interrupted)
+                return -1;
+        }
+    }
+    rs->sh->started_s = epoch_seconds();
+    rs->sh->start_at = o->start_at > 0 ? o->start_at : NAN;
+    rs->sh->lateness_s = o->start_at > 0 ? rs->sh->started_s - o->start_at : NAN;
+    return 0;
+}
+
+/* A shard's extras, for bench merge and verify: its verbs' and tenths'
+ * histograms, and what its commands added to the store (over every run). */
+static void collect_shard(const run_state *rs, run_result *rr, target_result *tr)
+{
+    for (size_t i = 0; i < rr->nverbs; i++)
+        hist_buckets_of(&rs->verbs[i], &rr->verbs[i].hist);
+    for (int t = 0; t < STATS_TENTHS; t++)
+        hist_buckets_of(&rs->tenths[t], &rr->tenth_hist[t]);
+    const plan *p = rs->p;
+    if (!tr->tallies) {
+        tr->ntallies = p->naggs + p->nevents;
+        tr->tallies = xcalloc(tr->ntallies + 1, sizeof *tr->tallies);
+        tr->tallies_exact = true;
+        for (size_t i = 0; i < tr->ntallies; i++)
+            tr->tallies[i] =
+                (tally){.name = i < p->naggs ? p->aggs[i].name : p->events[i - p->naggs].name,
+                        .event = i >= p->naggs};
+    }
+    for (size_t i = 0; i < tr->ntallies; i++)
+        tr->tallies[i].n += rs->seen[i];
+    tr->tallies_exact = tr->tallies_exact && !rs->seen_unknown;
 }
 
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
@@ -1632,13 +1738,17 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
     if (rc == 0)
         rc = untimed_phases(rs);
-    if (rc == 0)
+    if (rc == 0 && o->setup_only)
+        rc = setup_done(rs, tr);
+    else if (rc == 0)
         rc = floor_probe(rs, "before", &floor_ns[0]);
-    if (rc == 0)
+    if (rc == 0 && !o->setup_only)
+        rc = start_when_asked(rs, o);
+    if (rc == 0 && !o->setup_only)
         rc = rs->nclients > 1 ? timed_pass_many(rs, o, &wall) : timed_pass(rs, o, &wall);
-    if (rc == 0)
-        rc = verify(rs, o, tr);
-    if (rc == 0)
+    if (rc == 0 && !o->setup_only)
+        rc = rs->no_setup ? verify_later(tr) : verify(rs, o, tr);
+    if (rc == 0 && !o->setup_only)
         rc = floor_probe(rs, "after", &floor_ns[1]);
     uint64_t trips = 0; /* of the timed dispatches only */
     for (size_t i = 0; i < rs->nverbs; i++)
@@ -1650,6 +1760,8 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     rs->t = NULL;
     if (rc == 0) {
         collect_run(rs, tr, wall, floor_ns, trips);
+        if (o->shard_count > 0 || o->setup_only)
+            collect_shard(rs, &tr->runs[tr->nruns - 1], tr);
         if (o->samples)
             for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++)
                 write_samples(client_state(rs, c), o->samples);
@@ -1810,6 +1922,13 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.iterations = or_default(o->iterations, sl->p->work.iterations);
     rs.nclients = (int)sl->clients;
     rs.rate = sl->rate > 0 ? sl->rate : o->rate;
+    rs.shard = (int)o->shard_index;
+    rs.nshards = (int)o->shard_count;
+    /* --no-setup is for the targets on the named store; the rest boot fresh */
+    rs.no_setup =
+        o->no_setup && (target_opt_str(sl->ts, "schema") || target_opt_str(sl->ts, "file"));
+    rs.setup_only = o->setup_only;
+    rs.sh = &r->config.shard;
     env_pin pin = {0};
     place_run(sl, r, rs.nclients, &pin);
     int rc = state_init(&rs);
@@ -1909,7 +2028,7 @@ target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
     size_t nopts = 0;
     for (size_t i = 0; i < w->ntargets; i++)
         nopts += w->targets[i].nopts;
-    nopts += 2 * cap; /* room for --keep and --process-cmd on each */
+    nopts += 4 * cap; /* room for --keep, --process-cmd, --schema and --store-file on each */
     size_t cmd_size = o->process_cmd ? (strlen(o->process_cmd) / 2 + 2) * sizeof(char *) +
                                            strlen(o->process_cmd) + 1
                                      : 0;
@@ -1941,6 +2060,12 @@ target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
             override(ts, opts, "keep", TARGET_OPT_BOOL, (target_opt_value){.b = true});
         if (cmd_argv)
             override(ts, opts, "command", TARGET_OPT_ARGV, (target_opt_value){.argv = cmd_argv});
+        /* a fenced target keeps a scratch schema: bench setup makes no policies */
+        if (o->store_schema && !target_opt_given(ts, "fence"))
+            override(ts, opts, "schema", TARGET_OPT_STRING,
+                     (target_opt_value){.s = o->store_schema});
+        if (o->store_file)
+            override(ts, opts, "file", TARGET_OPT_STRING, (target_opt_value){.s = o->store_file});
         opts += ts->nopts;
     }
     return all;
@@ -2106,13 +2231,19 @@ void report_free(report *r)
     for (size_t i = 0; i < r->nresults; i++) {
         target_result *tr = &r->results[i];
         for (size_t k = 0; k < tr->nruns; k++) {
-            hist_free(&tr->runs[k].all);
+            run_result *rr = &tr->runs[k];
+            hist_free(&rr->all);
+            for (size_t v = 0; v < rr->nverbs; v++)
+                hist_buckets_free(&rr->verbs[v].hist);
+            for (int t = 0; t < STATS_TENTHS; t++)
+                hist_buckets_free(&rr->tenth_hist[t]);
             free(tr->runs[k].verbs);
             free(tr->runs[k].flows);
             free(tr->runs[k].clients);
             intervals_items_free(tr->runs[k].intervals, tr->runs[k].nintervals);
         }
         free(tr->runs);
+        free(tr->tallies);
     }
     free(r->results);
     free(r->skipped);

@@ -35,6 +35,17 @@ typedef struct run_options {
     uint64_t interval_ns; /* --interval; 0: 1 s (or --progress's seconds) */
     bool seed_given;      /* --seed: seed replaces each spec's workload.seed */
     uint64_t seed;
+    /* --shard i/N (DESIGN section 12): cycle numbers, random streams and
+       the arrival rate are shard i's share of N; results keep the verbs' and
+       tenths' histograms and the tallies, for bench merge and verify.
+       shard_count 0: not sharded */
+    int64_t shard_index, shard_count;
+    double start_at; /* --start-at: the first timed pass waits for this epoch second; 0 none */
+    bool no_setup;   /* --no-setup: the store is named and set up (bench setup): no
+                        setup steps, and verify is bench verify --results' */
+    bool setup_only; /* bench setup: the setup steps only (no prefill, no timed pass) */
+    const char *store_schema; /* --schema: the schema option of every target that has one */
+    const char *store_file;   /* --store-file: the file option of every target that has one */
     /* Finds the driver for a spec's target name; NULL: target_find. A seam for
      * tests (a fake target that counts calls); the harness floor always
      * uses the built-in null driver. */

@@ -1186,6 +1186,7 @@ typedef struct pg_run {
     char schema[PG_SCHEMA_MAX]; /* "" until it exists */
     bool fenced;
     bool keep;
+    bool named;       /* the schema option: bench setup's schema, never dropped here */
     bool synchronous; /* durability full: synchronous_commit on */
     char label[128];  /* the target's label, for messages */
     char *dsn;        /* the dsn option (malloc'd), or NULL */
@@ -1358,6 +1359,134 @@ long postgres_drop_stale_schemas(const char *dsn, char *err, size_t size)
     return n;
 }
 
+/* ---- named schemas (bench setup, teardown; DESIGN section 12) ---- */
+
+/* Whether the schema name exists on c: 1, 0, or -1 with the reason. */
+static int schema_exists(PGconn *c, const char *name, char *err, size_t size)
+{
+    const char *params[] = {name};
+    PGresult *r = pq->execParams(c, "SELECT 1 FROM pg_namespace WHERE nspname = $1", 1, NULL,
+                                 params, NULL, NULL, 0);
+    if (!r || pq->resultStatus(r) != PGRES_TUPLES_OK) {
+        failure_text(c, r ? pq->resultErrorMessage(r) : pq->errorMessage(c), err, size);
+        if (r)
+            pq->clear(r);
+        return -1;
+    }
+    int n = pq->ntuples(r);
+    pq->clear(r);
+    return n > 0;
+}
+
+/* A connection to the database bench for a named schema's command, and
+ * whether the schema exists. Returns the connection, or NULL with err. */
+static PGconn *named_connect(const char *dsn, const char *name, int *exists, char *err, size_t size)
+{
+    if (!pq && !(pq = pq_load(err, size)))
+        return NULL;
+    PGconn *c = connect_bench(dsn && *dsn ? dsn : NULL, err, size);
+    if (!c) {
+        err_prefix_buf(err, size, "postgres: cannot connect to the database bench: ");
+        return NULL;
+    }
+    char why[PG_ERROR_MAX];
+    if ((*exists = schema_exists(c, name, why, sizeof why)) < 0) {
+        snprintf(err, size, "postgres: cannot look for the schema %s: %s", name, why);
+        pq->finish(c);
+        return NULL;
+    }
+    return c;
+}
+
+int postgres_named_create(const char *dsn, const plan *p, const char *name, char *err, size_t size)
+{
+    int exists;
+    PGconn *c = named_connect(dsn, name, &exists, err, size);
+    if (!c)
+        return -1;
+    char why[PG_ERROR_MAX];
+    sql_schema *sql = NULL;
+    int rc = -1;
+    if (exists)
+        snprintf(err, size,
+                 "postgres: the schema %s exists already in the database bench (bench teardown "
+                 "removes it)",
+                 name);
+    else if (sqlgen_schema(p, SQL_POSTGRES, name, &sql, why, sizeof why) < 0)
+        snprintf(err, size, "postgres: %s", why);
+    else {
+        script sc = {0};
+        add(&sc, "CREATE SCHEMA \"%s\";\n", name);
+        /* kept: no stale-schema cleanup ever takes it for a killed run's */
+        add(&sc, "COMMENT ON SCHEMA \"%s\" IS '" PG_KEPT "';\n", name);
+        for (size_t i = 0; i < sql->ntables; i++)
+            add(&sc, "%s;\n", sql->tables[i].create);
+        add(&sc, "%s;\n", sql->create_events);
+        rc = exec_sql(c, sc.buf, why, sizeof why);
+        free(sc.buf);
+        if (rc < 0)
+            snprintf(err, size, "postgres: cannot create the schema %s: %s", name, why);
+    }
+    sqlgen_free(sql);
+    pq->finish(c);
+    return rc;
+}
+
+int postgres_named_drop(const char *dsn, const char *name, char *err, size_t size)
+{
+    int exists;
+    PGconn *c = named_connect(dsn, name, &exists, err, size);
+    if (!c)
+        return -1;
+    char sql[160], why[PG_ERROR_MAX];
+    int rc = -1;
+    snprintf(sql, sizeof sql, "DROP SCHEMA \"%s\" CASCADE", name);
+    if (!exists)
+        snprintf(err, size, "postgres: there is no schema %s in the database bench", name);
+    else if ((rc = exec_sql(c, sql, why, sizeof why)) < 0)
+        snprintf(err, size, "postgres: cannot drop the schema %s: %s", name, why);
+    pq->finish(c);
+    return rc;
+}
+
+/* The schema option: bench setup's schema, used as it is. */
+static int use_named_schema(pg_run *pt, const char *name, char *err, size_t size)
+{
+    pg_store *g = &pt->store;
+    if (pt->fenced) {
+        snprintf(err, size,
+                 "postgres: a named schema (--schema) takes no fence: bench setup makes no "
+                 "row-level-security policies; leave this target out with --targets");
+        return -1;
+    }
+    char why[PG_ERROR_MAX];
+    int exists = schema_exists(g->conn, name, why, sizeof why);
+    if (exists <= 0) {
+        if (exists < 0)
+            snprintf(err, size, "postgres: cannot look for the schema %s: %s", name, why);
+        else
+            snprintf(err, size,
+                     "postgres: there is no schema %s in the database bench: make it with bench "
+                     "setup",
+                     name);
+        return -1;
+    }
+    if (sqlgen_schema(g->p, SQL_POSTGRES, name, &g->sql, why, sizeof why) < 0) {
+        snprintf(err, size, "postgres: %s", why);
+        return -1;
+    }
+    char sql[256];
+    snprintf(sql, sizeof sql, "SET synchronous_commit TO %s; %s", pt->synchronous ? "on" : "off",
+             pt->isolation);
+    if (exec_sql(g->conn, sql, why, sizeof why) < 0) {
+        snprintf(err, size, "postgres: %s", why);
+        return -1;
+    }
+    snprintf(pt->schema, sizeof pt->schema, "%s", name);
+    pt->named = true;
+    return 0;
+}
+
 /* The schema, its tables and (with the fence) its policies. */
 static int create_schema(pg_run *pt, char *err, size_t size)
 {
@@ -1454,7 +1583,7 @@ static int prepare_all(pg_store *g, char *err, size_t size)
 static void drop_schema(pg_run *pt)
 {
     pg_store *g = &pt->store;
-    if (!pt->schema[0])
+    if (!pt->schema[0] || pt->named)
         return;
     char sql[160], why[PG_ERROR_MAX] = "";
     bool usable = g->conn && pq->status(g->conn) == CONNECTION_OK &&
@@ -1547,7 +1676,8 @@ static int postgres_open(const plan *p, const target_spec *spec, int run, store 
         return -1;
     }
     note_environment(g->conn);
-    int rc = create_schema(pt, err, size);
+    const char *named = target_opt_str(spec, "schema");
+    int rc = named ? use_named_schema(pt, named, err, size) : create_schema(pt, err, size);
     if (rc == 0)
         rc = prepare_all(g, err, size);
     if (rc == 0 && (rc = set_pipeline(g, true)) < 0)
@@ -1633,6 +1763,30 @@ static int postgres_session(store *s, store **out, char *err, size_t size)
     return 0;
 }
 
+/* A named schema: a plain lowercase identifier, never one of the scratch
+ * schemas' names. */
+static int check_schema_name(const char *text, char *why, size_t size)
+{
+    size_t n = strlen(text);
+    bool ok = n > 0 && n < PG_SCHEMA_MAX && ((text[0] >= 'a' && text[0] <= 'z') || text[0] == '_');
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (text[i] >= 'a' && text[i] <= 'z') || (text[i] >= '0' && text[i] <= '9') ||
+             text[i] == '_';
+    if (!ok) {
+        snprintf(why, size,
+                 "a schema name is lowercase letters, digits and _, starting with a letter or _, "
+                 "at most %d characters, not '%s'",
+                 PG_SCHEMA_MAX - 1, text);
+        return -1;
+    }
+    return 0;
+}
+
+int postgres_check_schema_name(const char *text, char *why, size_t size)
+{
+    return check_schema_name(text, why, size);
+}
+
 static const target_option postgres_options[] = {
     {.name = "dsn",
      .type = TARGET_OPT_STRING,
@@ -1645,6 +1799,12 @@ static const target_option postgres_options[] = {
      .about = "rls runs the commands as the role bench_fenced under row-level-security write "
               "policies"},
     STORE_OPTION_KEEP("the run's schema"),
+    {.name = "schema",
+     .type = TARGET_OPT_STRING,
+     .check = check_schema_name,
+     .excludes = "fence",
+     .about = "a named schema in the database bench that bench setup made (--schema): runs use "
+              "it as it is and leave it; bench teardown drops it"},
     {.name = "isolation",
      .type = TARGET_OPT_ENUM,
      .dflt = "read_committed",

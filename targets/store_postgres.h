@@ -24,4 +24,17 @@ int postgres_store_query(store *s, const char *sql, char *out, size_t size);
  * dropped, or -1 with the reason in err. */
 long postgres_drop_stale_schemas(const char *dsn, char *err, size_t size);
 
+struct plan;
+/* bench setup --schema: creates the named schema name with the tables of
+ * plan p in the database bench, marked kept so that no stale-schema
+ * cleanup drops it; dsn as above. Refuses a schema that exists. Returns 0,
+ * or -1 with one sentence in err. */
+int postgres_named_create(const char *dsn, const struct plan *p, const char *name, char *err,
+                          size_t size);
+/* bench teardown --schema: drops the named schema (refuses one that does
+ * not exist). Returns 0, or -1 with one sentence in err. */
+int postgres_named_drop(const char *dsn, const char *name, char *err, size_t size);
+/* The schema option's check, for --schema: 0, or -1 with why. */
+int postgres_check_schema_name(const char *text, char *why, size_t size);
+
 #endif

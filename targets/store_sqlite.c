@@ -666,6 +666,67 @@ static void file_name(const char *domain, char *out, size_t size)
     snprintf(out + n, size - n, ".db");
 }
 
+/* ---- named files (bench setup, teardown; DESIGN section 12) ---- */
+
+int sqlite_named_create(const plan *p, const char *path, char *err, size_t size)
+{
+    if (access(path, F_OK) == 0) {
+        snprintf(err, size, "sqlite: %s exists already (bench teardown removes it)", path);
+        return -1;
+    }
+    sqlite_store *q = calloc(1, sizeof *q);
+    if (!q) {
+        snprintf(err, size, "sqlite: out of memory");
+        return -1;
+    }
+    q->p = p;
+    q->owner = -1;
+    snprintf(q->path, sizeof q->path, "%s", path);
+    int rc = open_db(q, path, NULL, true);
+    if (rc < 0)
+        snprintf(err, size, "%s", q->base.error);
+    sqlite_close(&q->base); /* dir is "": the file stays */
+    return rc;
+}
+
+int sqlite_named_remove(const char *path, char *err, size_t size)
+{
+    if (access(path, F_OK) != 0) {
+        snprintf(err, size, "sqlite: there is no %s", path);
+        return -1;
+    }
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        char file[1100];
+        snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
+        if (unlink(file) < 0 && errno != ENOENT) {
+            char why[128];
+            snprintf(err, size, "sqlite: cannot remove %s: %s", file,
+                     err_errno_text(errno, why, sizeof why));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The file option: bench setup's database, shared with other shards. */
+static int open_named(sqlite_store *q, const char *path, char *err, size_t size)
+{
+    if (access(path, R_OK | W_OK) != 0) {
+        char why[128];
+        snprintf(err, size, "sqlite: cannot open %s: %s (make it with bench setup --store-file)",
+                 path, err_errno_text(errno, why, sizeof why));
+        return -1;
+    }
+    snprintf(q->path, sizeof q->path, "%s", path);
+    /* other processes write it too: BEGIN IMMEDIATE and busy waits */
+    if (open_db(q, q->path, q->durability, false) < 0 || share_db(q) < 0) {
+        snprintf(err, size, "%s", q->base.error);
+        return -1;
+    }
+    return 0;
+}
+
 static int sqlite_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                        size_t size)
 {
@@ -681,6 +742,15 @@ static int sqlite_open(const plan *p, const target_spec *spec, int run, store **
     q->durability = target_opt_str(spec, "durability");
     snprintf(q->label, sizeof q->label, "%s", spec->label);
     q->owner = -1;
+    const char *named = target_opt_str(spec, "file");
+    if (named) {
+        if (open_named(q, named, err, size) < 0) {
+            sqlite_close(&q->base);
+            return -1;
+        }
+        *out = &q->base;
+        return 0;
+    }
     const char *tmp = getenv("TMPDIR");
     tmp = tmp && *tmp ? tmp : "/tmp";
     sqlite_remove_stale_scratch(tmp); /* left by a run that was killed */
@@ -748,6 +818,10 @@ static uint64_t sqlite_lock_waits(const store *s)
 static const target_option sqlite_options[] = {
     STORE_OPTION_DURABILITY("SQLite's synchronous: FULL, NORMAL (with WAL) or OFF"),
     STORE_OPTION_KEEP("the scratch database file"),
+    {.name = "file",
+     .type = TARGET_OPT_STRING,
+     .about = "a database file that bench setup made (--store-file): runs use it as it is, "
+              "shared with other processes, and leave it; bench teardown removes it"},
 };
 
 const store_driver sqlite_store_driver = {

@@ -24,4 +24,13 @@ sqlite3 *sqlite_store_db(store *s);
  * many it removed. */
 size_t sqlite_remove_stale_scratch(const char *tmp);
 
+struct plan;
+/* bench setup --store-file: creates the database file path with the tables
+ * of plan p (refuses a file that exists). Returns 0, or -1 with one
+ * sentence in err. */
+int sqlite_named_create(const struct plan *p, const char *path, char *err, size_t size);
+/* bench teardown --store-file: removes path and its -wal, -shm and journal
+ * files (refuses a path that does not exist). Returns 0, or -1 with err. */
+int sqlite_named_remove(const char *path, char *err, size_t size);
+
 #endif

@@ -88,6 +88,9 @@ expect_bash memory,null bench run --targets memory,nu
 expect_bash github bench lint --format ''
 expect_bash csv bench run --format ''
 expect_bash state bench run --verify ''
+expect_bash merge bench me
+expect_bash --shard bench run --sh
+expect_bash --results bench verify --re
 mkdir -p "$scratch/specs" && touch "$scratch/specs/a.yaml" "$scratch/specs/b.txt"
 expect_bash "specs/a.yaml " bench run specs/
 complete_bash bench run specs/ | grep -q b.txt && fail "bash offers a .txt file as a spec"
@@ -115,6 +118,7 @@ if command -v zsh >/dev/null 2>&1; then
             fail "zsh: '$*' does not offer '$want' (it offers: $(complete_zsh "$@" | tr '\n' ' '))"
     }
     expect_zsh run bench r
+    expect_zsh merge bench m
     expect_zsh --targets bench run --
     expect_zsh memory bench run --targets ''
     expect_zsh json bench compare --format ''

@@ -278,10 +278,10 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         {"null", "",
          TARGET_CAN_QUERY | TARGET_CAN_SCAN | TARGET_ACCEPTS_ALL | TARGET_HARNESS |
              TARGET_CAN_SESSIONS},
-        {"sqlite", "durability keep",
+        {"sqlite", "durability keep file",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
              TARGET_CAN_SESSIONS},
-        {"postgres", "dsn durability fence keep isolation retry",
+        {"postgres", "dsn durability fence keep schema isolation retry",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
              TARGET_CAN_SESSIONS},
         {"process", "command verbs verb_prefix connect reset timeout_ms",
