@@ -30,6 +30,7 @@ static char failure[512];
     X(pipelineSync, PQpipelineSync)                                                                \
     X(sendFlushRequest, PQsendFlushRequest)                                                        \
     X(flush, PQflush)                                                                              \
+    X(consumeInput, PQconsumeInput)                                                                \
     X(pipelineStatus, PQpipelineStatus)                                                            \
     X(transactionStatus, PQtransactionStatus)                                                      \
     X(resultStatus, PQresultStatus)                                                                \

@@ -41,6 +41,7 @@ typedef struct pq_api {
     int (*pipelineSync)(PGconn *conn);
     int (*sendFlushRequest)(PGconn *conn);
     int (*flush)(PGconn *conn);
+    int (*consumeInput)(PGconn *conn);
     PGpipelineStatus (*pipelineStatus)(const PGconn *conn);
     PGTransactionStatusType (*transactionStatus)(const PGconn *conn);
     ExecStatusType (*resultStatus)(const PGresult *res);

@@ -713,6 +713,10 @@ static void lose(pg_store *g, outcome *o, const char *what)
     bool had = o->status != 0 && o->first[0];
     o->lost = true;
     o->status = -1;
+    /* a server stopped at once can leave libpq with no result before it has
+       read the end of the socket: reading what is there tells the two apart */
+    if (pq->status(g->conn) != CONNECTION_BAD)
+        pq->consumeInput(g->conn);
     if (pq->status(g->conn) == CONNECTION_BAD) {
         char detail[PG_ERROR_MAX];
         snprintf(detail, sizeof detail, "%s", had ? o->first : pq->errorMessage(g->conn));
