@@ -285,7 +285,7 @@ static node *literal_node(reader *r)
     } words[] = {{"true", NODE_BOOL, true}, {"false", NODE_BOOL, false}, {"null", NODE_NULL, 0}};
     for (size_t i = 0; i < 3; i++) {
         size_t len = strlen(words[i].word);
-        if ((size_t)(r->end - r->p) < len || memcmp(r->p, words[i].word, len))
+        if ((size_t)(r->end - r->p) < len || memcmp(r->p, words[i].word, len) != 0)
             continue;
         node *n = new_node(r, words[i].kind, sizeof(node));
         n->v.b = words[i].b;
@@ -461,7 +461,7 @@ static const char *key_text(reader *r, size_t len)
     for (size_t i = 0; i < len; i++)
         h = (h ^ (unsigned char)r->s[i]) * 16777619u;
     const char **slot = &r->keys[h % KEY_SLOTS];
-    if (!*slot || strcmp(*slot, r->s))
+    if (!*slot || strcmp(*slot, r->s) != 0)
         *slot = arena_strndup(r->tree, r->s, len);
     return *slot;
 }

@@ -725,16 +725,17 @@ static loaded_report *new_report(const char *name, char *err, size_t size)
     return l;
 }
 
-/* A regular file is read in pieces straight into nodes; NULL for anything
- * else, or what json_nodes does not take. */
-static node *tree_of_file(const char *path, arena *tree, arena *keep)
+/* A regular file is read in pieces straight into nodes (*tried); NULL for
+ * anything else, or what json_nodes does not take. */
+static node *tree_of_file(const char *path, arena *tree, arena *keep, bool *tried)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
     struct stat st;
     node *root = NULL;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+    *tried = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (*tried)
         root = json_nodes_read(tree, keep, path, f, RESULT_FILE_MAX);
     fclose(f);
     return root;
@@ -749,15 +750,17 @@ int results_load(const char *path, report **out, char *err, size_t size)
     if (!l)
         return -1;
     arena tree = {0};
-    node *root = tree_of_file(path, &tree, &l->mem);
+    bool tried = false;
+    node *root = tree_of_file(path, &tree, &l->mem, &tried);
     if (!root) {
-        /* the whole text, for cJSON and its word on what is wrong */
+        /* the whole text, for cJSON and its word on what is wrong (a pipe's
+           text gets json_nodes first) */
         arena_free(&tree);
         arena_free(&l->mem);
         size_t len = 0;
         char *text = read_all(path, &len, err, size);
         if (text) {
-            root = json_nodes_parse(&tree, &l->mem, path, text, len);
+            root = tried ? NULL : json_nodes_parse(&tree, &l->mem, path, text, len);
             if (!root) {
                 arena_free(&tree);
                 arena_free(&l->mem);
