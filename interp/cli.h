@@ -9,7 +9,7 @@
 #include "diag.h"
 #include "load.h"
 
-/* Exit statuses, one meaning each across every command; cli.c's table
+/* Exit statuses, one meaning each across every command; cli_table.c's table
  * (printed by --help) says what each command means by each. */
 enum {
     EXIT_CLEAN = 0,
@@ -22,6 +22,9 @@ enum {
     EXIT_INTERRUPTED = 130,
 };
 
+/* The tables of cli_table.c: bench's commands (CLI_NCOMMANDS of them) and
+ * the exit statuses of each. */
+enum { CLI_NCOMMANDS = 14 };
 /* Row i (from 0) of the exit statuses cmd lists (NULL: their meanings
  * across the commands) into *status and *meaning (lent); false past the last. */
 bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning);

@@ -8,7 +8,7 @@
  *     TERM   text               an item (.TP): an option or a command
  *            more text          its continuation
  *
- * then EXIT STATUS from cli.c's table and SEE ALSO. */
+ * then EXIT STATUS from cli_table.c's table and SEE ALSO. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>

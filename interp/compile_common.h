@@ -58,7 +58,8 @@ int cc_query_scan(cc *c, command *q, const node *def);
 /* Reads a step's expect when it checks an answer, {returns: {...}} or
  * {rows: N}, into st (whose cmd is set): 1 when it does, 0 when exp is
  * anything else (or NULL), -1 after an error at the name or value that is
- * wrong (returns on a scan, rows on anything but a scan). */
+ * wrong (returns on a scan, rows on anything but a scan). In
+ * compile_work.c, beside the steps. */
 int cc_expect_returns(cc *c, step *st, const node *exp);
 
 #endif

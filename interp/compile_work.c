@@ -526,6 +526,121 @@ int cc_value(cc *c, const ty *t, const node *n, const char *what, value *out, tm
 
 /* ---- steps ---- */
 
+/* A step's expect when it checks an answer, {returns: ...} or {rows: N}
+ * (cc_expect_returns, compile_common.h): read here, with cc_value, so that
+ * compile_query.c needs nothing of this file. */
+
+/* Reports a name in expect: returns that the query does not return. */
+static void no_such_field(cc *c, const command *q, const node *k)
+{
+    const ty *t = q->returns;
+    const char *names[256] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < t->nfields && n < 256; i++)
+        names[n++] = t->fields[i].name;
+    const char *hint = diag_suggest(k->text, names, n);
+    if (hint) {
+        diag_error_at(c->d, k, "%s returns no field '%s' (did you mean '%s'?)", q->verb, k->text,
+                      hint);
+        return;
+    }
+    char list[512];
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    diag_error_at(c->d, k, "%s returns no field '%s'; it returns %s", q->verb, k->text, list);
+}
+
+/* One expected field: a constant of the returned field's type (templates
+ * are refused: the answer is compared with what is written). */
+static int expect_field_value(cc *c, const field *f, const node *v, expect_field *out)
+{
+    char what[160];
+    snprintf(what, sizeof what, "expect: returns.%s", f->name);
+    tmpl_sink sink = {0};
+    if (cc_value(c, f->type, v, what, &out->want, &sink, NULL, 0) < 0)
+        return -1;
+    if (sink.count) {
+        diag_error_at(c->d, sink.items[0].at,
+                      "%s: templates are not allowed here; an answer is compared with constants",
+                      what);
+        return -1;
+    }
+    out->at = v;
+    return 0;
+}
+
+/* expect: {rows: N} of a scan step. */
+static int expect_rows(cc *c, step *st, const node_pair *rp)
+{
+    const command *q = st->cmd;
+    if (!q->scan) {
+        diag_error_at(c->d, rp->key, "expect: rows is for scans; %s is a %s", q->verb,
+                      q->query ? "query of one record (expect: {returns: ...} checks it)"
+                               : "command");
+        return -1;
+    }
+    const node *v = rp->value;
+    if (v->kind != NODE_INT || v->v.i < 0) {
+        diag_error_at(c->d, v,
+                      "expect: rows is the number of records %s answers: an integer, 0 "
+                      "or more",
+                      q->verb);
+        return -1;
+    }
+    st->expect_rows_set = true;
+    st->expect_rows = v->v.i;
+    return 1;
+}
+
+int cc_expect_returns(cc *c, step *st, const node *exp)
+{
+    const node_pair *rows = exp && exp->kind == NODE_MAP ? node_get_pair(exp, "rows") : NULL;
+    if (rows)
+        return expect_rows(c, st, rows);
+    const node_pair *rp = exp && exp->kind == NODE_MAP ? node_get_pair(exp, "returns") : NULL;
+    if (!rp)
+        return 0;
+    const command *q = st->cmd;
+    if (!q->query) {
+        diag_error_at(c->d, rp->key, "expect: returns is for queries; %s is a command", q->verb);
+        return -1;
+    }
+    if (q->scan) {
+        diag_error_at(c->d, rp->key,
+                      "expect: returns is for queries of one record; %s is a scan: check how many "
+                      "records it answers with expect: {rows: N}",
+                      q->verb);
+        return -1;
+    }
+    const node *m = rp->value;
+    if (m->kind != NODE_MAP || m->count == 0) {
+        diag_error_at(c->d, m, "expect: returns is a mapping of %s's returns to constants",
+                      q->verb);
+        return -1;
+    }
+    expect_field *fields = arena_alloc(c->a, m->count * sizeof *fields);
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        const node *k = m->pairs[i].key;
+        int fi = ty_field_index(q->returns, k->text);
+        if (fi < 0) {
+            no_such_field(c, q, k);
+            rc = -1;
+            continue;
+        }
+        fields[n].field = fi;
+        if (expect_field_value(c, &q->returns->fields[fi], m->pairs[i].value, &fields[n]) < 0)
+            rc = -1;
+        else
+            n++;
+    }
+    st->expect_returns = fields;
+    st->nexpect_returns = n;
+    return rc < 0 ? -1 : 1;
+}
+
 /* Whether k is one of a step's own keys beside its command. */
 static bool step_key(const node *k)
 {
@@ -568,7 +683,7 @@ static int compile_step(cc *c, const node *item, step *st, bool in_setup, const 
     }
     st->cmd = cmd;
     const node *exp = node_get(item, "expect");
-    int returns = cc_expect_returns(c, st, exp); /* compile_query.c */
+    int returns = cc_expect_returns(c, st, exp);
     if (returns < 0)
         return -1;
     if (returns)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <pcre2.h>
+#include <pthread.h>
 
 #include "alloc.h"
 #include "utf8.h"
@@ -59,12 +60,18 @@ static size_t jerr_hash(const jerr *x)
     h = (h ^ (uint64_t)x->col) * 0x100000001b3u;
     for (const char *p = x->msg; *p; p++)
         h = (h ^ (unsigned char)*p) * 0x100000001b3u;
+    for (const char *p = x->path ? x->path : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3u;
     return (size_t)(h ^ (h >> 29));
 }
 
+/* The same failure: the same node and message. A packed pair's nodes are
+ * views that the next pair reuses (item_at), so the path tells them apart;
+ * an ordinary node always has the same path. */
 static bool jerr_same(const jerr *a, const jerr *b)
 {
-    return a->at == b->at && a->line == b->line && a->col == b->col && !strcmp(a->msg, b->msg);
+    return a->at == b->at && a->line == b->line && a->col == b->col && !strcmp(a->msg, b->msg) &&
+           (a->path && b->path ? !strcmp(a->path, b->path) : a->path == b->path);
 }
 
 /* The slot of e->set where x is, or the free slot where it would go. */
@@ -132,10 +139,12 @@ typedef struct jctx {
     int depth;
     bool too_deep;           /* sticky: the depth limit was hit, the verdict is "invalid" */
     node deep_at;            /* a copy of the node where it was hit */
+    char *deep_path;         /* its path, taken then (it may be a pair's view) */
     pattern_entry *patterns; /* compiled once per schema node */
     pcre2_match_data *match;
-    struct kw_entry *kw; /* per schema object, its keywords found once */
+    struct kw_entry **kw; /* per schema object, its keywords found once (open addressing) */
     size_t kw_cap, kw_n;
+    const struct kw_entry *cur; /* the schema object whose keyword is being checked */
 } jctx;
 
 /* Records a failure at node at when failures are wanted; always returns false
@@ -428,6 +437,45 @@ static bool fail_types(jctx *c, const node *n, const type_list *t)
     return false;
 }
 
+/* ---- packed pairs -------------------------------------------------------- */
+
+const jschema_pairs *jschema_pairs_of(const node *n)
+{
+    return n->kind == NODE_SEQ && !n->items && n->count > 0 ? (const jschema_pairs *)n : NULL;
+}
+
+/* Room for one pair of a packed sequence as nodes: [first, second]. */
+typedef struct item_view {
+    node pair, num[2];
+    node *two[2];
+} item_view;
+
+/* Item i of sequence n; a packed pair is written into w, which holds it
+ * until the next call with w. */
+static const node *item_at(const node *n, size_t i, item_view *w)
+{
+    const jschema_pairs *p = jschema_pairs_of(n);
+    if (!p)
+        return n->items[i];
+    w->pair = (node){.kind = NODE_SEQ,
+                     .file = n->file,
+                     .text = "",
+                     .count = 2,
+                     .items = w->two,
+                     .parent = (node *)n,
+                     .index = i};
+    for (size_t k = 0; k < 2; k++) {
+        w->num[k] = (node){.kind = NODE_INT,
+                           .file = n->file,
+                           .text = "",
+                           .parent = &w->pair,
+                           .index = k,
+                           .v.i = k ? p->second[i] : p->first[i]};
+        w->two[k] = &w->num[k];
+    }
+    return &w->pair;
+}
+
 /* ---- equality ------------------------------------------------------------ */
 
 static bool node_is_number(const node *n)
@@ -473,9 +521,11 @@ static bool nodes_equal(const node *a, const node *b)
     case NODE_SEQ:
         if (a->count != b->count)
             return false;
-        for (size_t i = 0; i < a->count; i++)
-            if (!nodes_equal(a->items[i], b->items[i]))
+        for (size_t i = 0; i < a->count; i++) {
+            item_view va, vb;
+            if (!nodes_equal(item_at(a, i, &va), item_at(b, i, &vb)))
                 return false;
+        }
         return true;
     case NODE_MAP:
         if (a->count != b->count)
@@ -506,8 +556,9 @@ static bool node_equals_json(const node *n, const cJSON *j)
         if (n->kind != NODE_SEQ || (size_t)cJSON_GetArraySize(j) != n->count)
             return false;
         size_t i = 0;
+        item_view w;
         for (const cJSON *e = j->child; e; e = e->next)
-            if (!node_equals_json(n->items[i++], e))
+            if (!node_equals_json(item_at(n, i++, &w), e))
                 return false;
         return true;
     }
@@ -715,11 +766,13 @@ static unsigned schema_types(jctx *c, const cJSON *s, type_list *t)
  * value in it, n the instance. Keywords that do not apply to n's type pass. */
 typedef bool keyword_fn(jctx *c, const cJSON *s, const cJSON *v, const node *n);
 
+/* s's "type" as a type_list, found once per schema object. */
+static const type_list *schema_type_list(jctx *c, const cJSON *s);
+
 static bool kw_type(jctx *c, const cJSON *s, const cJSON *v, const node *n)
 {
-    type_list t = {0};
-    types_from_keyword(&t, v);
-    return t.n == 0 || (t.mask & node_types(n)) || fail_types(c, n, &t);
+    const type_list *t = schema_type_list(c, s);
+    return t->n == 0 || (t->mask & node_types(n)) || fail_types(c, n, t);
 }
 
 static bool kw_enum(jctx *c, const cJSON *s, const cJSON *v, const node *n)
@@ -1110,13 +1163,14 @@ static bool kw_dependencies(jctx *c, const cJSON *s, const cJSON *v, const node 
 /* Validates items [from, count) of n against sub; `false` allows none. */
 static bool check_rest(jctx *c, const cJSON *sub, const node *n, size_t from)
 {
+    item_view w;
     if (cJSON_IsFalse(sub) && from < n->count)
-        return fail(c, n->items[from],
+        return fail(c, item_at(n, from, &w),
                     "unexpected item [%zu]: the sequence allows at most %zu item(s) here", from,
                     from);
     bool ok = true;
     for (size_t i = from; i < n->count && (ok || c->errs); i++)
-        ok = validate(c, sub, n->items[i]) && ok;
+        ok = validate(c, sub, item_at(n, i, &w)) && ok;
     return ok;
 }
 
@@ -1128,14 +1182,18 @@ static bool kw_items(jctx *c, const cJSON *s, const cJSON *v, const node *n)
         return check_rest(c, v, n, 0);
     bool ok = true;
     size_t i = 0;
+    item_view w;
     for (const cJSON *sub = v->child; sub && i < n->count && (ok || c->errs); sub = sub->next)
-        ok = validate(c, sub, n->items[i++]) && ok;
+        ok = validate(c, sub, item_at(n, i++, &w)) && ok;
     return ok;
 }
 
+/* s's "items", or NULL, found once per schema object. */
+static const cJSON *schema_items(jctx *c, const cJSON *s);
+
 static bool kw_additional_items(jctx *c, const cJSON *s, const cJSON *v, const node *n)
 {
-    const cJSON *items = cJSON_GetObjectItemCaseSensitive(s, "items");
+    const cJSON *items = schema_items(c, s);
     if (n->kind != NODE_SEQ || !cJSON_IsArray(items))
         return true; /* without an items array, every item is already covered */
     return check_rest(c, v, n, (size_t)cJSON_GetArraySize(items));
@@ -1145,8 +1203,9 @@ static bool kw_contains(jctx *c, const cJSON *s, const cJSON *v, const node *n)
 {
     if (n->kind != NODE_SEQ)
         return true;
+    item_view w;
     for (size_t i = 0; i < n->count; i++)
-        if (matches(c, v, n->items[i]))
+        if (matches(c, v, item_at(n, i, &w)))
             return true;
     return fail(c, n, "no item of the sequence matches the 'contains' schema");
 }
@@ -1170,9 +1229,11 @@ static bool kw_unique_items(jctx *c, const cJSON *s, const cJSON *v, const node 
     bool ok = true;
     for (size_t j = 1; j < n->count && (ok || c->errs); j++) {
         for (size_t i = 0; i < j; i++) {
-            if (!nodes_equal(n->items[i], n->items[j]))
+            item_view wi, wj;
+            const node *at = item_at(n, j, &wj);
+            if (!nodes_equal(item_at(n, i, &wi), at))
                 continue;
-            ok = fail(c, n->items[j], "item [%zu] repeats item [%zu]; items must be unique", j, i);
+            ok = fail(c, at, "item [%zu] repeats item [%zu]; items must be unique", j, i);
             break;
         }
     }
@@ -1343,7 +1404,11 @@ typedef struct kw_entry {
     const cJSON *ref_target;            /* what a string $ref resolves to, or NULL */
     const cJSON *message;               /* "x-message" */
     const cJSON *props, *pattern_props; /* "properties", "patternProperties" */
+    const cJSON *items;                 /* "items" */
+    type_list types;                    /* what "type" allows (n 0: any) */
     const cJSON *vals[NRULES];
+    unsigned char present[NRULES]; /* the rules with a value, in rule order */
+    size_t npresent;
 } kw_entry;
 
 static size_t kw_hash(const cJSON *s, size_t cap)
@@ -1381,17 +1446,26 @@ static void kw_fill(kw_entry *e, const cJSON *root, const cJSON *s)
                 break;
             }
     }
+    for (size_t i = 0; i < NRULES; i++) {
+        if (!e->vals[i])
+            continue;
+        e->present[e->npresent++] = (unsigned char)i;
+        if (keyword_rules[i].check == kw_items)
+            e->items = e->vals[i];
+        else if (keyword_rules[i].check == kw_type)
+            types_from_keyword(&e->types, e->vals[i]);
+    }
 }
 
 static void kw_grow(jctx *c)
 {
     size_t cap = c->kw_cap ? c->kw_cap * 2 : 256;
-    kw_entry *t = xcalloc(cap, sizeof *t);
+    kw_entry **t = xcalloc(cap, sizeof *t);
     for (size_t i = 0; i < c->kw_cap; i++) {
-        if (!c->kw[i].schema)
+        if (!c->kw[i])
             continue;
-        size_t h = kw_hash(c->kw[i].schema, cap);
-        while (t[h].schema)
+        size_t h = kw_hash(c->kw[i]->schema, cap);
+        while (t[h])
             h = (h + 1) & (cap - 1);
         t[h] = c->kw[i];
     }
@@ -1400,18 +1474,27 @@ static void kw_grow(jctx *c)
     c->kw_cap = cap;
 }
 
+/* s's entry; entries never move, so a pointer to one stays good. */
 static const kw_entry *kw_lookup(jctx *c, const cJSON *s)
 {
     if (2 * (c->kw_n + 1) > c->kw_cap)
         kw_grow(c);
     size_t h = kw_hash(s, c->kw_cap);
-    while (c->kw[h].schema && c->kw[h].schema != s)
+    while (c->kw[h] && c->kw[h]->schema != s)
         h = (h + 1) & (c->kw_cap - 1);
-    if (!c->kw[h].schema) {
-        kw_fill(&c->kw[h], c->root, s);
+    if (!c->kw[h]) {
+        c->kw[h] = xmalloc(sizeof *c->kw[h]);
+        kw_fill(c->kw[h], c->root, s);
         c->kw_n++;
     }
-    return &c->kw[h];
+    return c->kw[h];
+}
+
+static void kw_free(jctx *c)
+{
+    for (size_t i = 0; i < c->kw_cap; i++)
+        free(c->kw[i]);
+    free(c->kw);
 }
 
 static void schema_props(jctx *c, const cJSON *s, const cJSON **props, const cJSON **pattern_props)
@@ -1419,6 +1502,16 @@ static void schema_props(jctx *c, const cJSON *s, const cJSON **props, const cJS
     const kw_entry *e = kw_lookup(c, s);
     *props = e->props;
     *pattern_props = e->pattern_props;
+}
+
+static const type_list *schema_type_list(jctx *c, const cJSON *s)
+{
+    return c->cur && c->cur->schema == s ? &c->cur->types : &kw_lookup(c, s)->types;
+}
+
+static const cJSON *schema_items(jctx *c, const cJSON *s)
+{
+    return c->cur && c->cur->schema == s ? c->cur->items : kw_lookup(c, s)->items;
 }
 
 static bool schema_ref(jctx *c, const cJSON *s, const cJSON **target)
@@ -1430,19 +1523,16 @@ static bool schema_ref(jctx *c, const cJSON *s, const cJSON **target)
     return true;
 }
 
-static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
+static bool validate_keywords(jctx *c, const kw_entry *e, const node *n)
 {
-    const kw_entry *e = kw_lookup(c, s);
     /* draft-07: a $ref hides every keyword beside it */
     if (cJSON_IsString(e->ref))
         return check_ref(c, e->ref, e->ref_target, n);
-    const cJSON *vals[NRULES];
-    memcpy(vals, e->vals, sizeof vals); /* e may move when a nested lookup grows the table */
     bool ok = true;
-    for (size_t i = 0; i < NRULES; i++) {
-        if (!vals[i])
-            continue;
-        ok = keyword_rules[i].check(c, s, vals[i], n) && ok;
+    for (size_t k = 0; k < e->npresent; k++) {
+        size_t rule = e->present[k];
+        c->cur = e; /* a nested check moved it */
+        ok = keyword_rules[rule].check(c, e->schema, e->vals[rule], n) && ok;
         if (!ok && !c->errs)
             return false;
     }
@@ -1451,11 +1541,11 @@ static bool validate_keywords(jctx *c, const cJSON *s, const node *n)
 
 /* x-message: the schema's author explains its failures better than we can.
  * A "{value}" in it stands for the offending scalar, quoted as written. */
-static bool validate_with_message(jctx *c, const cJSON *s, const node *n, const char *message)
+static bool validate_with_message(jctx *c, const kw_entry *e, const node *n, const char *message)
 {
     jerrs inner = {0}, *saved = c->errs;
     c->errs = &inner;
-    bool ok = validate_keywords(c, s, n);
+    bool ok = validate_keywords(c, e, n);
     c->errs = saved;
     errs_free(&inner);
     if (ok)
@@ -1463,10 +1553,13 @@ static bool validate_with_message(jctx *c, const cJSON *s, const node *n, const 
     const char *hole = strstr(message, "{value}");
     if (!hole || n->kind == NODE_MAP || n->kind == NODE_SEQ)
         return fail(c, n, "%s", message);
-    char num[24];
+    char num[40];
     const char *text = n->text;
-    if (n->kind == NODE_INT && n->len == 0) { /* from cJSON: its text was not kept */
+    if (n->kind == NODE_INT && n->len == 0) { /* from JSON: its text was not kept */
         snprintf(num, sizeof num, "%lld", (long long)n->v.i);
+        text = num;
+    } else if (n->kind == NODE_FLOAT && n->len == 0) {
+        format_double(num, sizeof num, n->v.f);
         text = num;
     }
     return fail(c, n, "%.*s'%.60s'%s", (int)(hole - message), message, text, hole + 7);
@@ -1483,15 +1576,17 @@ static bool validate(jctx *c, const cJSON *s, const node *n)
     if (c->depth >= DEPTH_LIMIT) {
         c->too_deep = true;
         c->deep_at = *n;
+        c->deep_at.parent = NULL; /* it may be a pair's view, gone later: its path is kept */
+        c->deep_path = node_path(n);
         return false;
     }
     c->depth++;
-    const cJSON *message = kw_lookup(c, s)->message;
+    const kw_entry *e = kw_lookup(c, s);
     bool ok;
-    if (c->errs && cJSON_IsString(message))
-        ok = validate_with_message(c, s, n, message->valuestring);
+    if (c->errs && cJSON_IsString(e->message))
+        ok = validate_with_message(c, e, n, e->message->valuestring);
     else
-        ok = validate_keywords(c, s, n);
+        ok = validate_keywords(c, e, n);
     c->depth--;
     return ok;
 }
@@ -1502,6 +1597,26 @@ static void set_text(arena *a, node *n, const char *text)
 {
     n->len = strlen(text);
     n->text = arena_strndup(a, text, n->len);
+}
+
+void jschema_set_number(arena *a, node *n, double d)
+{
+    if (is_integral(d) && d >= -0x1p63 && d < 0x1p63) {
+        n->kind = NODE_INT;
+        n->v.i = (int64_t)d;
+        n->text = "";
+        n->len = 0;
+        return;
+    }
+    n->kind = NODE_FLOAT;
+    n->v.f = d;
+    n->text = "";
+    n->len = 0;
+    if (!a)
+        return;
+    char buf[40];
+    format_double(buf, sizeof buf, d);
+    set_text(a, n, buf);
 }
 
 /* A scalar's node. An integer's text is left empty (put_node and the
@@ -1516,17 +1631,7 @@ static void scalar_from_cjson(arena *a, node *n, const cJSON *j)
         return;
     }
     if (cJSON_IsNumber(j)) {
-        double d = j->valuedouble;
-        if (is_integral(d) && d >= -0x1p63 && d < 0x1p63) {
-            n->kind = NODE_INT;
-            n->v.i = (int64_t)d;
-            return;
-        }
-        char buf[40];
-        n->kind = NODE_FLOAT;
-        n->v.f = d;
-        format_double(buf, sizeof buf, d);
-        set_text(a, n, buf);
+        jschema_set_number(a, n, j->valuedouble);
         return;
     }
     if (cJSON_IsBool(j)) {
@@ -1579,22 +1684,116 @@ node *jschema_node_from_cjson(arena *a, const cJSON *json, const char *file)
     return from_cjson(a, json, file ? arena_strdup(a, file) : NULL);
 }
 
+/* ---- kept schemas ---------------------------------------------------------- */
+
+/* What validating against a kept root worked out: its keyword table and
+ * compiled patterns, lent to one validation at a time. */
+typedef struct kept_schema {
+    const cJSON *root;
+    bool busy;
+    kw_entry **kw;
+    size_t kw_cap, kw_n;
+    pattern_entry *patterns;
+    pcre2_match_data *match;
+} kept_schema;
+
+enum { KEPT_MAX = 4 };
+static kept_schema kept[KEPT_MAX];
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void kept_free(void)
+{
+    for (size_t i = 0; i < KEPT_MAX; i++) {
+        jctx c = {.kw = kept[i].kw,
+                  .kw_cap = kept[i].kw_cap,
+                  .patterns = kept[i].patterns,
+                  .match = kept[i].match};
+        patterns_free(&c);
+        kw_free(&c);
+        kept[i] = (kept_schema){0};
+    }
+}
+
+void jschema_keep(const cJSON *root)
+{
+    pthread_mutex_lock(&kept_lock);
+    size_t free_slot = KEPT_MAX;
+    for (size_t i = 0; i < KEPT_MAX; i++) {
+        if (kept[i].root == root)
+            free_slot = KEPT_MAX + 1; /* already kept */
+        else if (!kept[i].root && free_slot == KEPT_MAX)
+            free_slot = i;
+    }
+    if (free_slot < KEPT_MAX) {
+        bool first = true;
+        for (size_t i = 0; i < KEPT_MAX; i++)
+            first = first && !kept[i].root;
+        kept[free_slot].root = root;
+        if (first)
+            atexit(kept_free);
+    }
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* The kept state of c's root, now c's, or NULL when the root is not kept
+ * or another validation has it. */
+static kept_schema *kept_take(jctx *c)
+{
+    kept_schema *k = NULL;
+    pthread_mutex_lock(&kept_lock);
+    for (size_t i = 0; i < KEPT_MAX && !k; i++)
+        if (kept[i].root == c->root && !kept[i].busy)
+            k = &kept[i];
+    if (k) {
+        k->busy = true;
+        c->kw = k->kw;
+        c->kw_cap = k->kw_cap;
+        c->kw_n = k->kw_n;
+        c->patterns = k->patterns;
+        c->match = k->match;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return k;
+}
+
+static void kept_give_back(kept_schema *k, const jctx *c)
+{
+    pthread_mutex_lock(&kept_lock);
+    k->kw = c->kw;
+    k->kw_cap = c->kw_cap;
+    k->kw_n = c->kw_n;
+    k->patterns = c->patterns;
+    k->match = c->match;
+    k->busy = false;
+    pthread_mutex_unlock(&kept_lock);
+}
+
 bool jschema_validate(const cJSON *root, const node *instance, diag_list *d)
 {
     assert(root && instance);
     jerrs errs = {0};
     jctx c = {.root = root, .errs = d ? &errs : NULL};
+    kept_schema *k = kept_take(&c);
     bool ok = validate(&c, root, instance) && !c.too_deep;
-    if (d && c.too_deep)
+    if (d && c.too_deep) {
         fail(&c, &c.deep_at, "the schema nests deeper than %d levels here (a $ref that loops?)",
              DEPTH_LIMIT);
+        free(errs.v[errs.n - 1].path); /* NULL: the copy has no parent */
+        errs.v[errs.n - 1].path = c.deep_path;
+        c.deep_path = NULL;
+    }
     if (d && !ok && errs.n == 0) /* never "invalid" without a word */
         fail(&c, instance, "does not match the schema");
     for (size_t i = 0; d && i < errs.n; i++)
         diag_copy(d, &(diag){DIAG_ERROR, (char *)errs.v[i].file, errs.v[i].line, errs.v[i].col,
                              errs.v[i].msg, errs.v[i].path});
     errs_free(&errs);
-    patterns_free(&c);
-    free(c.kw);
+    if (k) {
+        kept_give_back(k, &c);
+    } else {
+        patterns_free(&c);
+        kw_free(&c);
+    }
+    free(c.deep_path);
     return ok;
 }

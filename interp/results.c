@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "arena.h"
 #include "diag.h"
 #include "error.h"
+#include "json_nodes.h"
 #include "jsonschema.h"
 #include "report_fmt.h"
 
@@ -38,8 +40,10 @@ static const cJSON *result_schema(void)
 {
     if (!schema_root) {
         schema_root = cJSON_ParseWithLength(result_schema_json, result_schema_json_len);
-        if (schema_root)
+        if (schema_root) {
             atexit(free_schema);
+            jschema_keep(schema_root);
+        }
     }
     return schema_root;
 }
@@ -96,11 +100,16 @@ static char *read_all(const char *path, size_t *len, char *err, size_t size)
  * literal it ends inside: cJSON reports those at their first bytes. */
 static bool unfinished_token(const char *text, const char *at, const char *end)
 {
+    /* the text is NUL-terminated and holds no other NUL: strcspn finds
+       the next byte that matters */
     bool in_string = false;
     for (const char *p = text; p < end; p++) {
-        if (in_string && *p == '\\')
-            p++;
-        else if (*p == '"')
+        p += strcspn(p, in_string ? "\"\\" : "\"");
+        if (p >= end)
+            break;
+        if (*p == '\\')
+            p++; /* in a string: the escaped byte */
+        else
             in_string = !in_string;
     }
     if (in_string)
@@ -119,6 +128,9 @@ static int nesting_at(const char *text, const char *at)
     int depth = 0;
     bool in_string = false;
     for (const char *p = text; p < at; p++) {
+        p += strcspn(p, in_string ? "\"\\" : "\"[]{}");
+        if (p >= at)
+            break;
         if (in_string) {
             if (*p == '\\' && p + 1 < at)
                 p++;
@@ -194,25 +206,38 @@ static cJSON *parse_json(const char *name, const char *text, size_t len, char *e
 
 /* ---- validation ------------------------------------------------------------ */
 
-static int validate(const char *name, const cJSON *root, char *err, size_t size)
+static const node *get(const node *o, const char *key)
+{
+    return node_get(o, key);
+}
+
+static bool is_number(const node *n)
+{
+    return n && (n->kind == NODE_INT || n->kind == NODE_FLOAT);
+}
+
+static double number(const node *n)
+{
+    return !is_number(n) ? NAN : n->kind == NODE_INT ? (double)n->v.i : n->v.f;
+}
+
+static int validate(const char *name, const node *root, char *err, size_t size)
 {
     const cJSON *schema = result_schema();
     if (!schema)
         return err_set_buf(err, size, "the embedded result schema is broken (a build error).");
-    if (!cJSON_IsObject(root))
+    if (root->kind != NODE_MAP)
         return err_set_buf(err, size,
                            "%s is JSON but not a bench result file: it is not an object.", name);
-    const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
-    if (cJSON_IsNumber(version) && version->valuedouble != 1)
+    const node *version = get(root, "schema_version");
+    if (is_number(version) && number(version) != 1)
         return err_set_buf(err, size,
                            "%s has schema_version %g; this bench reads version 1 (a newer bench "
                            "wrote it?).",
-                           name, version->valuedouble);
-    arena a = {0};
+                           name, number(version));
     diag_list d = {0};
-    node *instance = jschema_node_from_cjson(&a, root, name);
     int rc = 0;
-    if (!jschema_validate(schema, instance, &d)) {
+    if (!jschema_validate(schema, root, &d)) {
         /* the diagnostic carries the JSON path of what it is about */
         const char *where = d.count > 0 && d.items[0].path ? d.items[0].path : "the top level";
         const char *msg =
@@ -221,7 +246,6 @@ static int validate(const char *name, const cJSON *root, char *err, size_t size)
                          where, msg, d.count > 1 ? " (and more)" : "");
     }
     diag_list_free(&d);
-    arena_free(&a);
     return rc;
 }
 
@@ -234,53 +258,70 @@ typedef struct loaded_report {
     arena mem;
 } loaded_report;
 
-static const cJSON *get(const cJSON *o, const char *key)
+static double num(const node *o, const char *key)
 {
-    return cJSON_GetObjectItemCaseSensitive(o, key);
+    return number(get(o, key));
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = get(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static int64_t int_of(const cJSON *o, const char *key)
+static int64_t int_of(const node *o, const char *key)
 {
     double v = num(o, key);
     return isfinite(v) ? (int64_t)v : 0;
 }
 
-/* A string member, or "" for null. */
-static const char *str_of(const cJSON *o, const char *key)
+static bool is_true(const node *n)
 {
-    const char *s = cJSON_GetStringValue(get(o, key));
+    return n && n->kind == NODE_BOOL && n->v.b;
+}
+
+/* A string's text, or NULL when n is not a string. */
+static const char *string_of(const node *n)
+{
+    return n && n->kind == NODE_STRING ? n->text : NULL;
+}
+
+/* A string member, or "" for null. */
+static const char *str_of(const node *o, const char *key)
+{
+    const char *s = string_of(get(o, key));
     return s ? s : "";
 }
 
 /* A string member into the arena, or NULL for null. */
-static const char *dup_or_null(arena *a, const cJSON *o, const char *key)
+static const char *dup_or_null(arena *a, const node *o, const char *key)
 {
-    const char *s = cJSON_GetStringValue(get(o, key));
+    const char *s = string_of(get(o, key));
     return s ? arena_strdup(a, s) : NULL;
 }
 
-static void copy_text(char *buf, size_t size, const cJSON *o, const char *key)
+static void copy_text(char *buf, size_t size, const node *o, const char *key)
 {
     snprintf(buf, size, "%s", str_of(o, key));
+}
+
+/* Items of a sequence, keys of a mapping; 0 for anything else. */
+static size_t count_of(const node *n)
+{
+    return n && (n->kind == NODE_SEQ || n->kind == NODE_MAP) ? n->count : 0;
+}
+
+/* Item i of sequence n, or NULL (past its end, or packed pairs). */
+static const node *item(const node *n, size_t i)
+{
+    return n && n->kind == NODE_SEQ && n->items && i < n->count ? n->items[i] : NULL;
 }
 
 /* A latency in µs as ns: the whole ns it was written from (bench writes
  * round(ns) / 1000 with three decimals) when that reads back as the same
  * µs figure, so report_us_of_ns gives the file's number again; otherwise
  * the plain product. NAN for null. */
-static double ns_of(const cJSON *o, const char *key)
+static double ns_of(const node *o, const char *key)
 {
     double us = num(o, key), ns = round(us * 1000.0);
     return report_us_of_ns(ns) == us ? ns : us * 1000.0;
 }
 
-static void environment_from(environment *e, const cJSON *o)
+static void environment_from(environment *e, const node *o)
 {
     copy_text(e->cpu_model, sizeof e->cpu_model, o, "cpu_model");
     e->cores = (int)int_of(o, "cores");
@@ -296,28 +337,26 @@ static void environment_from(environment *e, const cJSON *o)
     copy_text(e->postgres, sizeof e->postgres, o, "postgres");
     copy_text(e->version, sizeof e->version, o, "bench_version");
     copy_text(e->commit, sizeof e->commit, o, "commit");
-    for (int i = 0; i < 3; i++) {
-        const cJSON *b = cJSON_GetArrayItem(get(o, "load_average_before"), i);
-        const cJSON *a = cJSON_GetArrayItem(get(o, "load_average_after"), i);
-        e->load_before[i] = cJSON_IsNumber(b) ? b->valuedouble : NAN;
-        e->load_after[i] = cJSON_IsNumber(a) ? a->valuedouble : NAN;
+    for (size_t i = 0; i < 3; i++) {
+        e->load_before[i] = number(item(get(o, "load_average_before"), i));
+        e->load_after[i] = number(item(get(o, "load_average_after"), i));
     }
     copy_text(e->label, sizeof e->label, o, "label");
     copy_text(e->date, sizeof e->date, o, "date");
 }
 
-/* Room for the items of array o in the arena; *n is how many. */
-static void *items(arena *a, const cJSON *o, size_t size, size_t *n)
+/* Room for the items of o in the arena; *n is how many. */
+static void *items(arena *a, const node *o, size_t size, size_t *n)
 {
-    *n = (size_t)cJSON_GetArraySize(o);
+    *n = count_of(o);
     return arena_alloc(a, (*n ? *n : 1) * size);
 }
 
-static void shard_from(shard_info *sh, const cJSON *o)
+static void shard_from(shard_info *sh, const node *o)
 {
-    if (!cJSON_IsObject(o))
+    if (!o || o->kind != NODE_MAP)
         return;
-    sh->index = cJSON_IsNumber(get(o, "index")) ? int_of(o, "index") : -1;
+    sh->index = is_number(get(o, "index")) ? int_of(o, "index") : -1;
     sh->count = int_of(o, "count");
     copy_text(sh->host, sizeof sh->host, o, "host");
     sh->start_at = num(o, "start_at");
@@ -326,42 +365,44 @@ static void shard_from(shard_info *sh, const cJSON *o)
     sh->skew_s = num(o, "start_skew_s");
 }
 
-static void config_from(arena *a, run_config *c, const cJSON *o)
+static void config_from(arena *a, run_config *c, const node *o)
 {
-    const cJSON *v;
-    size_t i = 0;
-    c->specs = items(a, get(o, "specs"), sizeof *c->specs, &c->nspecs);
-    cJSON_ArrayForEach(v, get(o, "specs"))
-    {
-        c->specs[i].path = arena_strdup(a, str_of(v, "path"));
-        snprintf(c->specs[i++].sha256, sizeof c->specs[0].sha256, "%s", str_of(v, "sha256"));
+    const node *list = get(o, "specs");
+    c->specs = items(a, list, sizeof *c->specs, &c->nspecs);
+    for (size_t i = 0; i < c->nspecs; i++) {
+        c->specs[i].path = arena_strdup(a, str_of(item(list, i), "path"));
+        snprintf(c->specs[i].sha256, sizeof c->specs[0].sha256, "%s",
+                 str_of(item(list, i), "sha256"));
     }
     c->warmup = int_of(o, "warmup");
     c->iterations = int_of(o, "iterations");
     c->runs = int_of(o, "runs");
-    c->prefill = items(a, get(o, "prefill"), sizeof *c->prefill, &c->nprefill);
-    i = 0;
-    cJSON_ArrayForEach(v, get(o, "prefill")) c->prefill[i++] = (int64_t)v->valuedouble;
-    c->targets = items(a, get(o, "targets"), sizeof *c->targets, &c->ntargets);
-    i = 0;
-    cJSON_ArrayForEach(v, get(o, "targets")) c->targets[i++] =
-        arena_strdup(a, cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "");
-    c->samples = cJSON_IsTrue(get(o, "samples"));
+    list = get(o, "prefill");
+    c->prefill = items(a, list, sizeof *c->prefill, &c->nprefill);
+    for (size_t i = 0; i < c->nprefill; i++)
+        c->prefill[i] = (int64_t)number(item(list, i));
+    list = get(o, "targets");
+    c->targets = items(a, list, sizeof *c->targets, &c->ntargets);
+    for (size_t i = 0; i < c->ntargets; i++) {
+        const char *s = string_of(item(list, i));
+        c->targets[i] = arena_strdup(a, s ? s : "");
+    }
+    c->samples = is_true(get(o, "samples"));
     c->cpu = dup_or_null(a, o, "cpu");
-    const cJSON *seed = get(o, "seed");
-    c->seed_given = cJSON_IsNumber(seed);
-    c->seed = c->seed_given ? (uint64_t)seed->valuedouble : 0;
-    c->duration_s = cJSON_IsNumber(get(o, "duration_s")) ? get(o, "duration_s")->valuedouble : 0;
+    const node *seed = get(o, "seed");
+    c->seed_given = is_number(seed);
+    c->seed = c->seed_given ? (uint64_t)number(seed) : 0;
+    c->duration_s = is_number(get(o, "duration_s")) ? num(o, "duration_s") : 0;
     c->clients = int_of(o, "clients");
     c->threads = int_of(o, "threads");
-    c->rate = cJSON_IsNumber(get(o, "rate")) ? get(o, "rate")->valuedouble : 0;
+    c->rate = is_number(get(o, "rate")) ? num(o, "rate") : 0;
     c->store = dup_or_null(a, o, "store");
-    c->no_setup = cJSON_IsTrue(get(o, "no_setup"));
+    c->no_setup = is_true(get(o, "no_setup"));
     shard_from(&c->shard, get(o, "shard"));
 }
 
 /* The figures a run and a median share (tenths are not among them). */
-static void figures_from(run_figures *f, const cJSON *o)
+static void figures_from(run_figures *f, const node *o)
 {
     f->commands = (uint64_t)int_of(o, "commands");
     f->wall_seconds = num(o, "wall_seconds");
@@ -378,55 +419,88 @@ static void figures_from(run_figures *f, const cJSON *o)
     f->drift = num(o, "drift");
 }
 
+/* Pair i of a histogram's [value, count] pairs, packed or not: NAN for
+ * what is not a number. */
+static void pair_at(const node *pairs, size_t i, double *v, double *c)
+{
+    const jschema_pairs *packed = jschema_pairs_of(pairs);
+    if (packed) {
+        *v = (double)packed->first[i];
+        *c = (double)packed->second[i];
+        return;
+    }
+    *v = number(item(item(pairs, i), 0));
+    *c = number(item(item(pairs, i), 1));
+}
+
 /* The run's histogram from its [value, count] pairs, with the run's exact
  * min and max put back. -1 when out of memory. */
-static int histogram_from(hist *h, const cJSON *pairs, const run_figures *f)
+static int histogram_from(hist *h, const node *pairs, const run_figures *f)
 {
     if (hist_init(h) < 0)
         return -1;
-    const cJSON *pair;
-    cJSON_ArrayForEach(pair, pairs)
-    {
-        const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
-        if (cJSON_IsNumber(v) && cJSON_IsNumber(c) && v->valuedouble >= 1 && c->valuedouble >= 1)
-            hist_record_n(
-                h, v->valuedouble > (double)HIST_MAX_NS ? HIST_MAX_NS : (uint64_t)v->valuedouble,
-                (uint64_t)c->valuedouble);
+    size_t n = pairs && pairs->kind == NODE_SEQ ? pairs->count : 0;
+    for (size_t i = 0; i < n; i++) {
+        double v, c;
+        pair_at(pairs, i, &v, &c);
+        if (v >= 1 && c >= 1)
+            hist_record_n(h, v > (double)HIST_MAX_NS ? HIST_MAX_NS : (uint64_t)v, (uint64_t)c);
     }
     if (isfinite(f->min_ns) && isfinite(f->max_ns) && f->min_ns >= 1)
         hist_set_extremes(h, (uint64_t)f->min_ns, (uint64_t)f->max_ns);
     return 0;
 }
 
-/* A bucket list ([value, count] pairs) into arena memory. */
-static void buckets_from(arena *a, hist_buckets *hb, const cJSON *pairs)
+/* Packed pairs whose values are all bucket values and counts: the model
+ * takes them where they are (the parser put them in the report's arena). */
+static bool take_packed(hist_buckets *hb, const jschema_pairs *p)
 {
-    int n = cJSON_GetArraySize(pairs);
-    hb->mid = arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof *hb->mid);
-    hb->count = arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof *hb->count);
-    const cJSON *pair;
-    cJSON_ArrayForEach(pair, pairs)
-    {
-        const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
-        if (!cJSON_IsNumber(v) || !cJSON_IsNumber(c) || v->valuedouble < 1 || c->valuedouble < 0)
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->seq.count; i++) {
+        if (p->first[i] < 1 || p->second[i] < 0)
+            return false;
+        total += (uint64_t)p->second[i];
+    }
+    /* int64_t and uint64_t may alias; every value is positive */
+    hb->mid = (uint64_t *)p->first;
+    hb->count = (uint64_t *)p->second;
+    hb->n = p->seq.count;
+    hb->total = total;
+    hb->min = hb->mid[0];
+    hb->max = hb->mid[hb->n - 1];
+    return true;
+}
+
+/* A bucket list ([value, count] pairs) into arena memory. */
+static void buckets_from(arena *a, hist_buckets *hb, const node *pairs)
+{
+    const jschema_pairs *packed = jschema_pairs_of(pairs);
+    if (packed && take_packed(hb, packed))
+        return;
+    size_t n = pairs && pairs->kind == NODE_SEQ ? pairs->count : 0;
+    hb->mid = arena_alloc(a, (n > 0 ? n : 1) * sizeof *hb->mid);
+    hb->count = arena_alloc(a, (n > 0 ? n : 1) * sizeof *hb->count);
+    for (size_t i = 0; i < n; i++) {
+        double v, c;
+        pair_at(pairs, i, &v, &c);
+        if (!(v >= 1) || !(c >= 0))
             continue;
-        hb->mid[hb->n] = (uint64_t)v->valuedouble;
-        hb->count[hb->n++] = (uint64_t)c->valuedouble;
-        hb->total += (uint64_t)c->valuedouble;
+        hb->mid[hb->n] = (uint64_t)v;
+        hb->count[hb->n++] = (uint64_t)c;
+        hb->total += (uint64_t)c;
     }
     hb->min = hb->n ? hb->mid[0] : 0;
     hb->max = hb->n ? hb->mid[hb->n - 1] : 0;
 }
 
-static void intervals_from(arena *a, run_result *run, const cJSON *o)
+static void intervals_from(arena *a, run_result *run, const node *o)
 {
     run->start_epoch_s = num(o, "start_epoch_s");
-    const cJSON *list = get(o, "intervals"), *it;
+    const node *list = get(o, "intervals");
     run->intervals = items(a, list, sizeof *run->intervals, &run->nintervals);
-    size_t i = 0;
-    cJSON_ArrayForEach(it, list)
-    {
-        interval *iv = &run->intervals[i++];
+    for (size_t i = 0; i < run->nintervals; i++) {
+        const node *it = item(list, i);
+        interval *iv = &run->intervals[i];
         iv->start_ns = (uint64_t)llround(num(it, "start_s") * 1e9);
         iv->length_ns = (uint64_t)llround(num(it, "length_s") * 1e9);
         iv->commands = (uint64_t)int_of(it, "commands");
@@ -438,9 +512,9 @@ static void intervals_from(arena *a, run_result *run, const cJSON *o)
     }
 }
 
-static void open_loop_from(run_result *run, const cJSON *ol)
+static void open_loop_from(run_result *run, const node *ol)
 {
-    run->open_loop = cJSON_IsObject(ol);
+    run->open_loop = ol && ol->kind == NODE_MAP;
     run->offered_rate = num(ol, "offered_rate");
     run->achieved_rate = num(ol, "achieved_rate");
     run->offered = (uint64_t)int_of(ol, "offered");
@@ -454,19 +528,18 @@ static void open_loop_from(run_result *run, const cJSON *ol)
     run->lag_max_ns = ns_of(ol, "lag_max_us");
 }
 
-static void clients_from(arena *a, run_result *run, const cJSON *co)
+static void clients_from(arena *a, run_result *run, const node *co)
 {
     run->fairness = num(co, "fairness");
     run->stop_spread_s = num(co, "stop_spread_s");
     run->threads = (int)int_of(co, "threads");
-    const cJSON *list = get(co, "per_client"), *it;
-    if (!cJSON_IsArray(list))
+    const node *list = get(co, "per_client");
+    if (!list || list->kind != NODE_SEQ)
         return;
     run->clients = items(a, list, sizeof *run->clients, &run->nclients);
-    size_t i = 0;
-    cJSON_ArrayForEach(it, list)
-    {
-        client_result *cr = &run->clients[i++];
+    for (size_t i = 0; i < run->nclients; i++) {
+        const node *it = item(list, i);
+        client_result *cr = &run->clients[i];
         cr->client = (int)int_of(it, "client");
         cr->commands = (uint64_t)int_of(it, "commands");
         cr->wall_seconds = num(it, "wall_seconds");
@@ -474,25 +547,33 @@ static void clients_from(arena *a, run_result *run, const cJSON *co)
     }
 }
 
-static int run_from(arena *a, run_result *run, const cJSON *o)
+/* The key and value of pair i of mapping o. */
+static const node *member(const node *o, size_t i, const char **key)
+{
+    bool map = o && o->kind == NODE_MAP;
+    *key = map ? o->pairs[i].key->text : "";
+    return map ? o->pairs[i].value : NULL;
+}
+
+static int run_from(arena *a, run_result *run, const node *o)
 {
     run->run = (int)int_of(o, "run");
     figures_from(&run->fig, o);
     run->goodput_per_s = num(o, "goodput_per_s");
-    for (int t = 0; t < STATS_TENTHS; t++) {
-        const cJSON *tenth = cJSON_GetArrayItem(get(o, "tenths"), t);
+    for (size_t t = 0; t < STATS_TENTHS; t++) {
+        const node *tenth = item(get(o, "tenths"), t);
         run->fig.tenths[t].p50_ns = ns_of(tenth, "p50_us");
         run->fig.tenths[t].p99_ns = ns_of(tenth, "p99_us");
         if (get(tenth, "histogram")) /* a shard's */
             buckets_from(a, &run->tenth_hist[t], get(tenth, "histogram"));
     }
-    const cJSON *verbs = get(o, "by_verb"), *v;
+    const node *verbs = get(o, "by_verb");
     run->verbs = items(a, verbs, sizeof *run->verbs, &run->nverbs);
-    size_t i = 0;
-    cJSON_ArrayForEach(v, verbs)
-    {
-        verb_result *vr = &run->verbs[i++];
-        vr->verb = arena_strdup(a, v->string ? v->string : "");
+    for (size_t i = 0; i < run->nverbs; i++) {
+        const char *name;
+        const node *v = member(verbs, i, &name);
+        verb_result *vr = &run->verbs[i];
+        vr->verb = arena_strdup(a, name);
         vr->count = (uint64_t)int_of(v, "count");
         vr->refused = (uint64_t)int_of(v, "refused");
         vr->refused_counted = (uint64_t)int_of(v, "refused_counted");
@@ -506,13 +587,13 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
         if (get(v, "histogram")) /* a shard's */
             buckets_from(a, &vr->hist, get(v, "histogram"));
     }
-    const cJSON *flows = get(o, "by_flow"), *f;
+    const node *flows = get(o, "by_flow");
     run->flows = items(a, flows, sizeof *run->flows, &run->nflows);
-    i = 0;
-    cJSON_ArrayForEach(f, flows)
-    {
-        flow_result *fr = &run->flows[i++];
-        fr->flow = arena_strdup(a, f->string ? f->string : "");
+    for (size_t i = 0; i < run->nflows; i++) {
+        const char *name;
+        const node *f = member(flows, i, &name);
+        flow_result *fr = &run->flows[i];
+        fr->flow = arena_strdup(a, name);
         fr->weight = int_of(f, "weight");
         fr->requested_share = num(f, "requested_share");
         fr->cycles = (uint64_t)int_of(f, "cycles");
@@ -528,24 +609,30 @@ static int run_from(arena *a, run_result *run, const cJSON *o)
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");
-    run->unstable = cJSON_IsTrue(get(o, "unstable"));
+    run->unstable = is_true(get(o, "unstable"));
     copy_text(run->unstable_reason, sizeof run->unstable_reason, o, "unstable_reason");
     return histogram_from(&run->all, get(o, "histogram"), &run->fig);
 }
 
 /* A shard's tallies: records per type, then events per name. */
-static void tallies_from(arena *a, target_result *t, const cJSON *o)
+static void tallies_from(arena *a, target_result *t, const node *o)
 {
-    if (!cJSON_IsObject(o))
+    if (!o || o->kind != NODE_MAP)
         return;
-    const cJSON *recs = get(o, "records"), *events = get(o, "events"), *v;
-    size_t n = (size_t)cJSON_GetArraySize(recs) + (size_t)cJSON_GetArraySize(events);
+    const node *recs = get(o, "records"), *events = get(o, "events");
+    size_t n = count_of(recs) + count_of(events);
     t->tallies = arena_alloc(a, (n ? n : 1) * sizeof *t->tallies);
-    t->tallies_exact = cJSON_IsTrue(get(o, "exact"));
+    t->tallies_exact = is_true(get(o, "exact"));
     for (int ev = 0; ev < 2; ev++) {
-        const cJSON *list = ev ? events : recs;
-        cJSON_ArrayForEach(v, list) t->tallies[t->ntallies++] =
-            (tally){.name = arena_strdup(a, v->string), .event = ev, .n = (int64_t)v->valuedouble};
+        const node *list = ev ? events : recs;
+        if (!list || list->kind != NODE_MAP)
+            continue;
+        for (size_t i = 0; i < list->count; i++) {
+            const char *name;
+            const node *v = member(list, i, &name);
+            t->tallies[t->ntallies++] =
+                (tally){.name = arena_strdup(a, name), .event = ev, .n = (int64_t)number(v)};
+        }
     }
 }
 
@@ -554,25 +641,25 @@ static verify_status verify_of(const char *s)
     return !strcmp(s, "pass") ? VERIFY_PASS : !strcmp(s, "fail") ? VERIFY_FAIL : VERIFY_NA;
 }
 
-static int result_from(arena *a, target_result *t, const cJSON *o)
+static int result_from(arena *a, target_result *t, const node *o)
 {
     t->domain = arena_strdup(a, str_of(o, "domain"));
     t->target = arena_strdup(a, str_of(o, "target"));
     t->label = arena_strdup(a, str_of(o, "label"));
-    const cJSON *sweep = get(o, "sweep");
-    if (cJSON_IsObject(sweep)) {
+    const node *sweep = get(o, "sweep");
+    if (sweep && sweep->kind == NODE_MAP) {
         t->sweep_of = arena_strdup(a, str_of(sweep, "of"));
         t->sweep_clients = int_of(sweep, "clients");
-        t->sweep_rate = cJSON_IsNumber(get(sweep, "rate")) ? get(sweep, "rate")->valuedouble : 0;
+        t->sweep_rate = is_number(get(sweep, "rate")) ? num(sweep, "rate") : 0;
     }
     t->prefill = int_of(o, "prefill");
     t->durability = dup_or_null(a, o, "durability");
-    const cJSON *runs = get(o, "runs"), *run;
-    run_result *v = items(a, runs, sizeof *v, &(size_t){0});
+    const node *runs = get(o, "runs");
+    size_t nruns;
+    run_result *v = items(a, runs, sizeof *v, &nruns);
     t->runs = v;
-    cJSON_ArrayForEach(run, runs)
-    {
-        if (run_from(a, &v[t->nruns], run) < 0)
+    for (size_t i = 0; i < nruns; i++) {
+        if (run_from(a, &v[t->nruns], item(runs, i)) < 0)
             return -1;
         t->nruns++; /* counted once its histogram is there, for results_free */
     }
@@ -588,26 +675,22 @@ static int result_from(arena *a, target_result *t, const cJSON *o)
     t->verify = verify_of(str_of(o, "verify"));
     copy_text(t->verify_detail, sizeof t->verify_detail, o, "verify_detail");
     t->verify_level = dup_or_null(a, o, "verify_level");
-    t->failed = cJSON_IsTrue(get(o, "failed"));
+    t->failed = is_true(get(o, "failed"));
     copy_text(t->reason, sizeof t->reason, o, "reason");
     t->failed_run = (int)int_of(o, "failed_run");
-    t->unstable = cJSON_IsTrue(get(o, "unstable"));
+    t->unstable = is_true(get(o, "unstable"));
     copy_text(t->unstable_reason, sizeof t->unstable_reason, o, "unstable_reason");
     copy_text(t->placement, sizeof t->placement, o, "placement");
     tallies_from(a, t, get(o, "tallies"));
     return 0;
 }
 
-static label_reason *label_reasons_from(arena *a, const cJSON *o, size_t *n)
+static label_reason *label_reasons_from(arena *a, const node *o, size_t *n)
 {
     label_reason *v = items(a, o, sizeof *v, n);
-    size_t i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, o)
-    {
-        copy_text(v[i].label, sizeof v[i].label, e, "label");
-        copy_text(v[i].reason, sizeof v[i].reason, e, "reason");
-        i++;
+    for (size_t i = 0; i < *n; i++) {
+        copy_text(v[i].label, sizeof v[i].label, item(o, i), "label");
+        copy_text(v[i].reason, sizeof v[i].reason, item(o, i), "reason");
     }
     return v;
 }
@@ -624,43 +707,84 @@ void results_free(report *r)
     free(l);
 }
 
-/* The model of a validated document; NULL when out of memory. */
-static report *report_from(const cJSON *root)
+/* Fills l's report from a validated document; -1 when out of memory. */
+static int report_from(loaded_report *l, const node *root)
 {
-    loaded_report *l = calloc(1, sizeof *l);
-    if (!l)
-        return NULL;
     report *r = &l->r;
     arena *a = &l->mem;
     environment_from(&r->env, get(root, "environment"));
     config_from(a, &r->config, get(root, "config"));
-    const cJSON *results = get(root, "results"), *o;
-    r->results = items(a, results, sizeof *r->results, &(size_t){0});
-    cJSON_ArrayForEach(o, results)
-    {
-        int rc = result_from(a, &r->results[r->nresults], o);
+    const node *results = get(root, "results");
+    size_t n;
+    r->results = items(a, results, sizeof *r->results, &n);
+    for (size_t i = 0; i < n; i++) {
+        int rc = result_from(a, &r->results[r->nresults], item(results, i));
         r->nresults++; /* its runs' histograms are freed either way */
-        if (rc < 0) {
-            results_free(r);
-            return NULL;
-        }
+        if (rc < 0)
+            return -1;
     }
     r->harness_floor_p50_ns = ns_of(root, "harness_floor_p50_us");
     r->harness_cost_ns_per_command = num(root, "harness_cost_ns_per_command");
     r->skipped = label_reasons_from(a, get(root, "skipped"), &r->nskipped);
     r->failed = label_reasons_from(a, get(root, "failed"), &r->nfailed);
-    r->interrupted = cJSON_IsTrue(get(root, "interrupted"));
-    return r;
+    r->interrupted = is_true(get(root, "interrupted"));
+    return 0;
 }
 
 /* ---- loading --------------------------------------------------------------- */
 
-static int load_document(const char *name, const cJSON *root, report **out, char *err, size_t size)
+/* Validates the document's tree (in arena tree, freed here) and fills l's
+ * report from it: *out, or -1 with l freed. */
+static int finish(const char *name, const node *root, arena *tree, loaded_report *l, report **out,
+                  char *err, size_t size)
 {
-    if (validate(name, root, err, size) < 0)
+    int rc = root ? validate(name, root, err, size) : -1;
+    if (rc == 0 && report_from(l, root) < 0)
+        rc = err_set_buf(err, size, "cannot load %s: out of memory.", name);
+    arena_free(tree);
+    if (rc < 0) {
+        results_free(&l->r);
         return -1;
-    *out = report_from(root);
-    return *out ? 0 : err_set_buf(err, size, "cannot load %s: out of memory.", name);
+    }
+    *out = &l->r;
+    return 0;
+}
+
+/* The tree of a text that json_nodes took not: cJSON parses it (and says
+ * where it is not JSON), and its tree is copied into nodes and freed. */
+static node *tree_by_cjson(const char *name, const char *text, size_t len, arena *tree, char *err,
+                           size_t size)
+{
+    cJSON *json = parse_json(name, text, len, err, size);
+    if (!json)
+        return NULL;
+    node *root = jschema_node_from_cjson(tree, json, name);
+    cJSON_Delete(json);
+    return root;
+}
+
+static loaded_report *new_report(const char *name, char *err, size_t size)
+{
+    loaded_report *l = calloc(1, sizeof *l);
+    if (!l)
+        err_set_buf(err, size, "cannot load %s: out of memory.", name);
+    return l;
+}
+
+/* A regular file is read in pieces straight into nodes (*tried); NULL for
+ * anything else, or what json_nodes does not take. */
+static node *tree_of_file(const char *path, arena *tree, arena *keep, bool *tried)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    node *root = NULL;
+    *tried = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (*tried)
+        root = json_nodes_read(tree, keep, path, f, RESULT_FILE_MAX);
+    fclose(f);
+    return root;
 }
 
 int results_load(const char *path, report **out, char *err, size_t size)
@@ -668,19 +792,30 @@ int results_load(const char *path, report **out, char *err, size_t size)
     *out = NULL;
     if (err && size)
         err[0] = '\0';
-    size_t len = 0;
-    char *text = read_all(path, &len, err, size);
-    if (!text)
+    loaded_report *l = new_report(path, err, size);
+    if (!l)
         return -1;
-    /* the text goes as soon as cJSON has its tree: the tree copies every
-       value, and the schema's node tree is built beside it next */
-    cJSON *root = parse_json(path, text, len, err, size);
-    free(text);
-    if (!root)
-        return -1;
-    int rc = load_document(path, root, out, err, size);
-    cJSON_Delete(root);
-    return rc;
+    arena tree = {0};
+    bool tried = false;
+    node *root = tree_of_file(path, &tree, &l->mem, &tried);
+    if (!root) {
+        /* the whole text, for cJSON and its word on what is wrong (a pipe's
+           text gets json_nodes first) */
+        arena_free(&tree);
+        arena_free(&l->mem);
+        size_t len = 0;
+        char *text = read_all(path, &len, err, size);
+        if (text) {
+            root = tried ? NULL : json_nodes_parse(&tree, &l->mem, path, text, len);
+            if (!root) {
+                arena_free(&tree);
+                arena_free(&l->mem);
+                root = tree_by_cjson(path, text, len, &tree, err, size);
+            }
+        }
+        free(text);
+    }
+    return finish(path, root, &tree, l, out, err, size);
 }
 
 int results_load_text(const char *name, const char *text, size_t len, report **out, char *err,
@@ -689,19 +824,28 @@ int results_load_text(const char *name, const char *text, size_t len, report **o
     *out = NULL;
     if (err && size)
         err[0] = '\0';
-    cJSON *root = parse_json(name, text, len, err, size);
-    if (!root)
+    loaded_report *l = new_report(name, err, size);
+    if (!l)
         return -1;
-    int rc = load_document(name, root, out, err, size);
-    cJSON_Delete(root);
-    return rc;
+    arena tree = {0};
+    node *root = json_nodes_parse(&tree, &l->mem, name, text, len);
+    if (!root) {
+        arena_free(&tree);
+        arena_free(&l->mem);
+        root = tree_by_cjson(name, text, len, &tree, err, size);
+    }
+    return finish(name, root, &tree, l, out, err, size);
 }
 
 int results_from_json(const char *name, const struct cJSON *root, report **out, char *err,
                       size_t size)
 {
     *out = NULL;
-    return load_document(name, root, out, err, size);
+    loaded_report *l = new_report(name, err, size);
+    if (!l)
+        return -1;
+    arena tree = {0};
+    return finish(name, jschema_node_from_cjson(&tree, root, name), &tree, l, out, err, size);
 }
 
 /* ---- names of the model's values --------------------------------------- */

@@ -33,8 +33,10 @@ const cJSON *spec_schema(void)
             cJSON_Delete(schema_root);
             schema_root = NULL;
         }
-        if (schema_root)
+        if (schema_root) {
             atexit(free_schema);
+            jschema_keep(schema_root);
+        }
     }
     return schema_root;
 }

@@ -126,7 +126,7 @@ double stats_signed_rank_p(const double *d, size_t n, size_t *m);
  * valley. */
 bool stats_two_modes(const hist *h, double *lo_ns, double *hi_ns);
 
-/* What stats_stability looks at; every pointer is lent. */
+/* What stats_stability (stability.c) looks at; every pointer is lent. */
 typedef struct stability_input {
     const run_figures *fig;   /* the run's p50 and tenths */
     const hist *modal;        /* histograms tested for two modes (one per verb) */

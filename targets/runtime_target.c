@@ -38,9 +38,13 @@ uint64_t runtime_target_lock_waits(target *t)
  * room to count the tries after the first per command. */
 static int retry_init(runtime_target *rt, const plan *p)
 {
-    rt->max_tries = target_opt_int(rt->base.spec, "retry", 1);
-    rt->counts_failures =
-        target_opt_given(rt->base.spec, "retry") && rt->base.driver->store->retryable;
+    /* the spec's driver, as target_opt_int takes it, else the one opening it
+       (the registry's for that name): no lookup, so that this file needs
+       no registry (which makes these drivers) */
+    const target_spec *ts = rt->base.spec;
+    rt->max_tries =
+        target_driver_opt_int(ts->driver ? ts->driver : rt->base.driver, ts, "retry", 1);
+    rt->counts_failures = target_opt_given(ts, "retry") && rt->base.driver->store->retryable;
     if (!rt->counts_failures)
         return 0;
     rt->base.retries = calloc(p->ncommands + 1, sizeof *rt->base.retries);

@@ -58,3 +58,31 @@ void store_close(store *s)
     if (s)
         s->driver->close(s);
 }
+
+/* ---- option values with the driver known (no registry needed) ---- */
+
+const target_option *target_driver_option(const target_driver *d, const char *name)
+{
+    for (size_t i = 0; d && i < d->noptions; i++)
+        if (!strcmp(d->options[i].name, name))
+            return &d->options[i];
+    return NULL;
+}
+
+const target_opt_value *target_opt_given(const target_spec *ts, const char *name)
+{
+    for (size_t i = ts->nopts; i-- > 0;) /* the last one given wins */
+        if (!strcmp(ts->opts[i].name, name))
+            return &ts->opts[i];
+    return NULL;
+}
+
+int64_t target_driver_opt_int(const target_driver *d, const target_spec *ts, const char *name,
+                              int64_t fallback)
+{
+    const target_opt_value *v = target_opt_given(ts, name);
+    if (v)
+        return v->i;
+    const target_option *o = target_driver_option(d, name);
+    return o && o->dflt ? strtoll(o->dflt, NULL, 10) : fallback;
+}

@@ -202,6 +202,9 @@ struct cJSON *target_schema(void);
 const target_driver *target_spec_driver(const target_spec *ts);
 /* The declaration of option name of ts's driver, or NULL when it has none. */
 const target_option *target_spec_option(const target_spec *ts, const char *name);
+/* The same of driver d (NULL: none). target.c, as target_driver_opt_int:
+ * with the driver known, no lookup in the registry. */
+const target_option *target_driver_option(const target_driver *d, const char *name);
 /* The value given in the spec, or NULL. */
 const target_opt_value *target_opt_given(const target_spec *ts, const char *name);
 /* An option's value in force: as given, else the declared default. A string
@@ -209,6 +212,9 @@ const target_opt_value *target_opt_given(const target_spec *ts, const char *name
  * option); an int: fallback; a bool: false. */
 const char *target_opt_str(const target_spec *ts, const char *name);
 int64_t target_opt_int(const target_spec *ts, const char *name, int64_t fallback);
+/* target_opt_int with d as ts's driver. */
+int64_t target_driver_opt_int(const target_driver *d, const target_spec *ts, const char *name,
+                              int64_t fallback);
 bool target_opt_bool(const target_spec *ts, const char *name);
 /* An argv option as given (NULL-terminated), or NULL. */
 const char *const *target_opt_argv(const target_spec *ts, const char *name);

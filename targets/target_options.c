@@ -19,19 +19,7 @@ const target_driver *target_spec_driver(const target_spec *ts)
 
 const target_option *target_spec_option(const target_spec *ts, const char *name)
 {
-    const target_driver *d = target_spec_driver(ts);
-    for (size_t i = 0; d && i < d->noptions; i++)
-        if (!strcmp(d->options[i].name, name))
-            return &d->options[i];
-    return NULL;
-}
-
-const target_opt_value *target_opt_given(const target_spec *ts, const char *name)
-{
-    for (size_t i = ts->nopts; i-- > 0;) /* the last one given wins */
-        if (!strcmp(ts->opts[i].name, name))
-            return &ts->opts[i];
-    return NULL;
+    return target_driver_option(target_spec_driver(ts), name);
 }
 
 const char *target_opt_str(const target_spec *ts, const char *name)
@@ -45,11 +33,7 @@ const char *target_opt_str(const target_spec *ts, const char *name)
 
 int64_t target_opt_int(const target_spec *ts, const char *name, int64_t fallback)
 {
-    const target_opt_value *v = target_opt_given(ts, name);
-    if (v)
-        return v->i;
-    const target_option *o = target_spec_option(ts, name);
-    return o && o->dflt ? strtoll(o->dflt, NULL, 10) : fallback;
+    return target_driver_opt_int(target_spec_driver(ts), ts, name, fallback);
 }
 
 bool target_opt_bool(const target_spec *ts, const char *name)

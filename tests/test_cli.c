@@ -5,7 +5,7 @@
  * a bad spec, a spec with only warnings and whatever a row writes; it is also
  * $TMPDIR, where bench run puts a fallback file; "%" stands for the source
  * directory (the test's working directory). The table has a row for
- * every exit status of every command (cli.c's table of exit statuses). */
+ * every exit status of every command (cli_table.c's table of exit statuses). */
 #define _XOPEN_SOURCE 700 /* posix_openpt, the live line's terminal */
 /* cmocka.h needs these first */
 /* clang-format off */

@@ -471,6 +471,51 @@ static void test_a_bad_file_gives_its_sentence(void **state)
         strstr(err, "is not a valid bench result file: at results[1].runs[0].histogram"));
 }
 
+/* A bad bucket in a histogram, which the loader holds as packed pairs, is
+ * refused as when every pair was a node (results_from_json's cJSON tree):
+ * the same sentence, at the same JSON path. */
+static void test_a_bad_bucket_reads_as_from_a_cjson_tree(void **state)
+{
+    (void)state;
+    report r;
+    sample_report(&r);
+    cJSON *json = report_to_cjson(&r);
+    report_free(&r);
+    cJSON *buckets = cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(
+                               cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 1), "runs"),
+                           0),
+        "histogram");
+    assert_true(cJSON_GetArraySize(buckets) > 6);
+    static const char *const wanted[] = {
+        "t.json is not a valid bench result file: at results[1].runs[0].histogram[2][0]: 0 is "
+        "less than the minimum 1.",
+        "t.json is not a valid bench result file: at results[1].runs[0].histogram[2][0]: 0 is "
+        "less than the minimum 1 (and more).",
+        "t.json is not a valid bench result file: at results[1].runs[0].histogram[2][0]: 0 is "
+        "less than the minimum 1 (and more).",
+    };
+    for (size_t k = 0; k < 3; k++) {
+        if (k == 0) /* a value of 0 */
+            cJSON_ReplaceItemInArray(cJSON_GetArrayItem(buckets, 2), 0, cJSON_CreateNumber(0));
+        else if (k == 1) /* and a count of 0 further on */
+            cJSON_ReplaceItemInArray(cJSON_GetArrayItem(buckets, 5), 1, cJSON_CreateNumber(0));
+        else /* and a triple: the list is not packed */
+            cJSON_AddItemToArray(cJSON_GetArrayItem(buckets, 6), cJSON_CreateNumber(3));
+        char *text = cJSON_PrintUnformatted(json);
+        report *loaded = (report *)1;
+        char packed[1024], tree[1024];
+        assert_int_equal(
+            results_load_text("t.json", text, strlen(text), &loaded, packed, sizeof packed), -1);
+        assert_null(loaded);
+        assert_int_equal(results_from_json("t.json", json, &loaded, tree, sizeof tree), -1);
+        assert_string_equal(packed, tree);
+        assert_string_equal(packed, wanted[k]);
+        free(text);
+    }
+    cJSON_Delete(json);
+}
+
 /* A file nested deeper than cJSON's limit is refused as too deep, at the
  * place where it passes the limit, not as text JSON does not allow. */
 static void test_a_file_nested_too_deep_says_so(void **state)
@@ -503,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_a_file_with_many_intervals_reads_back_whole),
         cmocka_unit_test(test_a_bad_file_gives_its_sentence),
         cmocka_unit_test(test_a_file_nested_too_deep_says_so),
+        cmocka_unit_test(test_a_bad_bucket_reads_as_from_a_cjson_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

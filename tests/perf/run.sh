@@ -18,7 +18,7 @@ echo "== lint of generated 50 KB, 1 MB and 2 MB specs (goals: 50 KB well under 2
 "$here/lint_large.sh" "$bench"
 
 echo "== compare of generated 20 MB and 80 MB result files (long intervals[]; goal: linear, 80 MB"
-echo "   within 4.6x the 20 MB in user time and RSS; seconds and RSS reported)"
+echo "   within 4.6x the 20 MB in user time and RSS; the 80 MB's max RSS within 4x the file)"
 "$here/large_result.sh" "$bench"
 
 echo "== histogram record cost"
