@@ -149,18 +149,18 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
     return TARGET_OK;
 }
 
-static int rt_dispatch(target *t, const command *cmd, const value *args)
+static int rt_dispatch_checked(target *t, const command *cmd, const value *args, uint64_t checked)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime *r = rt->rt;
-    runtime_status st = runtime_dispatch(r, cmd, args);
+    runtime_status st = runtime_dispatch_checked(r, cmd, args, checked);
     int64_t tries = 1;
     /* the retry option: the same command again, within the latency */
     for (; st == RUNTIME_ERROR && t->retries && tries < rt->max_tries &&
            t->driver->store->retryable(rt->store);
          tries++) {
         t->retries[cmd->index]++;
-        st = runtime_dispatch(r, cmd, args);
+        st = runtime_dispatch_checked(r, cmd, args, checked);
     }
     if (st == RUNTIME_OK)
         return TARGET_OK;
@@ -172,6 +172,11 @@ static int rt_dispatch(target *t, const command *cmd, const value *args)
                            tries);
     return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
                        runtime_message(r));
+}
+
+static int rt_dispatch(target *t, const command *cmd, const value *args)
+{
+    return rt_dispatch_checked(t, cmd, args, 0);
 }
 
 static int rt_answer(target *t, const value **out)
@@ -224,5 +229,6 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,
+        .dispatch_checked = rt_dispatch_checked,
     };
 }

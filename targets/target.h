@@ -165,6 +165,13 @@ struct target_driver {
     /* Optional: for the targets that run the C runtime on a store (set by
      * runtime_target.c), the store's driver. */
     const struct store_driver *store;
+    /* Optional (NULL: dispatch is called): dispatch, told which arguments
+     * the caller checked already: bit i of checked says field i of args
+     * (i < 64) passed its type and constraints (a step's constants, checked
+     * once when its instance was built), so a target that checks arguments
+     * need not check it again. A target that checks nothing ignores it;
+     * checked 0 is dispatch. */
+    int (*dispatch_checked)(target *t, const command *cmd, const value *args, uint64_t checked);
 };
 
 /* ---- the registry ---- */
@@ -239,6 +246,15 @@ static inline int target_open(const target_driver *d, const plan *p, const targe
 static inline int target_dispatch(target *t, const command *cmd, const value *args)
 {
     return t->driver->dispatch(t, cmd, args);
+}
+
+/* target_dispatch with the arguments the caller checked already (see
+ * dispatch_checked); a driver without it is dispatched as ever. */
+static inline int target_dispatch_checked(target *t, const command *cmd, const value *args,
+                                          uint64_t checked)
+{
+    return t->driver->dispatch_checked ? t->driver->dispatch_checked(t, cmd, args, checked)
+                                       : t->driver->dispatch(t, cmd, args);
 }
 
 static inline int target_prepare(target *t, const command *cmd, const value *args)
