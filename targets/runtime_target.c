@@ -149,10 +149,11 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
     return TARGET_OK;
 }
 
-static int rt_dispatch_checked(target *t, const command *cmd, const value *args, uint64_t checked)
+static int rt_dispatch(target *t, const command *cmd, const value *args)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime *r = rt->rt;
+    uint64_t checked = t->args_checked;
     runtime_status st = runtime_dispatch_checked(r, cmd, args, checked);
     int64_t tries = 1;
     /* the retry option: the same command again, within the latency */
@@ -172,11 +173,6 @@ static int rt_dispatch_checked(target *t, const command *cmd, const value *args,
                            tries);
     return target_fail(t, st == RUNTIME_REFUSED ? TARGET_REFUSED : TARGET_ERROR, "%s",
                        runtime_message(r));
-}
-
-static int rt_dispatch(target *t, const command *cmd, const value *args)
-{
-    return rt_dispatch_checked(t, cmd, args, 0);
 }
 
 static int rt_answer(target *t, const value **out)
@@ -229,6 +225,5 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,
-        .dispatch_checked = rt_dispatch_checked,
     };
 }
