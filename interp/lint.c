@@ -449,7 +449,7 @@ static const step *dry_cycle(runtime *rt, mix *m, step_inst *steps, size_t nstep
         step_inst *si = &steps[s];
         if (mix_expand(m, si, e) < 0)
             return si->st;
-        runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
+        runtime_status rs = runtime_dispatch_checked(rt, si->st->cmd, &si->args, si->checked);
         const char *msg = runtime_message(rt);
         mix_done(m, si, rs == RUNTIME_OK);
         char when[32];
@@ -482,7 +482,7 @@ static const step *first_unexpected(runtime *rt, mix *m, const workload *w, benc
     step_inst *setup = mix_setup(m, &nsetup);
     for (size_t s = 0; s < nsetup; s++) {
         const step_inst *si = &setup[s];
-        runtime_status rs = runtime_dispatch(rt, si->st->cmd, &si->args);
+        runtime_status rs = runtime_dispatch_checked(rt, si->st->cmd, &si->args, si->checked);
         mix_done(m, si, rs == RUNTIME_OK);
         if (!as_expected(si->st, rs, "", 0)) {
             err_set(e, "in setup, %s", runtime_message(rt));

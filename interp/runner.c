@@ -124,7 +124,7 @@ static int untimed_dispatch(target *t, const step_inst *si)
 {
     int rc = target_prepare(t, si->st->cmd, &si->args);
     if (rc == TARGET_OK)
-        rc = target_dispatch(t, si->st->cmd, &si->args);
+        rc = target_dispatch_checked(t, si->st->cmd, &si->args, si->checked);
     if (rc != TARGET_ERROR && target_settle(t, si->st->cmd) != TARGET_OK)
         rc = TARGET_ERROR;
     return rc;
@@ -413,7 +413,7 @@ timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t fr
     }
     uint64_t trips = rs->t->round_trips;
     uint64_t t0 = open ? clock_mono_ns() : clock_fast_start();
-    int drc = target_dispatch(rs->t, si->st->cmd, &si->args);
+    int drc = target_dispatch_checked(rs->t, si->st->cmd, &si->args, si->checked);
     uint64_t t1 = open ? clock_mono_ns() : clock_fast_stop();
     rs->verb_trips[si->verb] += rs->t->round_trips - trips;
     uint64_t ns = open ? t1 - from : t1 - t0; /* the open loop's response time */
@@ -932,7 +932,7 @@ static void shadow_free(shadow *sh)
 /* One shadow dispatch, held to the step's expectation, as the target was. */
 static int shadow_step(run_state *rs, shadow *sh, const step_inst *si, const char *where)
 {
-    runtime_status st = runtime_dispatch(sh->rt, si->st->cmd, &si->args);
+    runtime_status st = runtime_dispatch_checked(sh->rt, si->st->cmd, &si->args, si->checked);
     bool refused = st == RUNTIME_REFUSED;
     if (sh->mx)
         mix_done(sh->mx, si, st == RUNTIME_OK);

@@ -423,7 +423,8 @@ static runtime_status apply_effects(runtime *rt, const command *cmd, const value
     return RUNTIME_OK;
 }
 
-static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth);
+static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth,
+                              uint64_t checked);
 
 /* The refusal of a command (or query) whose record does not exist. */
 static runtime_status absent(runtime *rt, const command *cmd, const value *key)
@@ -494,7 +495,7 @@ static runtime_status run_policy(runtime *rt, const policy *po, const value *pay
     expr_ctx ctx = {.event = payload, .item = item, .scratch = &rt->scratch};
     value args;
     runtime_status st = build_struct(rt, po->run, po->run->params, po->args, &ctx, &args);
-    return st == RUNTIME_OK ? execute(rt, po->run, &args, depth + 1) : st;
+    return st == RUNTIME_OK ? execute(rt, po->run, &args, depth + 1, 0) : st;
 }
 
 /* A for_each policy: its command once per item of the list, in order, each
@@ -560,16 +561,39 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
     return run_policies(rt, cmd, &payload, depth);
 }
 
+/* value_check of args (laid out as params) but for the fields whose bit is
+ * set in checked, which the caller checked already (runtime_dispatch_checked):
+ * the same sentence, since value_check reports the first field that fails in
+ * field order and those passed. */
+static int check_args(const ty *params, const value *args, uint64_t checked, char *why, size_t size)
+{
+    if (!checked)
+        return value_check(params, args, "", why, size);
+    size_t n = params->nfields;
+    /* the fields below 64 not checked yet, in order, then those above */
+    uint64_t todo = ~checked & (n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
+    for (; todo; todo &= todo - 1) {
+        size_t f = (size_t)__builtin_ctzll(todo);
+        if (value_check_field(params, f, &args->u.items[f], 0, why, size) < 0)
+            return -1;
+    }
+    for (size_t f = 64; f < n; f++)
+        if (value_check_field(params, f, &args->u.items[f], 0, why, size) < 0)
+            return -1;
+    return 0;
+}
+
 /* One command inside the open transaction: every check, the save (or, for a
  * deleting command, the removal), the event and its policies. depth counts policy hops from the
- * dispatched command. */
-static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth)
+ * dispatched command; checked: the arguments not to check again (0 for a policy's). */
+static runtime_status execute(runtime *rt, const command *cmd, const value *args, int depth,
+                              uint64_t checked)
 {
     assert(args->kind == VAL_STRUCT && args->len == cmd->params->nfields);
     if (depth > PLAN_POLICY_MAX_DEPTH)
         return refuse(rt, cmd, "policies chain deeper than %d", PLAN_POLICY_MAX_DEPTH);
     char why[RUNTIME_WHY_MAX];
-    if (value_check(cmd->params, args, "", why, sizeof why) < 0)
+    if (check_args(cmd->params, args, checked, why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
     if (depth == 0)
         rt->args_checked = true;
@@ -669,10 +693,10 @@ static runtime_status recheck_create(runtime *rt, const command *cmd, const valu
  * committed; the store is told a read begins, and a store that batches
  * fetches the hinted records together), its guards, then its returns into
  * rt->answer. Nothing is written. */
-static runtime_status query(runtime *rt, const command *q, const value *args)
+static runtime_status query(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (value_check(q->params, args, "", why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     store *s = rt->s;
     const value *key = &args->u.items[q->identity_param];
@@ -703,10 +727,10 @@ static runtime_status query(runtime *rt, const command *q, const value *args)
 /* A scan: the store reads up to limit records from the start key on,
  * outside any transaction; returns is evaluated on each into the list
  * rt->answer. A start key no record has is no refusal. */
-static runtime_status scan(runtime *rt, const command *q, const value *args)
+static runtime_status scan(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (value_check(q->params, args, "", why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     int64_t limit = args->u.items[q->scan_limit].u.i;
     if (limit < 1) /* the shape of a minimum's refusal (value.c), which lint knows */
@@ -735,17 +759,23 @@ static runtime_status scan(runtime *rt, const command *q, const value *args)
 
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args)
 {
+    return runtime_dispatch_checked(rt, cmd, args, 0);
+}
+
+runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const value *args,
+                                        uint64_t checked)
+{
     arena_reset(&rt->scratch);
     rt->message[0] = '\0';
     rt->conflict = rt->args_checked = rt->answered = false;
     if (cmd->scan)
-        return scan(rt, cmd, args);
+        return scan(rt, cmd, args, checked);
     if (cmd->query)
-        return query(rt, cmd, args);
+        return query(rt, cmd, args, checked);
     store *s = rt->s;
     if (s->ops->begin(s) < 0)
         return store_failed(rt, cmd);
-    runtime_status st = execute(rt, cmd, args, 0);
+    runtime_status st = execute(rt, cmd, args, 0, checked);
     if (st == RUNTIME_OK) {
         int rc = s->ops->commit(s);
         if (rc == 0)

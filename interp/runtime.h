@@ -7,6 +7,8 @@
 #ifndef BENCH_RUNTIME_H
 #define BENCH_RUNTIME_H
 
+#include <stdint.h>
+
 #include "plan.h"
 #include "store.h"
 
@@ -26,6 +28,13 @@ void runtime_free(runtime *rt);
  * query (cmd->query) loads its record and reads outside any transaction,
  * runs its guards and computes its answer; it writes nothing. */
 runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *args);
+/* runtime_dispatch, told what the caller checked already: bit i of checked
+ * says field i of args (i < 64) passed its type and constraints and is not
+ * checked again (a step's constant arguments, checked once when its
+ * instance is built: step_inst.h). The other fields are checked as ever,
+ * with the same refusals; 0 checks every field, as runtime_dispatch. */
+runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const value *args,
+                                        uint64_t checked);
 /* The answer of the last dispatch when it was a query that succeeded (a
  * VAL_STRUCT laid out as its returns; a scan's: a VAL_LIST of them, as
  * cmd->rows), else NULL. Lent; valid until the next dispatch. */

@@ -19,9 +19,14 @@ typedef struct step_inst {
     char **bufs;   /* one per template: its expansion, caps[i] bytes (malloc'd) */
     size_t *caps;
     int verb; /* the runner's index into its per-verb histograms */
+    /* bit i: argument i (i < 64) is constant (no template fills any of it)
+     * and passed its type and constraints when the instance was built, so a
+     * dispatch need not check it again (runtime_dispatch_checked); an
+     * argument that fails keeps its bit clear and is refused on dispatch */
+    uint64_t checked;
 } step_inst;
 
-/* Prepares si for st (lent; it must outlive si), in arena a; the buffers
+/* Prepares si for st (its checked mask too) (lent; it must outlive si), in arena a; the buffers
  * are the caller's to release with step_inst_free. */
 void step_inst_init(arena *a, step_inst *si, const step *st);
 void step_inst_free(step_inst *si);

@@ -44,7 +44,7 @@ static const char *phase_of(const workload *w, uint64_t n)
 /* Dispatches one step and says what it did. */
 static void trace_step(tracer *tr, const step_inst *si, cJSON *steps)
 {
-    runtime_status st = runtime_dispatch(tr->rt, si->st->cmd, &si->args);
+    runtime_status st = runtime_dispatch_checked(tr->rt, si->st->cmd, &si->args, si->checked);
     mix_done(tr->m, si, st == RUNTIME_OK);
     char *args = flow_text(si->st->cmd->params, &si->args);
     const char *outcome = st == RUNTIME_OK ? "ok" : st == RUNTIME_REFUSED ? "refused" : "error";

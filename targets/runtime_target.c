@@ -153,14 +153,15 @@ static int rt_dispatch(target *t, const command *cmd, const value *args)
 {
     runtime_target *rt = (runtime_target *)t;
     runtime *r = rt->rt;
-    runtime_status st = runtime_dispatch(r, cmd, args);
+    uint64_t checked = t->args_checked;
+    runtime_status st = runtime_dispatch_checked(r, cmd, args, checked);
     int64_t tries = 1;
     /* the retry option: the same command again, within the latency */
     for (; st == RUNTIME_ERROR && t->retries && tries < rt->max_tries &&
            t->driver->store->retryable(rt->store);
          tries++) {
         t->retries[cmd->index]++;
-        st = runtime_dispatch(r, cmd, args);
+        st = runtime_dispatch_checked(r, cmd, args, checked);
     }
     if (st == RUNTIME_OK)
         return TARGET_OK;

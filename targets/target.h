@@ -94,6 +94,12 @@ typedef struct target {
                           the runner sets up, counts and verifies on its own */
     uint64_t *retries; /* per command index: tries after the first, for a target with a
                           retry option in force (NULL: it never tries twice) */
+    /* For the dispatch under way, set by target_dispatch (0) and
+     * target_dispatch_checked: bit i says field i of args (i < 64) passed
+     * its type and constraints already (a step's constants, checked once
+     * when its instance was built), so a target that checks arguments (the
+     * runtime's) need not check it again. Others ignore it. */
+    uint64_t args_checked;
 } target;
 
 struct target_driver {
@@ -236,8 +242,19 @@ static inline int target_open(const target_driver *d, const plan *p, const targe
     return d->open(d, p, ts, run, out, err, size);
 }
 
+/* Every argument to be checked (bench serve, the process protocol, tests). */
 static inline int target_dispatch(target *t, const command *cmd, const value *args)
 {
+    t->args_checked = 0;
+    return t->driver->dispatch(t, cmd, args);
+}
+
+/* target_dispatch with the arguments the caller checked already (see
+ * target.args_checked): the runner's, with a step instance's mask. */
+static inline int target_dispatch_checked(target *t, const command *cmd, const value *args,
+                                          uint64_t checked)
+{
+    t->args_checked = checked;
     return t->driver->dispatch(t, cmd, args);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sql_fixture.h"
+#include "step_inst.h"
 
 /* ---- domains ---- */
 
@@ -355,6 +356,119 @@ static inline void scenario_bad_argument_refuses_naming_the_parameter(const targ
     fx_refused(f, "Order.CreatePizza", "{name: pizza-2, pizza: {price_cents: -1, size: large}}",
                "Order.CreatePizza refused: pizza.price_cents: -1 is less than the minimum 0");
     assert_int_equal(fx_count(f, "Order"), 1);
+    fx_close(f);
+}
+
+/* ---- constant arguments, checked once (step_inst.h's checked) ---- */
+
+/* clang-format off */
+static const char boxes_spec[] =
+    "spec: 1\n"
+    "domain: boxes\n"
+    "types:\n"
+    "  Code: {type: string, pattern: '^c-[0-9]+$'}\n"
+    "  Label: {fields: {text: {type: string, max_length: 8}, size: {type: int, min: 1}}}\n"
+    "aggregates:\n"
+    "  Box:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: Code\n"
+    "      qty: {type: int, default: 0}\n"
+    "      label: {type: Label, optional: true}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {id: Code, qty: {type: int, min: 1, max: 9}, note: {type: string, max_length: 4}}\n"
+    "        set: {qty: arg.qty}\n"
+    "      Tag:\n"
+    "        params: {id: Code, label: Label}\n"
+    "        set: {label: arg.label}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Box.Make: {id: \"c-${n}\", qty: 3, note: ok}\n"
+    "    - Box.Tag: {id: c-1, label: {text: \"t${n}\", size: 2}}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
+/* The instance of the step's i-th cycle step, its arguments in f's plan. */
+static inline void boxes_step(fx *f, arena *a, size_t i, step_inst *si)
+{
+    assert_true(f->p->work.nflows >= 1 && f->p->work.flows[0].nsteps > i);
+    step_inst_init(a, si, &f->p->work.flows[0].steps[i]);
+}
+
+/* Dispatches si as the runner does, and once more with every argument
+ * checked: both must be refused with message. */
+static inline void boxes_refused_both_ways(fx *f, const step_inst *si, const char *message)
+{
+    const command *cmd = si->st->cmd;
+    for (int checked = 1; checked >= 0; checked--) {
+        f->t->message[0] = '\0';
+        int rc = checked ? target_dispatch_checked(f->t, cmd, &si->args, si->checked)
+                         : target_dispatch(f->t, cmd, &si->args);
+        if (rc != TARGET_REFUSED)
+            fail_msg("%s: expected a refusal, got %d %s", cmd->verb, rc, f->t->message);
+        assert_string_equal(f->t->message, message);
+    }
+}
+
+/* A step's constants (no template in them) are checked once, when its
+ * instance is built, and marked; a template's argument, a whole struct
+ * when a template fills a field of it, is checked on every dispatch, and a
+ * constant that fails (the compiler refuses those; here one is put in the
+ * compiled step by hand) is left unmarked and refused, in the same words as
+ * a dispatch that checks every argument. */
+static inline void
+scenario_constant_arguments_are_checked_once_and_the_rest_always(const target_spec *ts)
+{
+    fx *f = fx_open(boxes_spec, ts);
+    arena a = {0};
+    step_inst make, tag;
+    boxes_step(f, &a, 0, &make);
+    boxes_step(f, &a, 1, &tag);
+    assert_int_equal(make.checked, 1u << 1 | 1u << 2); /* qty, note; not id */
+    assert_int_equal(tag.checked, 1u << 0);            /* id; not label: text varies */
+
+    /* the template's value, filled as mix_expand would, is checked each time */
+    *make.slots[0] = (value){.kind = VAL_STRING, .len = 3, .u.s = "x-1"};
+    for (int i = 0; i < 2; i++)
+        boxes_refused_both_ways(
+            f, &make, "Box.Make refused: id: 'x-1' does not match the pattern ^c-[0-9]+$");
+    *make.slots[0] = (value){.kind = VAL_STRING, .len = 3, .u.s = "c-1"};
+    assert_int_equal(target_dispatch_checked(f->t, make.st->cmd, &make.args, make.checked),
+                     TARGET_OK);
+    *tag.slots[0] = (value){.kind = VAL_STRING, .len = 9, .u.s = "too-long!"};
+    boxes_refused_both_ways(f, &tag,
+                            "Box.Tag refused: label.text: 9 character(s), more than the maximum 8");
+    *tag.slots[0] = (value){.kind = VAL_STRING, .len = 2, .u.s = "t1"};
+    assert_int_equal(target_dispatch_checked(f->t, tag.st->cmd, &tag.args, tag.checked), TARGET_OK);
+
+    /* constants that break their constraints: qty below its minimum, a
+       note too long; the first in field order is the one named */
+    step *st = &f->p->work.flows[0].steps[0];
+    st->args.u.items[1].u.i = 0;
+    st->args.u.items[2] = (value){.kind = VAL_STRING, .len = 5, .u.s = "hello"};
+    step_inst bad;
+    step_inst_init(&a, &bad, st);
+    assert_int_equal(bad.checked, 0);
+    *bad.slots[0] = (value){.kind = VAL_STRING, .len = 3, .u.s = "c-2"};
+    for (int i = 0; i < 2; i++)
+        boxes_refused_both_ways(f, &bad, "Box.Make refused: qty: 0 is less than the minimum 1");
+    st->args.u.items[1].u.i = 4;
+    step_inst_free(&bad);
+    step_inst_init(&a, &bad, st);
+    assert_int_equal(bad.checked, 1u << 1);
+    *bad.slots[0] = (value){.kind = VAL_STRING, .len = 3, .u.s = "c-2"};
+    boxes_refused_both_ways(f, &bad,
+                            "Box.Make refused: note: 5 character(s), more than the maximum 4");
+    assert_int_equal(fx_count(f, "Box"), 1);
+
+    step_inst_free(&make);
+    step_inst_free(&tag);
+    step_inst_free(&bad);
+    arena_free(&a);
     fx_close(f);
 }
 
@@ -2169,6 +2283,7 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(pizza_cycle_changes_the_record_and_counts_events),
     RUNTIME_SCENARIO(new_record_takes_defaults_and_leaves_optionals_unset),
     RUNTIME_SCENARIO(bad_argument_refuses_naming_the_parameter),
+    RUNTIME_SCENARIO(constant_arguments_are_checked_once_and_the_rest_always),
     RUNTIME_SCENARIO(create_refuses_an_identity_that_exists),
     RUNTIME_SCENARIO(command_refuses_an_identity_that_does_not_exist),
     RUNTIME_SCENARIO(guard_refuses_with_its_text),

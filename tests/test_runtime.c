@@ -2,7 +2,8 @@
  * store, as the table of runtime_scenarios.h that every store passes; and
  * what only this file tests: a store that fails its save or commit (an
  * error, not a refusal), a store that logs the records the runtime hints
- * before it loads them, the registry and the null target. */
+ * before it loads them, the registry and the null target, and that the
+ * arguments a caller marks as checked are not checked again. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -342,6 +343,28 @@ static void test_null_target_accepts_everything_and_cannot_count(void **state)
     plan_free(p);
 }
 
+/* The contract of the mask (runtime_dispatch_checked): a marked argument is
+ * not checked again, the others are, the first failing one in field order
+ * named; no mask (bench serve, the process protocol) checks them all. */
+static void test_marked_arguments_are_not_checked_again(void **state)
+{
+    fx *f = fx_open(boxes_spec, &memory_ts);
+    const command *make = fx_verb(f, "Box.Make");
+    value args = fx_args(f, make, "{id: c-1, qty: 0, note: toolong}");
+    assert_int_equal(target_dispatch(f->t, make, &args), TARGET_REFUSED);
+    assert_string_equal(f->t->message, "Box.Make refused: qty: 0 is less than the minimum 1");
+    assert_int_equal(target_dispatch_checked(f->t, make, &args, 0), TARGET_REFUSED);
+    assert_string_equal(f->t->message, "Box.Make refused: qty: 0 is less than the minimum 1");
+    assert_int_equal(target_dispatch_checked(f->t, make, &args, 1u << 1), TARGET_REFUSED);
+    assert_string_equal(f->t->message,
+                        "Box.Make refused: note: 7 character(s), more than the maximum 4");
+    assert_int_equal(fx_count(f, "Box"), 0);
+    /* the caller vouched for both: taken as given */
+    assert_int_equal(target_dispatch_checked(f->t, make, &args, 1u << 1 | 1u << 2), TARGET_OK);
+    assert_int_equal(fx_count(f, "Box"), 1);
+    fx_close(f);
+}
+
 static void test_target_fail_sets_the_message_and_returns_the_status(void **state)
 {
     target t = {0};
@@ -358,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_registry_lists_memory_and_null),
         cmocka_unit_test(test_null_target_accepts_everything_and_cannot_count),
         cmocka_unit_test(test_target_fail_sets_the_message_and_returns_the_status),
+        cmocka_unit_test(test_marked_arguments_are_not_checked_again),
     };
     int failed = runtime_scenarios_run(&memory_ts);
     return failed + cmocka_run_group_tests_name("runtime internals", tests, NULL, NULL);
