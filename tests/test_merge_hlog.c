@@ -3,7 +3,8 @@
  * run --shard i/2 --hlog), their logs are merged and the merge is read by
  * HdrHistogram's own reader, hdr-histogram-js (tests/hlog_peer.sh): each
  * tag's count is the sum of the shards' and the count bench merge of their
- * result files gives. Then the refusals, as a table of (file, message). */
+ * result files gives, and its percentiles are the merged result's. Then the
+ * refusals, as a table of (file, message). */
 /* cmocka.h needs these first, in this order. */
 /* clang-format off */
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 /* clang-format on */
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +62,7 @@ static void expect_ok(spawn_output o)
 typedef struct tag_count {
     char tag[128];
     unsigned intervals;
-    double count;
+    double count, min, max, p[4]; /* p50, p90, p99, p99.9 in ns */
 } tag_count;
 
 enum { MAX_TAGS = 16 };
@@ -81,8 +83,11 @@ static int peer_read(const char *log, tag_count *t)
     int n = 0;
     for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
         assert_true(n < MAX_TAGS);
-        assert_int_equal(sscanf(line, "%127[^\t]\t%u\t%lf", t[n].tag, &t[n].intervals, &t[n].count),
-                         3);
+        tag_count *r = &t[n];
+        assert_int_equal(sscanf(line, "%127[^\t]\t%u\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf", r->tag,
+                                &r->intervals, &r->count, &r->min, &r->max, &r->p[0], &r->p[1],
+                                &r->p[2], &r->p[3]),
+                         9);
         n++;
     }
     spawn_output_free(&o);
@@ -109,6 +114,18 @@ static cJSON *load_json(const char *path)
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     return root;
+}
+
+/* The peer's percentile against the merged result's (us in the JSON):
+ * within the 1/1024 of a bucket either side rounds in, and the JSON's ns. */
+static void assert_near_us(const char *tag, const char *what, double peer_ns, const cJSON *us)
+{
+    assert_non_null(us);
+    double want = us->valuedouble * 1000;
+    if (fabs(peer_ns - want) > want / 1024 + 1)
+        fail_msg("%s %s: hdr-histogram-js reads %.0f ns from the merged log, the merged "
+                 "result says %.3f ns",
+                 tag, what, peer_ns, want);
 }
 
 /* Two shards, each over several intervals; the merged log is the sum of
@@ -158,6 +175,15 @@ static void test_merge_hlog_shards_add_up_as_their_results(void **state)
             verb ? cJSON_GetObjectItem(cJSON_GetObjectItem(by_verb, verb + 5), "count")->valuedouble
                  : cJSON_GetObjectItem(run, "commands")->valuedouble;
         assert_true(m[i].count == want);
+        const cJSON *of = verb ? cJSON_GetObjectItem(by_verb, verb + 5) : run;
+        assert_near_us(m[i].tag, "p50", m[i].p[0], cJSON_GetObjectItem(of, "p50_us"));
+        assert_near_us(m[i].tag, "p99", m[i].p[2], cJSON_GetObjectItem(of, "p99_us"));
+        if (!verb) {
+            assert_near_us(m[i].tag, "min", m[i].min, cJSON_GetObjectItem(run, "min_us"));
+            assert_near_us(m[i].tag, "max", m[i].max, cJSON_GetObjectItem(run, "max_us"));
+            assert_near_us(m[i].tag, "p90", m[i].p[1], cJSON_GetObjectItem(run, "p90_us"));
+            assert_near_us(m[i].tag, "p99.9", m[i].p[3], cJSON_GetObjectItem(run, "p999_us"));
+        }
     }
     assert_true(intervals >= 2);
     cJSON_Delete(root);
