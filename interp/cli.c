@@ -285,9 +285,8 @@ int cli_plan(int argc, char **argv)
 
 /* What runs each command of cli_table.c's list, in its order. */
 static int (*const runs[])(int argc, char **argv) = {
-    cli_lint,    cli_plan, cli_run,    cli_targets, cli_schema,
-    cli_compare, cli_gate, cli_report, cli_serve,   cli_clean,
-    cli_merge,   cli_setup, cli_teardown, cli_verify,
+    cli_lint,   cli_plan,  cli_run,   cli_targets, cli_schema, cli_compare,  cli_gate,
+    cli_report, cli_serve, cli_clean, cli_merge,   cli_setup,  cli_teardown, cli_verify,
 };
 _Static_assert(sizeof runs / sizeof *runs == CLI_NCOMMANDS, "a command without its run");
 enum { NCOMMANDS = CLI_NCOMMANDS };

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+/* next_in as a pointer to const: the input is lent. */
+#define ZLIB_CONST
 #include <zlib.h>
 
 #include "alloc.h"
@@ -457,8 +459,7 @@ static int decode_bytes(const uint8_t *p, size_t n, hist *h, int *digits, bench_
     if (zlen != n - HLOG_COMPRESSED_HEADER_SIZE)
         return err_set(e, "the histogram says %" PRIu32 " compressed bytes but holds %zu", zlen,
                        n - HLOG_COMPRESSED_HEADER_SIZE);
-    z_stream z = {.next_in = (Bytef *)(uintptr_t)(p + HLOG_COMPRESSED_HEADER_SIZE),
-                  .avail_in = zlen};
+    z_stream z = {.next_in = p + HLOG_COMPRESSED_HEADER_SIZE, .avail_in = zlen};
     if (inflateInit(&z) != Z_OK)
         return err_set(e, "zlib cannot start inflating: %s", z.msg ? z.msg : "out of memory");
     uint8_t head[HLOG_HEADER_SIZE];
@@ -467,7 +468,7 @@ static int decode_bytes(const uint8_t *p, size_t n, hist *h, int *digits, bench_
     if (rc == 0) {
         uint32_t inner = get_be32(head), len = get_be32(head + 4);
         uint32_t offset = get_be32(head + 8);
-        hdr_layout l;
+        hdr_layout l = {0};
         *digits = (int)get_be32(head + 12);
         if (HLOG_COOKIE_BASE(inner) != HLOG_COOKIE_BASE(HLOG_ENCODING_COOKIE))
             rc = err_set(e, "the histogram's encoding cookie 0x%08" PRIx32 " is not V2", inner);

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,12 +324,12 @@ typedef struct write_ctx {
     log_set *s;
     merged_group *g;
     size_t ng;
-    bool input_error; /* a payload that decoded once did not the second time */
+    bool *input_error; /* set when a payload that decoded once did not the second time */
 } write_ctx;
 
 static int write_merged(FILE *out, const void *ctx)
 {
-    write_ctx *w = (write_ctx *)(uintptr_t)ctx;
+    const write_ctx *w = ctx;
     log_set *s = w->s;
     bench_error e = {{0}};
     char comment[64];
@@ -344,7 +343,7 @@ static int write_merged(FILE *out, const void *ctx)
         for (size_t k = 0; k < g->n; k++) {
             const log_line *l = &s->v[g->first + k];
             if (hlog_decode(l->b64, strlen(l->b64), &s->h, &digits, &e) < 0) {
-                w->input_error = true;
+                *w->input_error = true;
                 return err_set_buf(s->err, s->size, "%s:%zu:%zu: %s", s->paths[l->file], l->line,
                                    l->payload_col, e.msg);
             }
@@ -370,10 +369,11 @@ static int merge_and_write(log_set *s, const char *output)
         m->length = l->length > m->length ? l->length : m->length;
     }
     qsort(g, ng, sizeof *g, by_start);
-    write_ctx w = {s, g, ng, false};
+    bool input_error = false;
+    write_ctx w = {s, g, ng, &input_error};
     char werr[1024] = "";
     int rc = write_atomic(output, write_merged, &w, werr, sizeof werr) == 0 ? 0 : -2;
-    if (rc != 0 && w.input_error)
+    if (rc != 0 && input_error)
         rc = -1;
     else if (rc != 0)
         err_set_buf(s->err, s->size, "%s", werr);

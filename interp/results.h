@@ -26,8 +26,8 @@ typedef struct verb_result {
                                        rows_returned counts */
     uint64_t rows_returned;         /* a scan's: rows its timed dispatches answered */
     uint64_t retries;               /* tries after the first (a target's retry option) */
-    uint64_t failed; /* conflicts after the retry option's last try: not in count or the
-                        latencies, each its cycle abandoned */
+    uint64_t failed;   /* conflicts after the retry option's last try: not in count or the
+                          latencies, each its cycle abandoned */
     hist_buckets hist; /* a shard's (--shard) or a merge's: the verb's timed latencies, for
                           bench merge; empty (n 0) otherwise */
 } verb_result;

@@ -24,6 +24,7 @@
 #include "bench_spawn.h"
 #include "hist.h"
 #include "hlog.h"
+#include "test_util.h"
 
 #ifndef BENCH_BUILD_DIR
 #define BENCH_BUILD_DIR "build/dev"
@@ -105,13 +106,10 @@ static const tag_count *find_tag(const tag_count *t, int n, const char *tag)
 
 static cJSON *load_json(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char text[1 << 22];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
+    char *text = read_file(path);
+    assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
+    free(text);
     assert_non_null(root);
     return root;
 }
