@@ -81,7 +81,10 @@ _bench()
         done
         ;;
     compare | gate | report | merge)
-        mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur"; compgen -d -S / -- "$cur")
+        # result files; bench merge --logs merges interval logs
+        local ext='!*.json'
+        [[ $cmd == merge && " ${COMP_WORDS[*]} " == *" --logs "* ]] && ext='!*.hlog'
+        mapfile -t COMPREPLY < <(compgen -f -X "$ext" -- "$cur"; compgen -d -S / -- "$cur")
         compopt -o nospace 2>/dev/null
         local i
         for i in "${!COMPREPLY[@]}"; do

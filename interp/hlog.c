@@ -12,11 +12,14 @@
 #include "hlog.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+/* next_in as a pointer to const: the input is lent. */
+#define ZLIB_CONST
 #include <zlib.h>
 
 #include "alloc.h"
@@ -248,4 +251,257 @@ int hlog_interval(FILE *out, const char *tag, double start_s, double length_s, c
     fprintf(out, "%.3f,%.3f,%.3f,%s\n", start_s, length_s, (double)hist_max(h) / 1e6, b64);
     free(b64);
     return flush(out, e);
+}
+
+/* ---- decoding (bench merge --logs) ------------------------------------------------- */
+
+/* AbstractHistogram.getCookieBase: the word-size nibble masked out. */
+#define HLOG_COOKIE_BASE(c) ((c) & ~UINT32_C(0xf0))
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+    return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static int b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Standard base64 with '=' padding, as java.util.Base64 writes it. Returns
+ * the bytes (the caller's to free) and their number in *n, or NULL. */
+static uint8_t *unbase64(const char *s, size_t len, size_t *n)
+{
+    size_t pad = 0;
+    while (pad < 2 && pad < len && s[len - 1 - pad] == '=')
+        pad++;
+    if (len == 0 || len % 4 != 0)
+        return NULL;
+    uint8_t *out = xmalloc(len / 4 * 3);
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t w = 0;
+        for (size_t k = 0; k < 4; k++) {
+            int v = i + k >= len - pad ? 0 : b64_value(s[i + k]);
+            if (v < 0) {
+                free(out);
+                return NULL;
+            }
+            w = w << 6 | (uint32_t)v;
+        }
+        out[o++] = (uint8_t)(w >> 16);
+        out[o++] = (uint8_t)(w >> 8);
+        out[o++] = (uint8_t)w;
+    }
+    *n = o - pad;
+    return out;
+}
+
+/* The layout AbstractHistogram.init derives from the header. */
+typedef struct hdr_layout {
+    unsigned half_mag; /* subBucketHalfCountMagnitude */
+    unsigned unit_mag; /* unitMagnitude */
+    size_t length;     /* countsArrayLength */
+} hdr_layout;
+
+static int layout_of(int digits, uint64_t lowest, uint64_t highest, hdr_layout *l, bench_error *e)
+{
+    if (digits < 0 || digits > 5)
+        return err_set(e, "the histogram has %d significant digits, not 0 to 5", digits);
+    if (lowest < 1 || highest > (uint64_t)INT64_MAX || highest < 2 * lowest)
+        return err_set(
+            e, "the histogram's range %" PRIu64 " to %" PRIu64 " is not one HdrHistogram allows",
+            lowest, highest);
+    uint64_t single = 2;
+    for (int i = 0; i < digits; i++)
+        single *= 10;
+    unsigned count_mag = 0;
+    while ((UINT64_C(1) << count_mag) < single)
+        count_mag++;
+    l->half_mag = (count_mag > 1 ? count_mag : 1) - 1;
+    l->unit_mag = 63u - (unsigned)__builtin_clzll(lowest);
+    if (l->unit_mag + l->half_mag > 61)
+        return err_set(e, "the histogram's lowest value %" PRIu64 " is too large for %d digits",
+                       lowest, digits);
+    /* getBucketsNeededToCoverValue, then getLengthForNumberOfBuckets. */
+    uint64_t smallest = (UINT64_C(2) << l->half_mag) << l->unit_mag;
+    size_t buckets = 1;
+    while (smallest <= highest) {
+        if (smallest > (uint64_t)INT64_MAX / 2) {
+            buckets++;
+            break;
+        }
+        smallest <<= 1;
+        buckets++;
+    }
+    l->length = (buckets + 1) << l->half_mag;
+    return 0;
+}
+
+/* valueFromIndex: the lowest value counted at index i (i < l->length). */
+static uint64_t value_at(const hdr_layout *l, size_t i)
+{
+    long bucket = (long)(i >> l->half_mag) - 1;
+    uint64_t half = UINT64_C(1) << l->half_mag;
+    uint64_t sub = (i & (half - 1)) + half;
+    if (bucket < 0) {
+        sub -= half;
+        bucket = 0;
+    }
+    unsigned shift = (unsigned)bucket + l->unit_mag;
+    return shift + l->half_mag + 1 > 63 ? UINT64_MAX : sub << shift;
+}
+
+/* ZigZagEncoding.getLong from p[*at..end): false when it runs past end. */
+static bool get_zigzag(const uint8_t *p, size_t end, size_t *at, int64_t *v)
+{
+    uint64_t z = 0;
+    for (unsigned k = 0;; k++) {
+        if (*at >= end)
+            return false;
+        uint8_t b = p[(*at)++];
+        if (k == HLOG_VARINT_MAX - 1) {
+            z |= (uint64_t)b << 56;
+            break;
+        }
+        z |= (uint64_t)(b & 0x7f) << (7 * k);
+        if (!(b & 0x80))
+            break;
+    }
+    *v = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+    return true;
+}
+
+/* fillCountsArrayFromSourceBuffer: counts, and runs of zeros as negatives. */
+static int add_counts(const uint8_t *p, size_t n, const hdr_layout *l, hist *h, bench_error *e)
+{
+    size_t at = 0, i = 0;
+    while (at < n) {
+        int64_t v;
+        if (!get_zigzag(p, n, &at, &v))
+            return err_set(e, "a count of the histogram runs past the end of its payload");
+        if (v < 0) {
+            uint64_t zeros = (uint64_t)0 - (uint64_t)v;
+            if (zeros > l->length - i)
+                return err_set(e,
+                               "a run of %" PRIu64 " empty counts goes past the histogram's "
+                               "%zu counts",
+                               zeros, l->length);
+            i += (size_t)zeros;
+            continue;
+        }
+        if (i >= l->length)
+            return err_set(e, "the histogram has more than the %zu counts its header declares",
+                           l->length);
+        if ((uint64_t)v > HLOG_COUNT_MAX - hist_count(h))
+            return err_set(e, "the histograms of one interval hold more than 2^40 samples");
+        hist_record_n(h, value_at(l, i), (uint64_t)v);
+        i++;
+    }
+    return 0;
+}
+
+/* Inflates exactly want bytes into out from z (the stream continues after
+ * them unless last). */
+static int inflate_exact(z_stream *z, uint8_t *out, size_t want, bool last, bench_error *e)
+{
+    uint8_t spare;
+    z->next_out = want ? out : &spare;
+    z->avail_out = want ? (uInt)want : 0;
+    while (z->avail_out > 0) {
+        int rc = inflate(z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END || rc == Z_BUF_ERROR)
+            break;
+        if (rc != Z_OK)
+            return err_set(e, "the histogram's zlib stream is damaged: %s",
+                           z->msg ? z->msg : zError(rc));
+    }
+    if (z->avail_out > 0)
+        return err_set(e, "the histogram's zlib stream ends %zu bytes short of its %s",
+                       (size_t)z->avail_out, last ? "payload length" : "header");
+    if (!last)
+        return 0;
+    /* Nothing may follow the payload: one more byte must find the end. */
+    z->next_out = &spare;
+    z->avail_out = 1;
+    int rc = inflate(z, Z_FINISH);
+    if (rc == Z_STREAM_END && z->avail_out == 1 && z->avail_in == 0)
+        return 0;
+    if (rc == Z_STREAM_END && z->avail_out == 1)
+        return err_set(e, "%zu bytes follow the histogram's zlib stream", (size_t)z->avail_in);
+    if (z->avail_out == 0)
+        return err_set(e, "the histogram's zlib stream holds more than its payload length");
+    return err_set(e, "the histogram's zlib stream is damaged: %s",
+                   z->msg ? z->msg : "it does not end");
+}
+
+/* decodeFromCompressedByteBuffer, then decodeFromByteBuffer (V2 only). */
+static int decode_bytes(const uint8_t *p, size_t n, hist *h, int *digits, bench_error *e)
+{
+    if (n < HLOG_COMPRESSED_HEADER_SIZE)
+        return err_set(e, "the histogram is %zu bytes, shorter than its 8-byte header", n);
+    uint32_t cookie = get_be32(p), zlen = get_be32(p + 4);
+    if (HLOG_COOKIE_BASE(cookie) != HLOG_COOKIE_BASE(HLOG_COMPRESSED_COOKIE))
+        return err_set(
+            e, "the histogram's cookie 0x%08" PRIx32 " is not HdrHistogram's compressed V2 cookie",
+            cookie);
+    if (zlen != n - HLOG_COMPRESSED_HEADER_SIZE)
+        return err_set(e, "the histogram says %" PRIu32 " compressed bytes but holds %zu", zlen,
+                       n - HLOG_COMPRESSED_HEADER_SIZE);
+    z_stream z = {.next_in = p + HLOG_COMPRESSED_HEADER_SIZE, .avail_in = zlen};
+    if (inflateInit(&z) != Z_OK)
+        return err_set(e, "zlib cannot start inflating: %s", z.msg ? z.msg : "out of memory");
+    uint8_t head[HLOG_HEADER_SIZE];
+    uint8_t *payload = NULL;
+    int rc = inflate_exact(&z, head, sizeof head, false, e);
+    if (rc == 0) {
+        uint32_t inner = get_be32(head), len = get_be32(head + 4);
+        uint32_t offset = get_be32(head + 8);
+        hdr_layout l = {0};
+        *digits = (int)get_be32(head + 12);
+        if (HLOG_COOKIE_BASE(inner) != HLOG_COOKIE_BASE(HLOG_ENCODING_COOKIE))
+            rc = err_set(e, "the histogram's encoding cookie 0x%08" PRIx32 " is not V2", inner);
+        else if (len > HLOG_PAYLOAD_MAX)
+            rc = err_set(e,
+                         "the histogram's payload of %" PRIu32 " bytes is more than the %" PRIu32
+                         " bench reads",
+                         len, HLOG_PAYLOAD_MAX);
+        else if (offset != 0)
+            rc = err_set(e,
+                         "the histogram has a normalizing index offset (%" PRIu32
+                         "), which bench does not read",
+                         offset);
+        else if ((rc = layout_of((int)get_be32(head + 12), get_be64(head + 16), get_be64(head + 24),
+                                 &l, e)) == 0) {
+            payload = xmalloc(len ? len : 1);
+            rc = inflate_exact(&z, payload, len, true, e);
+            if (rc == 0)
+                rc = add_counts(payload, len, &l, h, e);
+        }
+    }
+    inflateEnd(&z);
+    free(payload);
+    return rc;
+}
+
+int hlog_decode(const char *b64, size_t len, hist *h, int *digits, bench_error *e)
+{
+    size_t n;
+    uint8_t *p = unbase64(b64, len, &n);
+    if (!p)
+        return err_set(e, "the histogram is not base64");
+    int rc = decode_bytes(p, n, h, digits, e);
+    free(p);
+    return rc;
 }

@@ -21,6 +21,8 @@
 #define BENCH_HLOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -48,5 +50,26 @@ bool hlog_tag_valid(const char *tag);
  * it, in *b64 (NUL-terminated, the caller's to free). Returns 0, or -1 with
  * e set when zlib fails (*b64 is then NULL). */
 int hlog_encode(const hist *h, char **b64, bench_error *e);
+
+/* The most samples one decoded histogram, or the sum hlog_decode adds into,
+ * may hold: 2^40, so that the exact sums of hist.h cannot overflow (2^40
+ * samples of an hour square to under 2^125). */
+#define HLOG_COUNT_MAX (UINT64_C(1) << 40)
+/* The longest uncompressed V2 payload hlog_decode accepts: bench's own
+ * histograms need at most 33792 counts of 9 bytes (304 KiB). */
+#define HLOG_PAYLOAD_MAX (UINT32_C(1) << 24)
+
+/* Decodes an interval line's histogram, len bytes of base64 text at b64
+ * (HdrHistogram's compressed V2 encoding, as hlog_encode writes it and
+ * HistogramLogReader reads it), and adds its samples to h: each counts-array
+ * index's count at the lowest value of that index, as HdrHistogram's own
+ * add does (for a histogram of bench's layout, 1 ns to HIST_MAX_NS at 3
+ * digits, that is h's bucket of the same index). Values above HIST_MAX_NS
+ * are clamped as hist_record_n clamps them. *digits is the histogram's
+ * significant digits. Every length read from the input is bounded: the
+ * payload by HLOG_PAYLOAD_MAX, the indexes by the counts array its header
+ * declares, the samples by HLOG_COUNT_MAX. Returns 0, or -1 with e set to a
+ * phrase saying what is wrong (h may then hold part of the samples). */
+int hlog_decode(const char *b64, size_t len, hist *h, int *digits, bench_error *e);
 
 #endif
