@@ -552,9 +552,9 @@ static skip_node *skip_seek(const skip_list *l, const value *key, skip_node **be
 static void skip_insert(skip_list *l, skip_node *n)
 {
     skip_node *before[SKIP_LEVELS];
-    skip_seek(l, &n->rec->key, before);
-    for (int i = l->levels; i < n->levels; i++)
+    for (int i = 0; i < SKIP_LEVELS; i++) /* the levels above those in use start at the head */
         before[i] = l->head;
+    skip_seek(l, &n->rec->key, before);
     if (n->levels > l->levels)
         l->levels = n->levels;
     for (int i = 0; i < n->levels; i++) {
