@@ -1347,6 +1347,11 @@ void memory_store_free(store *s)
     free(m);
 }
 
+size_t memory_store_stripe(const store *s, const value *key)
+{
+    return stripe_of((const memory_store *)s, key_hash(key));
+}
+
 /* ---- sessions: many clients on one store ---- */
 
 static int ses_begin(store *s)

@@ -30,6 +30,8 @@
 #include "report_html.h"
 #include "runner.h"
 #include "serve_spawn.h"
+#include "store_driver.h"
+#include "store_memory.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -230,6 +232,43 @@ static void test_clients_no_lost_update_across_two_records(void **state)
     report r = {0};
     assert_exact(p, &r, rd, 4, (uint64_t)2 * CLIENTS * INCREMENTS);
     report_free(&r);
+    plan_free(p);
+}
+
+/* A transaction that touches a second stripe while another client holds
+ * it fails with a sentence instead of waiting (which could deadlock), and
+ * rolls back; the other client's goes on. The counter spec gets the fine
+ * stripes: one record per command. */
+static void test_clients_memory_second_stripe_held_fails(void **state)
+{
+    (void)state;
+    plan *p = counter_plan(2, 10, "memory");
+    const store_driver *d = store_find("memory");
+    store *s = NULL, *a = NULL, *b = NULL;
+    char err[256];
+    assert_int_equal(store_open(d, p, NULL, 0, &s, err, sizeof err), 0);
+    assert_int_equal(d->session(s, &a, err, sizeof err), 0);
+    assert_int_equal(d->session(s, &b, err, sizeof err), 0);
+    value ka = {.kind = VAL_STRING, .u.s = "a", .len = 1}, kb = ka, got;
+    char name[16];
+    for (int i = 0; memory_store_stripe(s, &kb) == memory_store_stripe(s, &ka); i++) {
+        snprintf(name, sizeof name, "b%d", i);
+        kb = (value){.kind = VAL_STRING, .u.s = name, .len = (uint32_t)strlen(name)};
+    }
+    assert_int_equal(a->ops->begin(a), 0);
+    assert_int_equal(a->ops->load(a, &p->aggs[0], &ka, &got), 0);
+    assert_int_equal(b->ops->begin(b), 0);
+    assert_int_equal(b->ops->load(b, &p->aggs[0], &kb, &got), 0);
+    assert_int_equal(a->ops->load(a, &p->aggs[0], &kb, &got), -1);
+    assert_string_equal(a->error,
+                        "memory store: a transaction of several records met another client's");
+    assert_int_equal(a->ops->rollback(a), 0);
+    /* a's rollback released a's stripe: b's second one is free now */
+    assert_int_equal(b->ops->load(b, &p->aggs[0], &ka, &got), 0);
+    assert_int_equal(b->ops->commit(b), 0);
+    d->session_close(a);
+    d->session_close(b);
+    store_close(s);
     plan_free(p);
 }
 
@@ -713,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_clients_no_lost_update_on_memory),
         cmocka_unit_test(test_clients_no_lost_update_on_two_counters),
         cmocka_unit_test(test_clients_no_lost_update_across_two_records),
+        cmocka_unit_test(test_clients_memory_second_stripe_held_fails),
         cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
         cmocka_unit_test(test_clients_no_lost_update_on_postgres),
         cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),
