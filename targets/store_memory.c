@@ -38,12 +38,30 @@
  * aggregates.
  *
  * Many clients share one store through sessions (store_driver.session),
- * client 0 included (the store itself then serves verify alone): a mutex
- * is taken at begin and released at commit or rollback, so the
- * transactions of all clients run one at a time, each seeing only what is
- * committed; a load outside a transaction (a query) takes it for the
- * lookup and copies the record out. That locking is part of what a run with
- * several clients measures. One client never shares the store: no lock. */
+ * client 0 included (the store itself then serves setup and verify alone,
+ * and never locks). Each session has its own transaction state (undo log,
+ * last lookup), its own pool (a block may be freed onto any pool's free
+ * lists: every chunk lives until the store is freed, a closed session's
+ * handed to the store), its own part of the event log and its own counts of
+ * committed events (count adds them up). What they share are the records,
+ * and those are guarded by stripes: each aggregate's table is split into
+ * 1 << stripe_bits tables by the top bits of the key's hash, one mutex per
+ * stripe guarding that table of every aggregate and the records in it. A
+ * transaction takes the stripe of each key it loads, saves, updates or
+ * removes when it first touches it and holds it to commit or rollback (two
+ * phases), so it sees only what is committed and nobody sees what it has
+ * not committed. It waits for a stripe only when it holds none, so no cycle
+ * of waits can form (every waiter in a cycle would hold one); a second
+ * stripe is tried once, and the call fails if another client holds it.
+ * So the stripes are fine (64) only for a plan whose every transaction
+ * touches one record (no command reads another or runs a policy, nothing
+ * is scanned: one_record_per_txn); any other plan gets one stripe, which
+ * every transaction then takes at its first touch: the transactions of all
+ * clients run one at a time, as with one store-wide lock. A load outside a
+ * transaction (a query) takes the key's stripe for the lookup and copies
+ * the record out; a scan or a count takes every stripe, in order, holding
+ * nothing else. That locking is part of what a run with several clients
+ * measures. One client never shares the store: no lock, no atomic. */
 #include "store_memory.h"
 
 #include <pthread.h>
@@ -264,8 +282,10 @@ typedef struct slot {
 static record tomb_record;
 #define TOMB (&tomb_record)
 
+enum { LINE = 64 }; /* a cache line: what two clients' tables and stripes do not share */
+
 typedef struct table {
-    slot *slots;
+    _Alignas(LINE) slot *slots;
     size_t cap;   /* a power of two, or 0 before the first insert */
     size_t count; /* records, in both tables while growing */
     /* while growing: the old table, emptied from the front; slots before
@@ -532,9 +552,9 @@ static skip_node *skip_seek(const skip_list *l, const value *key, skip_node **be
 static void skip_insert(skip_list *l, skip_node *n)
 {
     skip_node *before[SKIP_LEVELS];
-    skip_seek(l, &n->rec->key, before);
-    for (int i = l->levels; i < n->levels; i++)
+    for (int i = 0; i < SKIP_LEVELS; i++) /* the levels above those in use start at the head */
         before[i] = l->head;
+    skip_seek(l, &n->rec->key, before);
     if (n->levels > l->levels)
         l->levels = n->levels;
     for (int i = 0; i < n->levels; i++) {
@@ -573,14 +593,15 @@ typedef enum undo_kind {
     UNDO_APPEND, /* an item was appended to field `field` of rec, which held old (a list
                     or unset): rollback frees the item and, when the list moved, the new
                     items; commit frees the old items when it moved */
-    UNDO_CREATE, /* rec was inserted: rollback takes it out and frees it */
-    UNDO_REMOVE, /* rec was taken out: rollback puts it back; commit frees it */
+    UNDO_CREATE, /* rec was inserted into t: rollback takes it out and frees it */
+    UNDO_REMOVE, /* rec was taken out of t: rollback puts it back; commit frees it */
 } undo_kind;
 
 typedef struct undo {
     undo_kind kind;
     uint32_t field;
     size_t agg;
+    table *t;
     uint64_t hash;
     record *rec;
     value old;
@@ -606,10 +627,34 @@ typedef struct lookup {
     value seen;
     char bytes[LOOKUP_KEY_BYTES];
     size_t agg;
+    table *t;
     uint64_t hash, version; /* the table's version then */
     record *rec;            /* NULL: absent */
     slot *where;            /* its slot, or the empty slot where it would go */
 } lookup;
+
+/* What one caller of the store owns: its transaction, the pool it
+ * allocates from, its part of the event log and the events it committed.
+ * The store has one (setup, verify and a single client use it); each
+ * session has its own. */
+typedef struct txn {
+    char *error; /* the caller's store error buffer */
+    bool locks;  /* a session's: takes the stripes it touches */
+    bool in_txn;
+    uint64_t held; /* the stripes it holds, a bit each */
+    pool pool;     /* what it allocates; anyone's blocks may come back to its free lists */
+    undo *undos;
+    size_t nundos, undos_cap;
+    lookup last;
+    uint32_t *txn_events; /* event indexes appended by the open transaction */
+    size_t ntxn_events, txn_events_cap;
+    uint64_t *events; /* committed events per event index */
+    log_chunk **chunks;
+    size_t nchunks, chunks_cap;
+    size_t mark_chunks, mark_used; /* the log's end when the transaction began */
+    value *rows; /* a scan's answer: the records' states, lent from their blocks */
+    size_t rows_cap;
+} txn;
 
 typedef struct memory_store memory_store;
 
@@ -617,41 +662,100 @@ typedef struct memory_store memory_store;
 typedef struct mem_session {
     store base;
     memory_store *m;
+    txn x;
     arena copies; /* records loads outside a transaction copied out */
-    bool in_txn;
+    struct mem_session *prev, *next;
 } mem_session;
+
+enum { STRIPE_BITS_FINE = 6 }; /* 64 stripes when every transaction touches one record */
+
+typedef struct stripe {
+    _Alignas(LINE) pthread_mutex_t mu;
+} stripe;
 
 struct memory_store {
     store base;
     const plan *p;
-    pool pool;         /* every record and what it holds */
-    table *tables;     /* per aggregate index */
+    unsigned stripe_bits; /* the tables of an aggregate, and the stripes: 1 << stripe_bits */
+    table *tables;        /* per aggregate index, then per stripe */
     skip_list **index; /* per aggregate index: its ordered index when the plan scans it, or NULL */
-    value *rows;       /* a scan's answer: the records' states, lent from their blocks */
-    size_t rows_cap;
-    uint64_t *events; /* committed events per event index */
-    bool in_txn;
-    undo *undos;
-    size_t nundos, undos_cap;
-    lookup last;
-    uint32_t *txn_events; /* event indexes appended by the open transaction */
-    size_t ntxn_events, txn_events_cap;
-    log_chunk **chunks;
-    size_t nchunks, chunks_cap;
-    size_t mark_chunks, mark_used; /* the log's end when the transaction began */
-    bool shared;                   /* sessions exist: mu guards everything */
-    pthread_mutex_t mu;
+    txn own;
+    bool shared;           /* sessions exist: each takes the stripes it touches */
+    stripe *stripes;       /* 1 << stripe_bits, a cache line each */
+    pthread_mutex_t mu;    /* guards the session list and what closed sessions hand over */
+    mem_session *sessions; /* the open ones */
 };
 
-static int oom(memory_store *m)
+static size_t nstripes(const memory_store *m)
 {
-    snprintf(m->base.error, sizeof m->base.error, "out of memory");
+    return (size_t)1 << m->stripe_bits;
+}
+
+/* The stripe of a hash: its top bits (a slot is picked by the low ones). */
+static size_t stripe_of(const memory_store *m, uint64_t hash)
+{
+    return m->stripe_bits ? (size_t)(hash >> (64 - m->stripe_bits)) : 0;
+}
+
+/* The table of agg that holds key of this hash: the one of its stripe. */
+static table *table_of(memory_store *m, size_t agg, uint64_t hash)
+{
+    return &m->tables[agg << m->stripe_bits | stripe_of(m, hash)];
+}
+
+/* Takes the stripe of hash for the open transaction of a session, unless it
+ * holds it. Waiting is only safe holding nothing (a cycle of waits needs
+ * every waiter to hold something): the plans the fine stripes are chosen
+ * for touch one record per transaction, and one stripe serves them all
+ * otherwise, so the trylock of a second stripe does not fail in practice;
+ * when it does, the call fails rather than risk a deadlock. */
+static int touch(memory_store *m, txn *x, uint64_t hash)
+{
+    if (!x->locks)
+        return 0;
+    size_t s = stripe_of(m, hash);
+    uint64_t bit = (uint64_t)1 << s;
+    if (x->held & bit)
+        return 0;
+    if (!x->held) {
+        pthread_mutex_lock(&m->stripes[s].mu);
+    } else if (pthread_mutex_trylock(&m->stripes[s].mu) != 0) {
+        snprintf(x->error, BENCH_ERROR_MAX,
+                 "memory store: a transaction of several records met another client's");
+        return -1;
+    }
+    x->held |= bit;
+    return 0;
+}
+
+static void release(memory_store *m, txn *x)
+{
+    for (uint64_t h = x->held; h; h &= h - 1)
+        pthread_mutex_unlock(&m->stripes[__builtin_ctzll(h)].mu);
+    x->held = 0;
+}
+
+static void lock_all(memory_store *m)
+{
+    for (size_t s = 0; s < nstripes(m); s++)
+        pthread_mutex_lock(&m->stripes[s].mu);
+}
+
+static void unlock_all(memory_store *m)
+{
+    for (size_t s = nstripes(m); s-- > 0;)
+        pthread_mutex_unlock(&m->stripes[s].mu);
+}
+
+static int oom(txn *x)
+{
+    snprintf(x->error, BENCH_ERROR_MAX, "out of memory");
     return -1;
 }
 
-static int no_txn(memory_store *m, const char *call)
+static int no_txn(txn *x, const char *call)
 {
-    snprintf(m->base.error, sizeof m->base.error, "memory store: %s outside a transaction", call);
+    snprintf(x->error, BENCH_ERROR_MAX, "memory store: %s outside a transaction", call);
     return -1;
 }
 
@@ -694,8 +798,7 @@ static void copy_into(value *dst, const value *src, cursor *c)
     }
 }
 
-static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value *key,
-                      const value *payload)
+static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, const value *payload)
 {
     sizes sz = {0};
     measure(key, &sz);
@@ -703,17 +806,17 @@ static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value
     size_t align = _Alignof(max_align_t);
     size_t need = sizeof(log_entry) + sz.values * sizeof(value) + sz.bytes;
     need = (need + align - 1) & ~(align - 1);
-    log_chunk *ch = m->nchunks ? m->chunks[m->nchunks - 1] : NULL;
+    log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
     if (!ch || ch->size - ch->used < need) {
         size_t size = need > LOG_CHUNK ? need : LOG_CHUNK;
-        if (array_reserve((void **)&m->chunks, &m->chunks_cap, m->nchunks, sizeof *m->chunks) < 0)
-            return oom(m);
+        if (array_reserve((void **)&x->chunks, &x->chunks_cap, x->nchunks, sizeof *x->chunks) < 0)
+            return oom(x);
         ch = malloc(sizeof *ch + size);
         if (!ch)
-            return oom(m);
+            return oom(x);
         ch->size = size;
         ch->used = 0;
-        m->chunks[m->nchunks++] = ch;
+        x->chunks[x->nchunks++] = ch;
     }
     log_entry *e = (log_entry *)((char *)ch->data + ch->used);
     ch->used += need;
@@ -727,40 +830,42 @@ static int log_append(memory_store *m, uint32_t event, uint32_t agg, const value
 }
 
 /* Drops what the open transaction appended to the log. */
-static void log_truncate(memory_store *m)
+static void log_truncate(txn *x)
 {
-    while (m->nchunks > m->mark_chunks)
-        free(m->chunks[--m->nchunks]);
-    if (m->nchunks)
-        m->chunks[m->nchunks - 1]->used = m->mark_used;
+    while (x->nchunks > x->mark_chunks)
+        free(x->chunks[--x->nchunks]);
+    if (x->nchunks)
+        x->chunks[x->nchunks - 1]->used = x->mark_used;
 }
 
-/* ---- store ops ---- */
+/* ---- store ops, on a caller's transaction ---- */
 
-static int mem_begin(store *s)
+static int tx_begin(txn *x)
 {
-    memory_store *m = (memory_store *)s;
-    if (m->in_txn) {
-        snprintf(s->error, sizeof s->error, "memory store: begin inside a transaction");
+    if (x->in_txn) {
+        snprintf(x->error, BENCH_ERROR_MAX, "memory store: begin inside a transaction");
         return -1;
     }
-    m->in_txn = true;
-    m->nundos = 0;
-    m->ntxn_events = 0;
-    m->last.key = NULL;
-    m->mark_chunks = m->nchunks;
-    m->mark_used = m->nchunks ? m->chunks[m->nchunks - 1]->used : 0;
+    x->in_txn = true;
+    x->nundos = 0;
+    x->ntxn_events = 0;
+    x->last.key = NULL;
+    x->mark_chunks = x->nchunks;
+    x->mark_used = x->nchunks ? x->chunks[x->nchunks - 1]->used : 0;
     return 0;
 }
 
-static int mem_load(store *s, const aggregate *agg, const value *key, value *out)
+/* Inside a transaction the stripe is taken here; outside one a session
+ * takes it around the call. */
+static int tx_load(memory_store *m, txn *x, const aggregate *agg, const value *key, value *out)
 {
-    memory_store *m = (memory_store *)s;
-    table *t = &m->tables[agg->index];
     uint64_t hash = key_hash(key);
+    if (x->in_txn && touch(m, x, hash) < 0)
+        return -1;
+    table *t = table_of(m, agg->index, hash);
     slot *where;
     record *r = table_find(t, hash, key, &where);
-    lookup *l = &m->last;
+    lookup *l = &x->last;
     l->key = NULL;
     if (key->kind != VAL_STRING || key->len <= LOOKUP_KEY_BYTES) {
         l->key = key;
@@ -768,6 +873,7 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
         if (key->kind == VAL_STRING && key->len)
             memcpy(l->bytes, key->u.s, key->len);
         l->agg = agg->index;
+        l->t = t;
         l->hash = hash;
         l->version = t->version;
         l->rec = r;
@@ -779,186 +885,198 @@ static int mem_load(store *s, const aggregate *agg, const value *key, value *out
     return 1;
 }
 
-/* The record of key (NULL: absent), its hash and its slot: as the last load
- * found them when it was of this key (at this address, with the same
- * bytes) and no slot of the table has moved since; else looked up. */
-static record *find(memory_store *m, const aggregate *agg, const value *key, uint64_t *hash,
-                    slot **where)
+/* The record of key (NULL: absent), its hash, its table and its slot: as
+ * the last load found them when it was of this key (at this address, with
+ * the same bytes) and no slot of the table has moved since (its stripe is
+ * held since that load); else looked up, its stripe taken. Returns -1 when
+ * the stripe cannot be taken. */
+static int find(memory_store *m, txn *x, const aggregate *agg, const value *key, uint64_t *hash,
+                table **t, slot **where, record **rec)
 {
-    table *t = &m->tables[agg->index];
-    const lookup *l = &m->last;
-    if (l->key == key && l->agg == agg->index && l->version == t->version &&
+    const lookup *l = &x->last;
+    if (l->key == key && l->agg == agg->index && l->version == l->t->version &&
         value_same(&l->seen, key) &&
         (key->kind != VAL_STRING || key->len == 0 || memcmp(l->bytes, key->u.s, key->len) == 0)) {
         *hash = l->hash;
+        *t = l->t;
         *where = l->where;
-        return l->rec;
+        *rec = l->rec;
+        return 0;
     }
     *hash = key_hash(key);
-    return table_find(t, *hash, key, where);
+    if (touch(m, x, *hash) < 0)
+        return -1;
+    *t = table_of(m, agg->index, *hash);
+    *rec = table_find(*t, *hash, key, where);
+    return 0;
 }
 
 /* Room for one more undo entry; the entry itself is pushed after the change
  * it describes, which then cannot fail. */
-static int undo_room(memory_store *m)
+static int undo_room(txn *x)
 {
-    return array_reserve((void **)&m->undos, &m->undos_cap, m->nundos, sizeof *m->undos) < 0
-               ? oom(m)
+    return array_reserve((void **)&x->undos, &x->undos_cap, x->nundos, sizeof *x->undos) < 0
+               ? oom(x)
                : 0;
 }
 
-static void set_field(memory_store *m, record *r, uint32_t f, const value *v)
+static void set_field(txn *x, record *r, uint32_t f, const value *v)
 {
     value *fv = &r->state.u.items[f];
-    m->undos[m->nundos++] = (undo){.kind = UNDO_SET, .field = f, .rec = r, .old = *fv};
-    own_copy(&m->pool, fv, v);
+    x->undos[x->nundos++] = (undo){.kind = UNDO_SET, .field = f, .rec = r, .old = *fv};
+    own_copy(&x->pool, fv, v);
 }
 
 /* Appends a copy of v to the list in field f of r, into the room the list
  * has, or into a block twice as large when it is full (the old block is
  * kept until commit: what a load handed back still points at it). */
-static void append_item(memory_store *m, record *r, uint32_t f, const value *v)
+static void append_item(txn *x, record *r, uint32_t f, const value *v)
 {
     value *l = &r->state.u.items[f];
     uint32_t n = l->kind == VAL_LIST ? l->len : 0; /* an unset optional list is [] */
     value *items = n ? l->u.items : NULL;
     bool full = list_room(n) == n;
     if (full) {
-        value *bigger = pool_alloc(&m->pool, list_room(n + 1) * sizeof *bigger);
+        value *bigger = pool_alloc(&x->pool, list_room(n + 1) * sizeof *bigger);
         if (n)
             memcpy(bigger, items, n * sizeof *items);
         items = bigger;
     }
-    m->undos[m->nundos++] =
+    x->undos[x->nundos++] =
         (undo){.kind = UNDO_APPEND, .field = f, .rec = r, .old = *l, .moved = full};
-    own_copy(&m->pool, &items[n], v);
+    own_copy(&x->pool, &items[n], v);
     *l = (value){.kind = VAL_LIST, .len = n + 1, .u.items = items};
 }
 
-/* A new record of key in the empty slot `where` of its table (when still
+/* A new record of key in the empty slot `where` of its table t (when still
  * valid) and in the ordered index. */
-static int create(memory_store *m, const aggregate *agg, const value *key, const value *state,
-                  uint64_t hash, slot *where)
+static int create(memory_store *m, txn *x, const aggregate *agg, const value *key,
+                  const value *state, uint64_t hash, table *t, slot *where)
 {
-    table *t = &m->tables[agg->index];
     uint64_t version = t->version;
-    if (undo_room(m) < 0 || table_room(t) < 0)
-        return oom(m);
+    if (undo_room(x) < 0 || table_room(t) < 0)
+        return oom(x);
     if (!where || t->version != version)
         where = table_slot(t, hash, key);
     skip_list *ix = m->index[agg->index];
     skip_node *nd = ix ? skip_node_new(ix) : NULL;
     if (ix && !nd)
-        return oom(m);
-    record *r = record_new(&m->pool, key, state);
+        return oom(x);
+    record *r = record_new(&x->pool, key, state);
     if (nd) {
         nd->rec = r;
         r->node = nd;
         skip_insert(ix, nd);
     }
-    m->undos[m->nundos++] = (undo){.kind = UNDO_CREATE, .agg = agg->index, .hash = hash, .rec = r};
+    x->undos[x->nundos++] =
+        (undo){.kind = UNDO_CREATE, .agg = agg->index, .t = t, .hash = hash, .rec = r};
     table_insert(t, where, hash, r);
     return 0;
 }
 
-static int mem_save(store *s, const aggregate *agg, const value *key, const value *state,
-                    bool created)
+static int tx_save(memory_store *m, txn *x, const aggregate *agg, const value *key,
+                   const value *state)
 {
-    memory_store *m = (memory_store *)s;
-    (void)created; /* whether the record exists is what the table says */
-    if (!m->in_txn)
-        return no_txn(m, "save");
+    if (!x->in_txn)
+        return no_txn(x, "save");
     uint64_t hash;
+    table *t;
     slot *where;
-    record *r = find(m, agg, key, &hash, &where);
+    record *r;
+    if (find(m, x, agg, key, &hash, &t, &where, &r) < 0)
+        return -1;
     if (!r)
-        return create(m, agg, key, state, hash, where);
+        return create(m, x, agg, key, state, hash, t, where);
     /* a whole new state: each field that is not the very value the record
        holds (as a load handed it back) is set */
     for (uint32_t i = 0; i < state->len && i < r->state.len; i++) {
         if (value_same(&r->state.u.items[i], &state->u.items[i]))
             continue;
-        if (undo_room(m) < 0)
+        if (undo_room(x) < 0)
             return -1;
-        set_field(m, r, i, &state->u.items[i]);
+        set_field(x, r, i, &state->u.items[i]);
     }
     return 0;
 }
 
-static int mem_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
-                      size_t n, value *state)
+static int tx_update(memory_store *m, txn *x, const aggregate *agg, const value *key,
+                     const store_change *changes, size_t n, value *state)
 {
-    memory_store *m = (memory_store *)s;
-    if (!m->in_txn)
-        return no_txn(m, "update");
+    if (!x->in_txn)
+        return no_txn(x, "update");
     uint64_t hash;
+    table *t;
     slot *where;
-    record *r = find(m, agg, key, &hash, &where);
+    record *r;
+    if (find(m, x, agg, key, &hash, &t, &where, &r) < 0)
+        return -1;
     if (!r) {
-        snprintf(s->error, sizeof s->error, "memory store: update of a record that does not exist");
+        snprintf(x->error, BENCH_ERROR_MAX, "memory store: update of a record that does not exist");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        if (undo_room(m) < 0)
+        if (undo_room(x) < 0)
             return -1;
         if (changes[i].append)
-            append_item(m, r, (uint32_t)changes[i].field, &changes[i].v);
+            append_item(x, r, (uint32_t)changes[i].field, &changes[i].v);
         else
-            set_field(m, r, (uint32_t)changes[i].field, &changes[i].v);
+            set_field(x, r, (uint32_t)changes[i].field, &changes[i].v);
     }
     *state = r->state;
     return 0;
 }
 
-static int mem_remove(store *s, const aggregate *agg, const value *key)
+static int tx_remove(memory_store *m, txn *x, const aggregate *agg, const value *key)
 {
-    memory_store *m = (memory_store *)s;
-    if (!m->in_txn)
-        return no_txn(m, "remove");
+    if (!x->in_txn)
+        return no_txn(x, "remove");
     uint64_t hash;
+    table *t;
     slot *where;
-    record *r = find(m, agg, key, &hash, &where);
+    record *r;
+    if (find(m, x, agg, key, &hash, &t, &where, &r) < 0)
+        return -1;
     if (!r)
         return 0;
-    if (undo_room(m) < 0)
+    if (undo_room(x) < 0)
         return -1;
     if (r->node)
         skip_unlink(m->index[agg->index], &r->key); /* r keeps it for a rollback */
-    table_remove(&m->tables[agg->index], where);
-    m->undos[m->nundos++] = (undo){.kind = UNDO_REMOVE, .agg = agg->index, .hash = hash, .rec = r};
+    table_remove(t, where);
+    x->undos[x->nundos++] =
+        (undo){.kind = UNDO_REMOVE, .agg = agg->index, .t = t, .hash = hash, .rec = r};
     return 0;
 }
 
-static int mem_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
-                            const value *payload)
+static int tx_append_event(txn *x, const event_def *ev, const aggregate *agg, const value *key,
+                           const value *payload)
 {
-    memory_store *m = (memory_store *)s;
-    if (!m->in_txn)
-        return no_txn(m, "append_event");
-    if (array_reserve((void **)&m->txn_events, &m->txn_events_cap, m->ntxn_events,
-                      sizeof *m->txn_events) < 0)
-        return oom(m);
-    if (log_append(m, (uint32_t)ev->index, (uint32_t)agg->index, key, payload) < 0)
+    if (!x->in_txn)
+        return no_txn(x, "append_event");
+    if (array_reserve((void **)&x->txn_events, &x->txn_events_cap, x->ntxn_events,
+                      sizeof *x->txn_events) < 0)
+        return oom(x);
+    if (log_append(x, (uint32_t)ev->index, (uint32_t)agg->index, key, payload) < 0)
         return -1;
-    m->txn_events[m->ntxn_events++] = (uint32_t)ev->index;
+    x->txn_events[x->ntxn_events++] = (uint32_t)ev->index;
     return 0;
 }
 
 /* Undoes one change of the open transaction (the newest not yet undone). */
-static void undo_one(memory_store *m, const undo *u)
+static void undo_one(memory_store *m, txn *x, const undo *u)
 {
     record *r = u->rec;
-    table *t = &m->tables[u->agg];
+    table *t = u->t;
     switch (u->kind) {
     case UNDO_SET:
-        own_free(&m->pool, &r->state.u.items[u->field]);
+        own_free(&x->pool, &r->state.u.items[u->field]);
         r->state.u.items[u->field] = u->old;
         return;
     case UNDO_APPEND: {
         value *l = &r->state.u.items[u->field];
-        own_free(&m->pool, &l->u.items[l->len - 1]);
+        own_free(&x->pool, &l->u.items[l->len - 1]);
         if (u->moved)
-            pool_free(&m->pool, l->u.items, list_room(l->len) * sizeof(value));
+            pool_free(&x->pool, l->u.items, list_room(l->len) * sizeof(value));
         *l = u->old;
         return;
     }
@@ -968,7 +1086,7 @@ static void undo_one(memory_store *m, const undo *u)
             table_remove(t, where);
         if (r->node)
             free(skip_unlink(m->index[u->agg], &r->key));
-        record_free(&m->pool, r);
+        record_free(&x->pool, r);
         return;
     }
     case UNDO_REMOVE:
@@ -981,79 +1099,153 @@ static void undo_one(memory_store *m, const undo *u)
 }
 
 /* Frees what one change of the committed transaction replaced. */
-static void finish_one(memory_store *m, const undo *u)
+static void finish_one(txn *x, const undo *u)
 {
     switch (u->kind) {
-    case UNDO_SET: own_free(&m->pool, &u->old); return;
+    case UNDO_SET: own_free(&x->pool, &u->old); return;
     case UNDO_APPEND:
         if (u->moved && u->old.kind == VAL_LIST && u->old.len)
-            pool_free(&m->pool, u->old.u.items, list_room(u->old.len) * sizeof(value));
+            pool_free(&x->pool, u->old.u.items, list_room(u->old.len) * sizeof(value));
         return;
     case UNDO_CREATE: return;
     case UNDO_REMOVE:
         free(u->rec->node);
-        record_free(&m->pool, u->rec);
+        record_free(&x->pool, u->rec);
         return;
     }
 }
 
-static int mem_rollback(store *s)
+static int tx_rollback(memory_store *m, txn *x)
+{
+    if (!x->in_txn)
+        return no_txn(x, "rollback");
+    while (x->nundos)
+        undo_one(m, x, &x->undos[--x->nundos]);
+    log_truncate(x);
+    x->ntxn_events = 0;
+    x->last.key = NULL;
+    x->in_txn = false;
+    release(m, x);
+    return 0;
+}
+
+static int tx_commit(memory_store *m, txn *x)
+{
+    if (!x->in_txn)
+        return no_txn(x, "commit");
+    for (size_t i = 0; i < x->nundos; i++)
+        finish_one(x, &x->undos[i]);
+    x->nundos = 0;
+    for (size_t i = 0; i < x->ntxn_events; i++)
+        x->events[x->txn_events[i]]++;
+    x->ntxn_events = 0;
+    x->last.key = NULL;
+    x->in_txn = false;
+    release(m, x);
+    return 0;
+}
+
+/* Every table's records, and the events the store's callers committed (the
+ * closed sessions' handed over to the store's own). */
+static int tx_count(memory_store *m, uint64_t *aggs, uint64_t *events)
+{
+    for (size_t i = 0; i < m->p->naggs; i++) {
+        aggs[i] = 0;
+        for (size_t s = 0; s < nstripes(m); s++)
+            aggs[i] += m->tables[i << m->stripe_bits | s].count;
+    }
+    if (m->shared)
+        pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->p->nevents; i++) {
+        events[i] = m->own.events[i];
+        for (const mem_session *ms = m->sessions; ms; ms = ms->next)
+            events[i] += ms->x.events[i];
+    }
+    if (m->shared)
+        pthread_mutex_unlock(&m->mu);
+    return 0;
+}
+
+/* A seek in the ordered index and a walk of at most limit nodes. */
+static int tx_scan(memory_store *m, txn *x, const aggregate *agg, const value *from, int64_t limit,
+                   value *out)
+{
+    const skip_list *ix = m->index[agg->index];
+    if (!ix) {
+        snprintf(x->error, BENCH_ERROR_MAX, "memory store: %s is not indexed for scans", agg->name);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (const skip_node *nd = skip_seek(ix, from, NULL); nd && n < limit; nd = nd->next[0]) {
+        if (array_reserve((void **)&x->rows, &x->rows_cap, n, sizeof *x->rows) < 0)
+            return oom(x);
+        x->rows[n++] = nd->rec->state;
+    }
+    *out = (value){.kind = VAL_LIST, .len = n, .u.items = x->rows};
+    return 0;
+}
+
+/* ---- the store's own ops: one caller, no lock ---- */
+
+static int mem_begin(store *s)
+{
+    return tx_begin(&((memory_store *)s)->own);
+}
+
+static int mem_load(store *s, const aggregate *agg, const value *key, value *out)
 {
     memory_store *m = (memory_store *)s;
-    if (!m->in_txn)
-        return no_txn(m, "rollback");
-    while (m->nundos)
-        undo_one(m, &m->undos[--m->nundos]);
-    log_truncate(m);
-    m->ntxn_events = 0;
-    m->last.key = NULL;
-    m->in_txn = false;
-    return 0;
+    return tx_load(m, &m->own, agg, key, out);
+}
+
+static int mem_save(store *s, const aggregate *agg, const value *key, const value *state,
+                    bool created)
+{
+    memory_store *m = (memory_store *)s;
+    (void)created; /* whether the record exists is what the table says */
+    return tx_save(m, &m->own, agg, key, state);
+}
+
+static int mem_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
+                      size_t n, value *state)
+{
+    memory_store *m = (memory_store *)s;
+    return tx_update(m, &m->own, agg, key, changes, n, state);
+}
+
+static int mem_remove(store *s, const aggregate *agg, const value *key)
+{
+    memory_store *m = (memory_store *)s;
+    return tx_remove(m, &m->own, agg, key);
+}
+
+static int mem_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    return tx_append_event(&((memory_store *)s)->own, ev, agg, key, payload);
 }
 
 static int mem_commit(store *s)
 {
     memory_store *m = (memory_store *)s;
-    if (!m->in_txn)
-        return no_txn(m, "commit");
-    for (size_t i = 0; i < m->nundos; i++)
-        finish_one(m, &m->undos[i]);
-    m->nundos = 0;
-    for (size_t i = 0; i < m->ntxn_events; i++)
-        m->events[m->txn_events[i]]++;
-    m->ntxn_events = 0;
-    m->last.key = NULL;
-    m->in_txn = false;
-    return 0;
+    return tx_commit(m, &m->own);
+}
+
+static int mem_rollback(store *s)
+{
+    memory_store *m = (memory_store *)s;
+    return tx_rollback(m, &m->own);
 }
 
 static int mem_count(store *s, uint64_t *aggs, uint64_t *events)
 {
-    memory_store *m = (memory_store *)s;
-    for (size_t i = 0; i < m->p->naggs; i++)
-        aggs[i] = m->tables[i].count;
-    for (size_t i = 0; i < m->p->nevents; i++)
-        events[i] = m->events[i];
-    return 0;
+    return tx_count((memory_store *)s, aggs, events);
 }
 
-/* A seek in the ordered index and a walk of at most limit nodes. */
 static int mem_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
 {
     memory_store *m = (memory_store *)s;
-    const skip_list *ix = m->index[agg->index];
-    if (!ix) {
-        snprintf(s->error, sizeof s->error, "memory store: %s is not indexed for scans", agg->name);
-        return -1;
-    }
-    uint32_t n = 0;
-    for (const skip_node *x = skip_seek(ix, from, NULL); x && n < limit; x = x->next[0]) {
-        if (array_reserve((void **)&m->rows, &m->rows_cap, n, sizeof *m->rows) < 0)
-            return oom(m);
-        m->rows[n++] = x->rec->state;
-    }
-    *out = (value){.kind = VAL_LIST, .len = n, .u.items = m->rows};
-    return 0;
+    return tx_scan(m, &m->own, agg, from, limit, out);
 }
 
 static const store_ops memory_store_ops = {
@@ -1069,6 +1261,42 @@ static const store_ops memory_store_ops = {
     .update = mem_update,
 };
 
+/* Whether every transaction of p touches one record: no command reads
+ * another record or has an event that runs a policy, and nothing is
+ * scanned (a scan would need every stripe). Then sessions lock the stripe
+ * of that record; otherwise one stripe serves all. */
+static bool one_record_per_txn(const plan *p)
+{
+    for (size_t a = 0; a < p->naggs; a++)
+        if (plan_scans(p, &p->aggs[a]))
+            return false;
+    for (size_t i = 0; i < p->ncommands; i++) {
+        const command *c = p->commands[i];
+        if (!c->query && (c->nreads || (c->event && c->event->npolicies)))
+            return false;
+    }
+    return true;
+}
+
+static int txn_init(txn *x, const plan *p, char *error)
+{
+    x->error = error;
+    x->events = calloc(p->nevents ? p->nevents : 1, sizeof *x->events);
+    return x->events ? 0 : -1;
+}
+
+static void txn_free(txn *x)
+{
+    for (size_t i = 0; i < x->nchunks; i++)
+        free(x->chunks[i]);
+    free(x->chunks);
+    pool_release(&x->pool);
+    free(x->rows);
+    free(x->events);
+    free(x->undos);
+    free(x->txn_events);
+}
+
 int memory_store_new(const plan *p, store **out)
 {
     *out = NULL;
@@ -1077,10 +1305,13 @@ int memory_store_new(const plan *p, store **out)
         return -1;
     m->base.ops = &memory_store_ops;
     m->p = p;
-    m->tables = calloc(p->naggs ? p->naggs : 1, sizeof *m->tables);
-    m->events = calloc(p->nevents ? p->nevents : 1, sizeof *m->events);
+    m->stripe_bits = one_record_per_txn(p) ? STRIPE_BITS_FINE : 0;
+    size_t ntables = (p->naggs ? p->naggs : 1) << m->stripe_bits;
+    m->tables = aligned_alloc(LINE, ntables * sizeof *m->tables);
+    if (m->tables)
+        memset(m->tables, 0, ntables * sizeof *m->tables);
     m->index = calloc(p->naggs ? p->naggs : 1, sizeof *m->index);
-    if (!m->tables || !m->events || !m->index) {
+    if (!m->tables || !m->index || txn_init(&m->own, p, m->base.error) < 0) {
         memory_store_free(&m->base);
         return -1;
     }
@@ -1098,48 +1329,36 @@ void memory_store_free(store *s)
     if (!s)
         return;
     memory_store *m = (memory_store *)s;
-    if (m->in_txn)
+    if (m->own.in_txn)
         mem_rollback(s);
-    if (m->shared)
+    if (m->shared) {
+        for (size_t i = 0; i < nstripes(m); i++)
+            pthread_mutex_destroy(&m->stripes[i].mu);
+        free(m->stripes);
         pthread_mutex_destroy(&m->mu);
-    for (size_t a = 0; m->tables && a < m->p->naggs; a++)
-        table_free(&m->pool, &m->tables[a]);
-    for (size_t i = 0; i < m->nchunks; i++)
-        free(m->chunks[i]);
-    free(m->chunks);
+    }
+    for (size_t a = 0; m->tables && a < (m->p->naggs << m->stripe_bits); a++)
+        table_free(&m->own.pool, &m->tables[a]);
     for (size_t a = 0; m->index && a < m->p->naggs; a++)
         skip_free(m->index[a]);
-    pool_release(&m->pool);
+    txn_free(&m->own);
     free(m->index);
-    free(m->rows);
     free(m->tables);
-    free(m->events);
-    free(m->undos);
-    free(m->txn_events);
     free(m);
+}
+
+size_t memory_store_stripe(const store *s, const value *key)
+{
+    return stripe_of((const memory_store *)s, key_hash(key));
 }
 
 /* ---- sessions: many clients on one store ---- */
 
-static int session_fail(mem_session *ms, int rc)
-{
-    if (rc < 0)
-        memcpy(ms->base.error, ms->m->base.error, sizeof ms->base.error);
-    return rc;
-}
-
 static int ses_begin(store *s)
 {
     mem_session *ms = (mem_session *)s;
-    pthread_mutex_lock(&ms->m->mu);
     arena_reset(&ms->copies);
-    int rc = mem_begin(&ms->m->base);
-    if (rc < 0) {
-        pthread_mutex_unlock(&ms->m->mu);
-        return session_fail(ms, rc);
-    }
-    ms->in_txn = true;
-    return 0;
+    return tx_begin(&ms->x);
 }
 
 static int ses_read_begin(store *s)
@@ -1148,19 +1367,22 @@ static int ses_read_begin(store *s)
     return 0;
 }
 
-/* In a transaction the lock is held; outside one (a query) the lookup takes
- * it and the record is copied out, since another client's commit may free
- * the block. */
+/* Outside a transaction (a query) the lookup takes the key's stripe, holding
+ * nothing else, and the record is copied out, since another client's commit
+ * may free the block. */
 static int ses_load(store *s, const aggregate *agg, const value *key, value *out)
 {
     mem_session *ms = (mem_session *)s;
-    if (ms->in_txn)
-        return mem_load(&ms->m->base, agg, key, out);
-    pthread_mutex_lock(&ms->m->mu);
-    int rc = mem_load(&ms->m->base, agg, key, out);
+    memory_store *m = ms->m;
+    if (ms->x.in_txn)
+        return tx_load(m, &ms->x, agg, key, out);
+    size_t at = stripe_of(m, key_hash(key));
+    pthread_mutex_lock(&m->stripes[at].mu);
+    int rc = tx_load(m, &ms->x, agg, key, out);
     if (rc == 1)
         *out = value_copy(&ms->copies, out);
-    pthread_mutex_unlock(&ms->m->mu);
+    ms->x.last.key = NULL;
+    pthread_mutex_unlock(&m->stripes[at].mu);
     return rc;
 }
 
@@ -1168,70 +1390,62 @@ static int ses_save(store *s, const aggregate *agg, const value *key, const valu
                     bool created)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_save(&ms->m->base, agg, key, state, created));
+    (void)created;
+    return tx_save(ms->m, &ms->x, agg, key, state);
 }
 
 static int ses_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
                       size_t n, value *state)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_update(&ms->m->base, agg, key, changes, n, state));
+    return tx_update(ms->m, &ms->x, agg, key, changes, n, state);
 }
 
 static int ses_remove(store *s, const aggregate *agg, const value *key)
 {
     mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_remove(&ms->m->base, agg, key));
+    return tx_remove(ms->m, &ms->x, agg, key);
 }
 
 static int ses_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
                             const value *payload)
 {
-    mem_session *ms = (mem_session *)s;
-    return session_fail(ms, mem_append_event(&ms->m->base, ev, agg, key, payload));
-}
-
-static int ses_end(store *s, int (*end)(store *))
-{
-    mem_session *ms = (mem_session *)s;
-    if (!ms->in_txn)
-        return end(&ms->m->base) < 0 ? session_fail(ms, -1) : 0;
-    int rc = end(&ms->m->base);
-    ms->in_txn = false;
-    pthread_mutex_unlock(&ms->m->mu);
-    return session_fail(ms, rc);
+    return tx_append_event(&((mem_session *)s)->x, ev, agg, key, payload);
 }
 
 static int ses_commit(store *s)
 {
-    return ses_end(s, mem_commit);
+    mem_session *ms = (mem_session *)s;
+    return tx_commit(ms->m, &ms->x);
 }
 
 static int ses_rollback(store *s)
 {
-    return ses_end(s, mem_rollback);
+    mem_session *ms = (mem_session *)s;
+    return tx_rollback(ms->m, &ms->x);
 }
 
-/* A scan outside a transaction, as a query's load: under the lock, and the
- * rows copied out, since another client's commit may free their blocks. */
+/* A scan outside a transaction, as a query's load: under every stripe (the
+ * plans that scan have one), and the rows copied out, since another
+ * client's commit may free their blocks. */
 static int ses_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
 {
     mem_session *ms = (mem_session *)s;
-    pthread_mutex_lock(&ms->m->mu);
+    lock_all(ms->m);
     value rows;
-    int rc = mem_scan(&ms->m->base, agg, from, limit, &rows);
+    int rc = tx_scan(ms->m, &ms->x, agg, from, limit, &rows);
     if (rc == 0)
         *out = value_copy(&ms->copies, &rows);
-    pthread_mutex_unlock(&ms->m->mu);
-    return session_fail(ms, rc);
+    unlock_all(ms->m);
+    return rc;
 }
 
 static int ses_count(store *s, uint64_t *aggs, uint64_t *events)
 {
     mem_session *ms = (mem_session *)s;
-    pthread_mutex_lock(&ms->m->mu);
-    int rc = mem_count(&ms->m->base, aggs, events);
-    pthread_mutex_unlock(&ms->m->mu);
+    lock_all(ms->m);
+    int rc = tx_count(ms->m, aggs, events);
+    unlock_all(ms->m);
     return rc;
 }
 
@@ -1254,23 +1468,79 @@ static int memory_session(store *s, store **out, char *err, size_t size)
     memory_store *m = (memory_store *)s;
     *out = NULL;
     if (!m->shared) { /* sessions lock from now on; the store itself is for one thread */
+        m->stripes = aligned_alloc(LINE, nstripes(m) * sizeof *m->stripes);
+        if (!m->stripes) {
+            snprintf(err, size, "memory: out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < nstripes(m); i++)
+            pthread_mutex_init(&m->stripes[i].mu, NULL);
         pthread_mutex_init(&m->mu, NULL);
         m->shared = true;
     }
     mem_session *ms = calloc(1, sizeof *ms);
-    if (!ms) {
+    if (!ms || txn_init(&ms->x, m->p, ms->base.error) < 0) {
+        free(ms);
         snprintf(err, size, "memory: out of memory");
         return -1;
     }
     ms->base.ops = &memory_session_ops;
     ms->m = m;
+    ms->x.locks = true;
+    pthread_mutex_lock(&m->mu);
+    ms->next = m->sessions;
+    if (m->sessions)
+        m->sessions->prev = ms;
+    m->sessions = ms;
+    pthread_mutex_unlock(&m->mu);
     *out = &ms->base;
     return 0;
 }
 
+/* Moves n chunk pointers onto the end of *to (len, room cap). */
+static void hand_over(void ***to, size_t *len, size_t *cap, void *const *from, size_t n)
+{
+    if (*len + n > *cap) {
+        *cap = *len + n > 2 * *cap ? *len + n : 2 * *cap;
+        *to = xreallocarray(*to, *cap, sizeof **to);
+    }
+    if (n)
+        memcpy(*to + *len, from, n * sizeof *from);
+    *len += n;
+}
+
+/* The records a session allocated stay in the store, and so do the events
+ * it logged: its pool's chunks, its log and its event counts go to the
+ * store's own. */
 static void memory_session_close(store *s)
 {
     mem_session *ms = (mem_session *)s;
+    memory_store *m = ms->m;
+    txn *x = &ms->x;
+    if (x->in_txn)
+        tx_rollback(m, x);
+    pthread_mutex_lock(&m->mu);
+    if (ms->prev)
+        ms->prev->next = ms->next;
+    else
+        m->sessions = ms->next;
+    if (ms->next)
+        ms->next->prev = ms->prev;
+    for (size_t i = 0; i < m->p->nevents; i++)
+        m->own.events[i] += x->events[i];
+    hand_over(&m->own.pool.chunks, &m->own.pool.nchunks, &m->own.pool.chunks_cap, x->pool.chunks,
+              x->pool.nchunks);
+    x->pool.nchunks = 0;
+    for (size_t i = 0; i < x->nchunks; i++) {
+        if (m->own.nchunks == m->own.chunks_cap) {
+            m->own.chunks_cap = m->own.chunks_cap ? 2 * m->own.chunks_cap : 16;
+            m->own.chunks = xreallocarray(m->own.chunks, m->own.chunks_cap, sizeof *m->own.chunks);
+        }
+        m->own.chunks[m->own.nchunks++] = x->chunks[i];
+    }
+    x->nchunks = 0;
+    pthread_mutex_unlock(&m->mu);
+    txn_free(x);
     arena_free(&ms->copies);
     free(ms);
 }

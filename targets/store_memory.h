@@ -14,5 +14,8 @@
  * (load also works outside one, reading what is committed). */
 int memory_store_new(const plan *p, store **out);
 void memory_store_free(store *s);
+/* The stripe whose lock guards the records of key in s (for tests: which
+ * keys two sessions can hold at once). */
+size_t memory_store_stripe(const store *s, const value *key);
 
 #endif

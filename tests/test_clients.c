@@ -30,6 +30,8 @@
 #include "report_html.h"
 #include "runner.h"
 #include "serve_spawn.h"
+#include "store_driver.h"
+#include "store_memory.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -74,20 +76,31 @@ static plan *counter_plan(int clients, int iterations, const char *entry)
     return fx_compile(yaml);
 }
 
-/* A driver like the real one whose close first reads the counter back:
+/* A driver like the real one whose close first reads the counters back:
  * the final state, as the store holds it when the run ends (the sessions
- * close before the target that owns the store). */
+ * close before the target that owns the store). Each read is a record of
+ * an aggregate whose second field is its value. */
+typedef struct counter_read {
+    const aggregate *agg;
+    const char *name;
+    int64_t value;
+} counter_read;
+
 static target_driver wrapped;
 static const target_driver *real;
-static const aggregate *counter_agg;
-static int64_t counter_value;
+static counter_read *reads;
+static size_t nreads;
 
 static void read_then_close(target *t)
 {
     arena a = {0};
-    value key = {.kind = VAL_STRING, .u.s = "c", .len = 1}, got;
-    if (target_read(t, counter_agg, &key, &a, &got) == 1)
-        counter_value = got.u.items[1].u.i;
+    for (size_t i = 0; i < nreads; i++) {
+        value key = {
+            .kind = VAL_STRING, .u.s = reads[i].name, .len = (uint32_t)strlen(reads[i].name)};
+        value got;
+        if (target_read(t, reads[i].agg, &key, &a, &got) == 1)
+            reads[i].value = got.u.items[1].u.i;
+    }
     arena_free(&a);
     real->close(t);
 }
@@ -105,12 +118,15 @@ static const target_driver *wrap(const char *name)
 static char *written(int (*writer)(const report *, FILE *), const report *r);
 static int html_of(const report *r, FILE *out);
 
-/* Runs p (one target, CLIENTS clients) and checks that it passed verify
- * and that the counter holds every increment. */
-static void assert_no_lost_update(plan *p, report *r)
+/* Runs p (one target, CLIENTS clients, each dispatching commands) and
+ * checks that it passed verify and that each of the n counters read back
+ * holds every increment. */
+static void assert_exact(plan *p, report *r, counter_read *rd, size_t n, uint64_t commands)
 {
-    counter_agg = &p->aggs[0];
-    counter_value = -1;
+    reads = rd;
+    nreads = n;
+    for (size_t i = 0; i < n; i++)
+        rd[i].value = -1;
     run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true, .driver_for = wrap};
     const plan *plans[] = {p};
     int rc = runner_run(plans, 1, &o, r);
@@ -122,8 +138,16 @@ static void assert_no_lost_update(plan *p, report *r)
     assert_int_equal(tr->verify, VERIFY_PASS);
     assert_string_equal(tr->verify_level, "counts");
     assert_int_equal(tr->runs[0].nclients, CLIENTS);
-    assert_int_equal(tr->runs[0].fig.commands, (uint64_t)CLIENTS * INCREMENTS);
-    assert_int_equal(counter_value, (int64_t)CLIENTS * INCREMENTS);
+    assert_int_equal(tr->runs[0].fig.commands, commands);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(rd[i].value, (int64_t)CLIENTS * INCREMENTS);
+}
+
+/* The counter spec's one counter, c. */
+static void assert_no_lost_update(plan *p, report *r)
+{
+    counter_read c = {.agg = &p->aggs[0], .name = "c"};
+    assert_exact(p, r, &c, 1, (uint64_t)CLIENTS * INCREMENTS);
 }
 
 static void run_counter(const char *entry)
@@ -139,6 +163,113 @@ static void test_clients_no_lost_update_on_memory(void **state)
 {
     (void)state;
     run_counter("memory");
+}
+
+/* Two counters, each command one record: on memory each increment takes
+ * the stripe of its counter only (the two are likely in different ones),
+ * and both end exact. */
+static void test_clients_no_lost_update_on_two_counters(void **state)
+{
+    (void)state;
+    char yaml[4096];
+    const char *cycle = strstr(counter_head, "  setup:");
+    snprintf(yaml, sizeof yaml,
+             "%.*s  setup:\n    - Counter.Create: {name: a}\n    - Counter.Create: {name: b}\n"
+             "  cycle:\n    - Counter.Increment: {name: a}\n    - Counter.Increment: {name: b}\n"
+             "  warmup: 0\n  runs: 1\n  clients: %d\n  iterations: %d\n  targets: [memory]\n",
+             (int)(cycle - counter_head), counter_head, CLIENTS, INCREMENTS);
+    plan *p = fx_compile(yaml);
+    counter_read rd[] = {{.agg = &p->aggs[0], .name = "a"}, {.agg = &p->aggs[0], .name = "b"}};
+    report r = {0};
+    assert_exact(p, &r, rd, 2, (uint64_t)2 * CLIENTS * INCREMENTS);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A policy makes each increment a transaction of two records (the counter
+ * and its total): memory then runs them one at a time on one stripe, and
+ * the counters and the totals all end exact. */
+static void test_clients_no_lost_update_across_two_records(void **state)
+{
+    (void)state;
+    char yaml[8192];
+    snprintf(
+        yaml, sizeof yaml,
+        "spec: 1\n"
+        "domain: ledger\n"
+        "aggregates:\n"
+        "  Counter:\n"
+        "    identity: name\n"
+        "    fields: {name: string, value: {type: int, default: 0}}\n"
+        "    commands:\n"
+        "      Create: {creates: true, params: {name: string}}\n"
+        "      Increment: {params: {name: string}, set: {value: value + 1}, emits: Incremented}\n"
+        "  Total:\n"
+        "    identity: name\n"
+        "    fields: {name: string, value: {type: int, default: 0}}\n"
+        "    commands:\n"
+        "      Create: {creates: true, params: {name: string}}\n"
+        "      Add: {params: {name: string}, set: {value: value + 1}}\n"
+        "policies:\n"
+        "  - {when: Incremented, run: Total.Add, args: {name: event.name}}\n"
+        "workload:\n"
+        "  keys: shared\n"
+        "  setup:\n"
+        "    - Counter.Create: {name: a}\n"
+        "    - Counter.Create: {name: b}\n"
+        "    - Total.Create: {name: a}\n"
+        "    - Total.Create: {name: b}\n"
+        "  cycle:\n"
+        "    - Counter.Increment: {name: a}\n"
+        "    - Counter.Increment: {name: b}\n"
+        "  warmup: 0\n  runs: 1\n  clients: %d\n  iterations: %d\n  targets: [memory]\n",
+        CLIENTS, INCREMENTS);
+    plan *p = fx_compile(yaml);
+    counter_read rd[] = {{.agg = &p->aggs[0], .name = "a"},
+                         {.agg = &p->aggs[0], .name = "b"},
+                         {.agg = &p->aggs[1], .name = "a"},
+                         {.agg = &p->aggs[1], .name = "b"}};
+    report r = {0};
+    assert_exact(p, &r, rd, 4, (uint64_t)2 * CLIENTS * INCREMENTS);
+    report_free(&r);
+    plan_free(p);
+}
+
+/* A transaction that touches a second stripe while another client holds
+ * it fails with a sentence instead of waiting (which could deadlock), and
+ * rolls back; the other client's goes on. The counter spec gets the fine
+ * stripes: one record per command. */
+static void test_clients_memory_second_stripe_held_fails(void **state)
+{
+    (void)state;
+    plan *p = counter_plan(2, 10, "memory");
+    const store_driver *d = store_find("memory");
+    store *s = NULL, *a = NULL, *b = NULL;
+    char err[256];
+    assert_int_equal(store_open(d, p, NULL, 0, &s, err, sizeof err), 0);
+    assert_int_equal(d->session(s, &a, err, sizeof err), 0);
+    assert_int_equal(d->session(s, &b, err, sizeof err), 0);
+    value ka = {.kind = VAL_STRING, .u.s = "a", .len = 1}, kb = ka, got;
+    char name[16];
+    for (int i = 0; memory_store_stripe(s, &kb) == memory_store_stripe(s, &ka); i++) {
+        snprintf(name, sizeof name, "b%d", i);
+        kb = (value){.kind = VAL_STRING, .u.s = name, .len = (uint32_t)strlen(name)};
+    }
+    assert_int_equal(a->ops->begin(a), 0);
+    assert_int_equal(a->ops->load(a, &p->aggs[0], &ka, &got), 0);
+    assert_int_equal(b->ops->begin(b), 0);
+    assert_int_equal(b->ops->load(b, &p->aggs[0], &kb, &got), 0);
+    assert_int_equal(a->ops->load(a, &p->aggs[0], &kb, &got), -1);
+    assert_string_equal(a->error,
+                        "memory store: a transaction of several records met another client's");
+    assert_int_equal(a->ops->rollback(a), 0);
+    /* a's rollback released a's stripe: b's second one is free now */
+    assert_int_equal(b->ops->load(b, &p->aggs[0], &ka, &got), 0);
+    assert_int_equal(b->ops->commit(b), 0);
+    d->session_close(a);
+    d->session_close(b);
+    store_close(s);
+    plan_free(p);
 }
 
 static void test_clients_no_lost_update_on_sqlite(void **state)
@@ -228,8 +359,9 @@ static void test_clients_failures_after_retries_are_counted(void **state)
     plan *p = counter_plan(CLIENTS, INCREMENTS,
                            "postgres: {durability: normal, isolation: serializable, retry: "
                            "{max_tries: 1}}");
-    counter_agg = &p->aggs[0];
-    counter_value = -1;
+    counter_read c = {.agg = &p->aggs[0], .name = "c", .value = -1};
+    reads = &c;
+    nreads = 1;
     run_options o = {.iterations = -1,
                      .warmup = -1,
                      .runs = -1,
@@ -255,7 +387,7 @@ static void test_clients_failures_after_retries_are_counted(void **state)
     assert_int_equal(run->fig.commands + failed, (uint64_t)CLIENTS * INCREMENTS);
     assert_int_equal(run->verbs[0].count, run->fig.commands);
     assert_int_equal(hist_count(&run->all), run->fig.commands); /* failures not in latency */
-    assert_int_equal(counter_value, (int64_t)run->fig.commands);
+    assert_int_equal(c.value, (int64_t)run->fig.commands);
     char *md = written(report_markdown, &r);
     assert_non_null(strstr(md, "Failed after retries: postgres (normal) (counter): "));
     assert_non_null(strstr(md, " (Counter.Increment "));
@@ -618,6 +750,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_no_lost_update_on_memory),
+        cmocka_unit_test(test_clients_no_lost_update_on_two_counters),
+        cmocka_unit_test(test_clients_no_lost_update_across_two_records),
+        cmocka_unit_test(test_clients_memory_second_stripe_held_fails),
         cmocka_unit_test(test_clients_no_lost_update_on_sqlite),
         cmocka_unit_test(test_clients_no_lost_update_on_postgres),
         cmocka_unit_test(test_clients_serializable_postgres_retries_and_says_so),

@@ -4,10 +4,10 @@ on 2 CPUs give >= 1.5x the throughput of 1 client). pizzas with keys:
 per_client (each client its own pools; ${n} unique across clients), the
 same invocation but --clients, 5 pairs interleaved (1 client, then 2),
 default placement (both CPUs); prints each median and the ratio. A miss is
-reported, not fatal: the memory store runs the clients' transactions one
-at a time under one lock (docs/spec.md, "Many clients"), so what can run
-in parallel is the harness's share and the runtime's work outside the
-transaction."""
+reported, not fatal: the memory store locks the stripe of each record a
+transaction touches (docs/spec.md, "Many clients"), so the two clients run
+in parallel on their own records, and the ratio depends on the two CPUs
+being free for them (the load average printed)."""
 import json
 import statistics
 import subprocess
