@@ -130,13 +130,18 @@ static void lost_text(const char *detail, char *out, size_t size)
 }
 
 /* A failure's text on connection c: lost_text when the connection is gone,
- * otherwise msg on one line. */
+ * otherwise msg on one line. A write that failed (EPIPE) leaves the
+ * connection reading as open until libpq reads the end of the socket. */
 static void failure_text(PGconn *c, const char *msg, char *out, size_t size)
 {
+    char copy[PG_ERROR_MAX]; /* msg may be libpq's buffer, which reading changes */
+    snprintf(copy, sizeof copy, "%s", msg);
+    if (c && pq->status(c) != CONNECTION_BAD)
+        pq->consumeInput(c);
     if (c && pq->status(c) == CONNECTION_BAD)
-        lost_text(msg, out, size);
+        lost_text(copy, out, size);
     else
-        one_line(msg, out, size);
+        one_line(copy, out, size);
 }
 
 typedef struct conn_params {
@@ -726,6 +731,22 @@ static void lose(pg_store *g, outcome *o, const char *what)
     }
 }
 
+/* Whether a failure r (PGRES_FATAL_ERROR) ends the session: the server's
+ * 57P01..57P03 (shutting down or restarting), or a connection libpq found
+ * closed. An error of libpq's own (no SQLSTATE) can come from a write that
+ * failed (EPIPE) while the connection still reads as open: reading what is
+ * there finds the end of the socket and tells the two apart. */
+static bool ends_session(pg_store *g, const PGresult *r)
+{
+    const char *state = sqlstate(r);
+    if (!strncmp(state, "57P0", 4) || pq->status(g->conn) == CONNECTION_BAD)
+        return true;
+    if (state[0])
+        return false;
+    pq->consumeInput(g->conn);
+    return pq->status(g->conn) == CONNECTION_BAD;
+}
+
 /* Reads the results of one statement. */
 static void take(pg_store *g, const pg_op *op, outcome *o)
 {
@@ -737,10 +758,7 @@ static void take(pg_store *g, const pg_op *op, outcome *o)
         return;
     }
     ExecStatusType st = pq->resultStatus(r);
-    if (st == PGRES_FATAL_ERROR &&
-        (!strncmp(sqlstate(r), "57P0", 4) || pq->status(g->conn) == CONNECTION_BAD)) {
-        /* 57P01..57P03: the server is shutting down or restarting and ends
-         * this session; or libpq found the socket closed */
+    if (st == PGRES_FATAL_ERROR && ends_session(g, r)) {
         o->lost = true;
         o->status = -1;
         lost_text(pq->resultErrorMessage(r), o->first, sizeof o->first);
