@@ -253,17 +253,22 @@ void diag_print_github(FILE *out, const diag *g)
     fputc('\n', out);
 }
 
-static size_t edit_distance(const char *a, const char *b)
+/* The Levenshtein distance between a and b when it is at most limit, and
+ * limit + 1 otherwise: the distance is at least the difference in length,
+ * and never less than the smallest entry of a row, so either bound ends the
+ * work early (diag_suggest asks only whether a word is near). */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
 {
     size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return (size_t)-1;
+    if (la > 64 || lb > 64 || (la > lb ? la - lb : lb - la) > limit)
+        return limit + 1;
     size_t row[65];
     for (size_t j = 0; j <= lb; j++)
         row[j] = j;
     for (size_t i = 1; i <= la; i++) {
         size_t prev = row[0];
         row[0] = i;
+        size_t least = row[0];
         for (size_t j = 1; j <= lb; j++) {
             size_t cur = row[j];
             size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
@@ -274,23 +279,29 @@ static size_t edit_distance(const char *a, const char *b)
                 best = row[j - 1] + 1;
             row[j] = best;
             prev = cur;
+            if (best < least)
+                least = best;
         }
+        if (least > limit)
+            return limit + 1;
     }
-    return row[lb];
+    return row[lb] <= limit ? row[lb] : limit + 1;
 }
 
 const char *diag_suggest(const char *word, const char *const *candidates, size_t n)
 {
     const char *best = NULL;
-    size_t best_d = (size_t)-1;
     size_t wl = strlen(word);
     size_t limit = wl <= 3 ? 1 : wl <= 6 ? 2 : 3;
-    for (size_t i = 0; i < n; i++) {
-        size_t dist = edit_distance(word, candidates[i]);
+    size_t best_d = limit + 1;
+    for (size_t i = 0; i < n && best_d > 0; i++) {
+        /* a candidate only as near as the best so far is not taken: the
+           first of the nearest wins, as before */
+        size_t dist = edit_distance(word, candidates[i], best_d - 1);
         if (dist < best_d) {
             best_d = dist;
             best = candidates[i];
         }
     }
-    return best_d <= limit ? best : NULL;
+    return best;
 }
