@@ -263,10 +263,30 @@ static double num(const node *o, const char *key)
     return number(get(o, key));
 }
 
+/* A number from a file as an integer. The schema says integer but sets no
+ * upper bound, and converting a double past an integer type's range is
+ * undefined: such a number is held at the range's end (0 when not a number). */
+static int64_t to_i64(double v)
+{
+    if (!isfinite(v))
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (v < -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+static uint64_t to_u64(double v)
+{
+    if (!isfinite(v) || !(v > 0))
+        return 0;
+    return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+}
+
 static int64_t int_of(const node *o, const char *key)
 {
-    double v = num(o, key);
-    return isfinite(v) ? (int64_t)v : 0;
+    return to_i64(num(o, key));
 }
 
 static bool is_true(const node *n)
@@ -380,7 +400,7 @@ static void config_from(arena *a, run_config *c, const node *o)
     list = get(o, "prefill");
     c->prefill = items(a, list, sizeof *c->prefill, &c->nprefill);
     for (size_t i = 0; i < c->nprefill; i++)
-        c->prefill[i] = (int64_t)number(item(list, i));
+        c->prefill[i] = to_i64(number(item(list, i)));
     list = get(o, "targets");
     c->targets = items(a, list, sizeof *c->targets, &c->ntargets);
     for (size_t i = 0; i < c->ntargets; i++) {
@@ -391,7 +411,7 @@ static void config_from(arena *a, run_config *c, const node *o)
     c->cpu = dup_or_null(a, o, "cpu");
     const node *seed = get(o, "seed");
     c->seed_given = is_number(seed);
-    c->seed = c->seed_given ? (uint64_t)number(seed) : 0;
+    c->seed = c->seed_given ? to_u64(number(seed)) : 0;
     c->duration_s = is_number(get(o, "duration_s")) ? num(o, "duration_s") : 0;
     c->clients = int_of(o, "clients");
     c->threads = int_of(o, "threads");
@@ -444,10 +464,10 @@ static int histogram_from(hist *h, const node *pairs, const run_figures *f)
         double v, c;
         pair_at(pairs, i, &v, &c);
         if (v >= 1 && c >= 1)
-            hist_record_n(h, v > (double)HIST_MAX_NS ? HIST_MAX_NS : (uint64_t)v, (uint64_t)c);
+            hist_record_n(h, v > (double)HIST_MAX_NS ? HIST_MAX_NS : (uint64_t)v, to_u64(c));
     }
     if (isfinite(f->min_ns) && isfinite(f->max_ns) && f->min_ns >= 1)
-        hist_set_extremes(h, (uint64_t)f->min_ns, (uint64_t)f->max_ns);
+        hist_set_extremes(h, to_u64(f->min_ns), to_u64(f->max_ns));
     return 0;
 }
 
@@ -485,9 +505,9 @@ static void buckets_from(arena *a, hist_buckets *hb, const node *pairs)
         pair_at(pairs, i, &v, &c);
         if (!(v >= 1) || !(c >= 0))
             continue;
-        hb->mid[hb->n] = (uint64_t)v;
-        hb->count[hb->n++] = (uint64_t)c;
-        hb->total += (uint64_t)c;
+        hb->mid[hb->n] = to_u64(v);
+        hb->count[hb->n++] = to_u64(c);
+        hb->total += to_u64(c);
     }
     hb->min = hb->n ? hb->mid[0] : 0;
     hb->max = hb->n ? hb->mid[hb->n - 1] : 0;
@@ -501,8 +521,8 @@ static void intervals_from(arena *a, run_result *run, const node *o)
     for (size_t i = 0; i < run->nintervals; i++) {
         const node *it = item(list, i);
         interval *iv = &run->intervals[i];
-        iv->start_ns = (uint64_t)llround(num(it, "start_s") * 1e9);
-        iv->length_ns = (uint64_t)llround(num(it, "length_s") * 1e9);
+        iv->start_ns = to_u64(round(num(it, "start_s") * 1e9));
+        iv->length_ns = to_u64(round(num(it, "length_s") * 1e9));
         iv->commands = (uint64_t)int_of(it, "commands");
         iv->p50_ns = ns_of(it, "p50_us");
         iv->p90_ns = ns_of(it, "p90_us");
@@ -631,7 +651,7 @@ static void tallies_from(arena *a, target_result *t, const node *o)
             const char *name;
             const node *v = member(list, i, &name);
             t->tallies[t->ntallies++] =
-                (tally){.name = arena_strdup(a, name), .event = ev, .n = (int64_t)number(v)};
+                (tally){.name = arena_strdup(a, name), .event = ev, .n = to_i64(number(v))};
         }
     }
 }

@@ -516,6 +516,58 @@ static void test_a_bad_bucket_reads_as_from_a_cjson_tree(void **state)
     cJSON_Delete(json);
 }
 
+/* Numbers past every integer's range where the schema asks only for an
+ * integer (a bucket, a count, an interval's start, the seed, a prefill, a
+ * tally): the file loads, each held at its range's end, and no conversion
+ * is undefined (UBSan stops the test otherwise; fuzz_results found the
+ * bucket). */
+static void test_numbers_past_an_integers_range_are_held_at_its_end(void **state)
+{
+    (void)state;
+    report r;
+    sample_report(&r);
+    cJSON *json = report_to_cjson(&r);
+    report_free(&r);
+    cJSON *result = cJSON_GetArrayItem(cJSON_GetObjectItem(json, "results"), 0);
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(result, "runs"), 0);
+    cJSON *iv = cJSON_CreateObject();
+    cJSON_AddNumberToObject(iv, "start_s", 4e30);
+    cJSON_AddNumberToObject(iv, "length_s", 0.25);
+    cJSON_AddNumberToObject(iv, "commands", 4e30);
+    cJSON_AddNumberToObject(iv, "p50_us", 1);
+    cJSON_AddNumberToObject(iv, "p90_us", 1);
+    cJSON_AddNumberToObject(iv, "p99_us", 1);
+    cJSON_AddNumberToObject(iv, "max_us", 1);
+    cJSON *buckets = cJSON_AddArrayToObject(iv, "histogram");
+    const double pairs[][2] = {{1000, 4e30}, {4e30, 1}};
+    for (size_t i = 0; i < 2; i++)
+        cJSON_AddItemToArray(buckets, cJSON_CreateDoubleArray(pairs[i], 2));
+    cJSON *list = cJSON_CreateArray();
+    cJSON_AddItemToArray(list, iv);
+    cJSON_ReplaceItemInObject(run, "intervals", list);
+    cJSON_ReplaceItemInArray(cJSON_GetArrayItem(cJSON_GetObjectItem(run, "histogram"), 0), 1,
+                             cJSON_CreateNumber(4e30));
+    cJSON *config = cJSON_GetObjectItem(json, "config");
+    cJSON_ReplaceItemInObject(config, "seed", cJSON_CreateNumber(4e30));
+    char *text = cJSON_PrintUnformatted(json);
+    cJSON_Delete(json);
+    report *loaded = NULL;
+    char err[1024] = "";
+    int rc = results_load_text("big.json", text, strlen(text), &loaded, err, sizeof err);
+    free(text);
+    if (rc != 0)
+        fail_msg("%s", err);
+    const run_result *back = &loaded->results[0].runs[0];
+    assert_int_equal(back->nintervals, 1);
+    assert_true(back->intervals[0].start_ns == UINT64_MAX);
+    assert_true(back->intervals[0].commands == (uint64_t)INT64_MAX);
+    assert_int_equal(back->intervals[0].all.n, 2);
+    assert_true(back->intervals[0].all.count[0] == UINT64_MAX);
+    assert_true(back->intervals[0].all.mid[1] == UINT64_MAX);
+    assert_true(loaded->config.seed == UINT64_MAX);
+    results_free(loaded);
+}
+
 /* A file nested deeper than cJSON's limit is refused as too deep, at the
  * place where it passes the limit, not as text JSON does not allow. */
 static void test_a_file_nested_too_deep_says_so(void **state)
@@ -548,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_a_file_with_many_intervals_reads_back_whole),
         cmocka_unit_test(test_a_bad_file_gives_its_sentence),
         cmocka_unit_test(test_a_file_nested_too_deep_says_so),
+        cmocka_unit_test(test_numbers_past_an_integers_range_are_held_at_its_end),
         cmocka_unit_test(test_a_bad_bucket_reads_as_from_a_cjson_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
