@@ -6,6 +6,7 @@
 #include "hlog_merge.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include "hist.h"
 #include "hlog.h"
 #include "report.h"
+#include "shard_set.h"
 
 /* The longest line read: a bench payload is well under 1 MiB of base64. */
 #define LINE_MAX_BYTES ((size_t)16 << 20)
@@ -35,6 +37,14 @@ typedef struct log_line {
     size_t payload_col;   /* 1-based column of the payload */
 } log_line;
 
+/* What a log's "#[Logged with bench V, shard I/N]" line says (bench run
+ * --shard writes it; ", a merge of N shards" a merge's): count 0 when the
+ * log names no shard. */
+typedef struct log_shard {
+    int64_t index, count; /* index -1: a merge */
+    size_t line;
+} log_shard;
+
 typedef struct log_set {
     const char *const *paths;
     size_t npaths;
@@ -44,6 +54,7 @@ typedef struct log_set {
     int digits;  /* of the first histogram; -1 before it */
     size_t digits_file, digits_line;
     hist h;
+    log_shard *shards; /* one per path */
     char *err;
     size_t size;
 } log_set;
@@ -109,12 +120,52 @@ typedef struct file_state {
     size_t intervals;
 } file_state;
 
+/* A whole non-negative decimal number of at most 18 digits at *p, which is
+ * moved past it. */
+static bool whole_number(const char **p, int64_t *v)
+{
+    int64_t n = 0;
+    const char *q = *p;
+    while (*q >= '0' && *q <= '9' && q - *p < 18)
+        n = n * 10 + (*q++ - '0');
+    if (q == *p || (*q >= '0' && *q <= '9'))
+        return false;
+    *p = q;
+    *v = n;
+    return true;
+}
+
+/* bench's "#[Logged with bench V, shard I/N]" or "..., a merge of N
+ * shards]": which shard the log is. */
+static int shard_line(log_set *s, size_t file, size_t line, const char *text)
+{
+    log_shard *sh = &s->shards[file];
+    const char *at = strstr(text, ", shard "), *merge = strstr(text, ", a merge of ");
+    const char *p = at ? at + 8 : merge ? merge + 13 : NULL;
+    if (!p)
+        return 0;
+    int64_t a = 0, b = 0;
+    bool ok = whole_number(&p, &a);
+    if (ok && at)
+        ok = *p++ == '/' && whole_number(&p, &b) && b >= 1 && strcmp(p, "]") == 0;
+    else if (ok)
+        ok = a >= 1 && strcmp(p, " shards]") == 0;
+    if (!ok)
+        return refuse(s, file, line, (size_t)((at ? at + 8 : merge + 13) - text) + 1,
+                      at ? "the shard is not INDEX/COUNT (bench run --shard's)"
+                         : "a merge's count of shards is not a number");
+    *sh = at ? (log_shard){a, b, line} : (log_shard){-1, a, line};
+    return 0;
+}
+
 /* The header lines bench, HistogramLogWriter and hdr_log_write_header write. */
 static int header_line(log_set *s, size_t file, size_t line, const char *text, file_state *fs)
 {
     const char *v;
     double *slot = NULL;
     bool *have = NULL;
+    if (strncmp(text, "#[Logged with bench ", 20) == 0)
+        return shard_line(s, file, line, text);
     if (strncmp(text, VERSION_LINE, strlen(VERSION_LINE)) == 0) {
         v = text + strlen(VERSION_LINE);
         if (strncmp(v, "1.", 2) != 0)
@@ -400,15 +451,48 @@ static int same_file(log_set *s)
     return rc;
 }
 
+/* Logs that name their shard (bench run --shard's) are every shard of one
+ * run, each once, as bench merge asks of result files; logs that name none
+ * (another tool's, or bench's without --shard) are merged as they are. */
+static int check_shards(log_set *s)
+{
+    size_t named = 0;
+    for (size_t i = 0; i < s->npaths; i++)
+        named += s->shards[i].count > 0;
+    if (named == 0)
+        return 0;
+    for (size_t i = 0; i < s->npaths; i++) {
+        const log_shard *sh = &s->shards[i];
+        if (sh->count == 0)
+            return err_set_buf(s->err, s->size,
+                               "%s names no shard, but the other logs are shards' (bench run "
+                               "--shard): merge the shards' logs alone",
+                               s->paths[i]);
+        if (sh->index < 0)
+            return refuse(s, i, sh->line, 1,
+                          "a merge of %" PRId64 " shards' logs, not a shard's: merge the shards",
+                          sh->count);
+    }
+    shard_ref *refs = xcalloc(s->npaths, sizeof *refs);
+    for (size_t i = 0; i < s->npaths; i++)
+        refs[i] = (shard_ref){s->shards[i].index, s->shards[i].count, s->paths[i]};
+    int rc = shard_set_check(refs, s->npaths, s->err, s->size);
+    free(refs);
+    return rc;
+}
+
 int hlog_merge_files(const char *const *paths, size_t n, const char *output, char *err, size_t size)
 {
     log_set s = {
         .paths = paths, .npaths = n, .base = INFINITY, .digits = -1, .err = err, .size = size};
     if (hist_init(&s.h) < 0)
         return err_set_buf(err, size, "out of memory");
+    s.shards = xcalloc(n ? n : 1, sizeof *s.shards);
     int rc = same_file(&s);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = read_log(&s, i);
+    if (rc == 0)
+        rc = check_shards(&s);
     if (rc == 0)
         rc = group(&s);
     if (rc == 0)
@@ -418,6 +502,7 @@ int hlog_merge_files(const char *const *paths, size_t n, const char *output, cha
         free(s.v[i].b64);
     }
     free(s.v);
+    free(s.shards);
     hist_free(&s.h);
     return rc;
 }

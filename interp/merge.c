@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "error.h"
 #include "runner.h"
+#include "shard_set.h"
 #include "stats.h"
 
 /* ---- refusals ------------------------------------------------------------ */
@@ -48,38 +49,13 @@ static int check_shards(const inputs *x)
             return refuse(x, "%s is a merge of %" PRId64 " shards, not a shard: merge the shards",
                           x->names[i], sh->count);
     }
-    int64_t count = x->in[0]->config.shard.count;
-    for (size_t i = 1; i < x->n; i++)
-        if (x->in[i]->config.shard.count != count)
-            return refuse(x, "%s is shard %" PRId64 "/%" PRId64 " but %s is of %" PRId64 " shards",
-                          x->names[i], x->in[i]->config.shard.index, x->in[i]->config.shard.count,
-                          x->names[0], count);
+    shard_ref *refs = xcalloc(x->n, sizeof *refs);
     for (size_t i = 0; i < x->n; i++)
-        if (x->in[i]->config.shard.index >= count)
-            return refuse(x, "%s says it is shard %" PRId64 " of %" PRId64 ", past the last",
-                          x->names[i], x->in[i]->config.shard.index, count);
-    for (size_t i = 0; i < x->n; i++)
-        for (size_t k = 0; k < i; k++)
-            if (x->in[k]->config.shard.index == x->in[i]->config.shard.index)
-                return refuse(x, "shard %" PRId64 "/%" PRId64 " is given twice: %s and %s",
-                              x->in[i]->config.shard.index, count, x->names[k], x->names[i]);
-    char missing[512] = "";
-    size_t len = 0, nmissing = 0;
-    for (int64_t s = 0; s < count; s++) {
-        bool found = false;
-        for (size_t i = 0; i < x->n && !found; i++)
-            found = x->in[i]->config.shard.index == s;
-        if (found)
-            continue;
-        nmissing++;
-        if (len < sizeof missing - 32)
-            len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%" PRId64 "/%" PRId64,
-                                    len ? ", " : "", s, count);
-    }
-    if (nmissing)
-        return refuse(x, "%s %s missing: %zu of %" PRId64 " shards given",
-                      nmissing > 1 ? "shards" : "shard", missing, x->n, count);
-    return 0;
+        refs[i] =
+            (shard_ref){x->in[i]->config.shard.index, x->in[i]->config.shard.count, x->names[i]};
+    int rc = shard_set_check(refs, x->n, x->err, x->size);
+    free(refs);
+    return rc;
 }
 
 static bool same_text(const char *a, const char *b)

@@ -274,7 +274,9 @@ static char *line_of(const v2 *h)
 }
 
 /* A log of one interval of tag, five samples of 1 us. */
-static void write_log(const char *path, const char *tag)
+/* A log of one interval of tag, whose first line is "#[comment]" unless
+ * comment is NULL. */
+static void write_log_with(const char *path, const char *tag, const char *comment)
 {
     hist h;
     assert_int_equal(hist_init(&h), 0);
@@ -282,10 +284,21 @@ static void write_log(const char *path, const char *tag)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     bench_error e = {{0}};
-    assert_int_equal(hlog_begin(f, 1700000000, NULL, &e), 0);
+    assert_int_equal(hlog_begin(f, 1700000000, comment, &e), 0);
     assert_int_equal(hlog_interval(f, tag, 0, 1, &h, &e), 0);
     assert_int_equal(fclose(f), 0);
     hist_free(&h);
+}
+
+static void write_log(const char *path, const char *tag)
+{
+    write_log_with(path, tag, NULL);
+}
+
+/* A log of tag "a" whose first line is "#[comment]". */
+static void write_log_saying(const char *path, const char *comment)
+{
+    write_log_with(path, "a", comment);
 }
 
 /* The good log every bad one is merged with: tag "a". */
@@ -453,12 +466,80 @@ static void test_merge_hlog_refuses_other_tags_twice_and_flags(void **state)
     }
 }
 
+/* Logs that say which shard they are (bench run --shard's "Logged with
+ * bench V, shard I/N"): every shard once, as bench merge asks of result
+ * files, or a sentence and exit 2. */
+static void test_merge_hlog_refuses_a_missing_or_doubled_shard(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *first, *second; /* the two logs' comments; NULL: no second log */
+        const char *want;           /* after "bench merge: "; A and B: the two paths */
+    } rows[] = {
+        {"Logged with bench x, shard 0/3", "Logged with bench x, shard 1/3",
+         "shard 2/3 missing: 2 of 3 shards given"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 0/2",
+         "shard 0/2 is given twice: A and B"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x",
+         "B names no shard, but the other logs are shards' (bench run --shard): merge the "
+         "shards' logs alone"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, a merge of 2 shards",
+         "B:1:1: a merge of 2 shards' logs, not a shard's: merge the shards"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 1/3",
+         "B is shard 1/3 but A is of 2 shards"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 2/2",
+         "B says it is shard 2 of 2, past the last"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 1-2",
+         "B:1:30: the shard is not INDEX/COUNT (bench run --shard's)"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 1/0",
+         "B:1:30: the shard is not INDEX/COUNT (bench run --shard's)"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, shard 1/1234567890123456789",
+         "B:1:30: the shard is not INDEX/COUNT (bench run --shard's)"},
+        {"Logged with bench x, shard 0/2", "Logged with bench x, a merge of many shards",
+         "B:1:35: a merge's count of shards is not a number"},
+        /* a count from the file is not walked to: the first 16 missing, then a count */
+        {"Logged with bench x, shard 3/999999999999999", NULL,
+         "shards 0/999999999999999, 1/999999999999999, 2/999999999999999, 4/999999999999999, "
+         "5/999999999999999, 6/999999999999999, 7/999999999999999, 8/999999999999999, "
+         "9/999999999999999, 10/999999999999999, 11/999999999999999, 12/999999999999999, "
+         "13/999999999999999, 14/999999999999999, 15/999999999999999, 16/999999999999999 and "
+         "999999999999982 more missing: 1 of 999999999999999 shards given"},
+    };
+    char a[512], b[512], out[512]; /* path_of's buffers are reused */
+    snprintf(a, sizeof a, "%s", path_of("shard_a.hlog"));
+    snprintf(b, sizeof b, "%s", path_of("shard_b.hlog"));
+    snprintf(out, sizeof out, "%s", path_of("shard_out.hlog"));
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        write_log_saying(a, rows[i].first);
+        if (rows[i].second)
+            write_log_saying(b, rows[i].second);
+        char want[2048] = "bench merge: ";
+        size_t len = strlen(want);
+        for (const char *p = rows[i].want; *p && len < sizeof want - 600; p++)
+            if (*p == 'A' || *p == 'B')
+                len += (size_t)snprintf(want + len, sizeof want - len, "%s", *p == 'A' ? a : b);
+            else
+                want[len++] = *p;
+        snprintf(want + len, sizeof want - len, "\n");
+        spawn_output o = rows[i].second ? BENCH("merge", "--logs", a, b, "--output", out)
+                                        : BENCH("merge", "--logs", a, "--output", out);
+        if (o.status != 2 || strcmp(o.err, want) != 0)
+            fail_msg("row %zu: exit %d, stderr:\n%s\nwanted:\n%s", i, o.status, o.err, want);
+        spawn_output_free(&o);
+    }
+    /* the two shards of two: merged */
+    write_log_saying(a, "Logged with bench x, shard 1/2");
+    write_log_saying(b, "Logged with bench x, shard 0/2");
+    expect_ok(BENCH("merge", "--logs", a, b, "--output", out));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_hlog_shards_add_up_as_their_results),
         cmocka_unit_test(test_merge_hlog_refuses_bad_logs),
         cmocka_unit_test(test_merge_hlog_refuses_other_tags_twice_and_flags),
+        cmocka_unit_test(test_merge_hlog_refuses_a_missing_or_doubled_shard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
