@@ -319,7 +319,8 @@ static const char *tag_name(const char *tag)
 /* Numbers each line's k and checks that every file has every tag. */
 static int group(log_set *s)
 {
-    qsort(s->v, s->n, sizeof *s->v, by_file_tag_seq);
+    if (s->n) /* logs of no interval: nothing to sort (qsort takes no NULL) */
+        qsort(s->v, s->n, sizeof *s->v, by_file_tag_seq);
     for (size_t i = 0; i < s->n; i++)
         s->v[i].k =
             i > 0 && s->v[i - 1].file == s->v[i].file && tag_cmp(s->v[i - 1].tag, s->v[i].tag) == 0
@@ -407,7 +408,8 @@ static int write_merged(FILE *out, const void *ctx)
 
 static int merge_and_write(log_set *s, const char *output)
 {
-    qsort(s->v, s->n, sizeof *s->v, by_tag_k);
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, by_tag_k);
     merged_group *g = xcalloc(s->n ? s->n : 1, sizeof *g);
     size_t ng = 0;
     for (size_t i = 0; i < s->n; i++) {
