@@ -441,7 +441,7 @@ static bool fail_types(jctx *c, const node *n, const type_list *t)
 
 const jschema_pairs *jschema_pairs_of(const node *n)
 {
-    return n->kind == NODE_SEQ && !n->items && n->count > 0 ? (const jschema_pairs *)n : NULL;
+    return n && n->kind == NODE_SEQ && !n->items && n->count > 0 ? (const jschema_pairs *)n : NULL;
 }
 
 /* Room for one pair of a packed sequence as nodes: [first, second]. */
