@@ -30,7 +30,8 @@ volatile sig_atomic_t runner_interrupted;
 
 /* All the state of one run, in one struct, so several could run side by side. */
 typedef struct run_state {
-    const plan *p;
+    /* on cache lines of its own: several clients' threads write theirs at once */
+    _Alignas(ALLOC_LINE) const plan *p;
     const target_spec *ts;
     const target_driver *drv;
     target *t;
@@ -574,7 +575,7 @@ static run_state *client_state(run_state *rs, int c)
  * it (timed_pass's loop, taken apart so that a thread can take its clients
  * in turn). */
 typedef struct client_pass {
-    run_state *rs;
+    _Alignas(ALLOC_LINE) run_state *rs; /* its own cache lines: its thread writes it */
     pass_plan pp;
     uint64_t first, k, deadline, next_at; /* next_at: the open loop's next intended start */
     unsigned tenth;
@@ -777,7 +778,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
     uint64_t every = o->interval_ns            ? o->interval_ns
                      : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
                                                : 1000000000u;
-    client_pass *cps = xcalloc((size_t)nc, sizeof *cps);
+    client_pass *cps = xcalloc_lines((size_t)nc, sizeof *cps);
     driver_thread *ths = xcalloc((size_t)nt, sizeof *ths);
     int rc = 0;
     for (int c = 0; c < nc && rc == 0; c++) {
@@ -1371,7 +1372,7 @@ static int state_init(run_state *rs)
         return -1;
     if (rs->nclients <= 1)
         return 0;
-    rs->peers = xcalloc((size_t)rs->nclients - 1, sizeof *rs->peers);
+    rs->peers = xcalloc_lines((size_t)rs->nclients - 1, sizeof *rs->peers);
     for (int c = 1; c < rs->nclients; c++) {
         run_state *peer = &rs->peers[c - 1];
         *peer = (run_state){.p = rs->p,
