@@ -3,12 +3,14 @@
  * first clock read; between the two reads there is only the target's
  * dispatch. Recording happens after the second read, into fixed
  * histograms, so harness memory does not grow with iterations. */
+#define _GNU_SOURCE /* sched_getaffinity, pthread_setaffinity_np */
 #include "runner.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -694,8 +696,33 @@ typedef struct driver_thread {
     pthread_t id;
     client_pass *cps; /* every client's */
     int from, step, nclients;
+    int cpu; /* the CPU it is pinned to (pin_threads), or -1 */
     start_gate *gate;
 } driver_thread;
+
+/* With as many threads as CPUs in force, each thread is pinned to a CPU of
+ * its own, unless the target has a child to share them with (TARGET_ONE_CPU
+ * places that pair). Left to the scheduler, the threads start on the CPU
+ * that created them and this machine's kernel keeps both there for tens of
+ * ms (both read CPU 0 or CPU 1 at once, 1.5 s into a run), so a short pass
+ * ran its two clients on one CPU (docs/benchmarks.md). */
+static bool pin_threads(const target_driver *drv, int threads)
+{
+    return threads > 1 && threads == env_cpus_in_force() && !(drv->caps & TARGET_ONE_CPU);
+}
+
+/* The CPUs in force, in order, into cpus[0 .. n - 1]; how many it found. */
+static int cpus_in_force(int *cpus, int n)
+{
+    cpu_set_t set;
+    int found = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE && found < n; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[found++] = c;
+    return found;
+}
 
 /* A thread's clients take turns, one cycle each (closed loop), or in the
  * order of their next intended starts (open loop): a thread has one
@@ -703,6 +730,12 @@ typedef struct driver_thread {
 static void *drive_clients(void *arg)
 {
     driver_thread *th = arg;
+    if (th->cpu >= 0) { /* untimed, before the gate: a pin that fails leaves it unpinned */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(th->cpu, &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    }
     if (!gate_wait(th->gate)) /* every client starts together */
         return NULL;
     uint64_t start = pass_now(th->cps[th->from].pp.open); /* one mode for every client */
@@ -796,9 +829,16 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
     }
     start_gate gate = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     rs->start_epoch_s = epoch_seconds();
+    int *cpus = xcalloc((size_t)nt, sizeof *cpus);
+    bool pin = pin_threads(rs->drv, nt) && cpus_in_force(cpus, nt) == nt;
     int started = 0;
     for (int i = 0; i < nt && rc == 0; i++) {
-        ths[i] = (driver_thread){.cps = cps, .from = i, .step = nt, .nclients = nc, .gate = &gate};
+        ths[i] = (driver_thread){.cps = cps,
+                                 .from = i,
+                                 .step = nt,
+                                 .nclients = nc,
+                                 .cpu = pin ? cpus[i] : -1,
+                                 .gate = &gate};
         if (pthread_create(&ths[i].id, NULL, drive_clients, &ths[i]) != 0)
             rc = err_set(&rs->failure, "run %d: cannot start a thread for the clients", rs->run);
         else
@@ -827,6 +867,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         for (int c = 1; c < nc; c++)
             merge_client(rs, client_state(rs, c));
     }
+    free(cpus);
     free(ths);
     free(cps);
     return rc;
@@ -1882,8 +1923,9 @@ static int64_t clients_of(const plan *p, const run_options *o)
 /* Places one run: a target that talks to a child over a pipe
  * (TARGET_ONE_CPU) gets bench and the child pinned to one CPU unless --cpu
  * chose (the mask goes back with env_unpin); every result records the
- * placement in force. */
-static void place_run(const slot *sl, const report *r, int clients, env_pin *pin)
+ * placement in force, and whether the clients' threads are pinned a CPU
+ * each (pin_threads). */
+static void place_run(const slot *sl, const report *r, int clients, int threads, env_pin *pin)
 {
     /* several clients are spread over the CPUs in force, not pinned to one */
     bool one_cpu = (sl->drv->caps & TARGET_ONE_CPU) != 0 && clients <= 1;
@@ -1906,7 +1948,9 @@ static void place_run(const slot *sl, const report *r, int clients, env_pin *pin
     }
     char cpus[128];
     env_affinity_string(cpus, sizeof cpus);
-    int w = snprintf(out, size, "%s on CPU%s %s%s", who, strpbrk(cpus, ",-") ? "s" : "", cpus,
+    bool pinned = clients > 1 && pin_threads(sl->drv, threads);
+    int w = snprintf(out, size, "%s on CPU%s %s%s%s", who, strpbrk(cpus, ",-") ? "s" : "", cpus,
+                     pinned ? ", each client thread pinned to one" : "",
                      r->config.cpu ? " (--cpu)"
                      : one_cpu     ? " (pinning to one CPU failed)"
                                    : "");
@@ -1931,7 +1975,8 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.setup_only = o->setup_only;
     rs.sh = &r->config.shard;
     env_pin pin = {0};
-    place_run(sl, r, rs.nclients, &pin);
+    int threads = o->threads > 0 ? (int)o->threads : env_cpus_in_force();
+    place_run(sl, r, rs.nclients, threads < rs.nclients ? threads : rs.nclients, &pin);
     int rc = state_init(&rs);
     if (rc == 0)
         rc = run_once(&rs, o, sl->tr);
