@@ -703,9 +703,9 @@ typedef struct driver_thread {
 /* With as many threads as CPUs in force, each thread is pinned to a CPU of
  * its own, unless the target has a child to share them with (TARGET_ONE_CPU
  * places that pair). Left to the scheduler, the threads start on the CPU
- * that created them and this machine's kernel keeps both there for tens of
- * ms (both read CPU 0 or CPU 1 at once, 1.5 s into a run), so a short pass
- * ran its two clients on one CPU (docs/benchmarks.md). */
+ * that created them, and a kernel that packs tasks onto few CPUs (this
+ * machine's: both threads read one CPU at every sample for over a second,
+ * docs/benchmarks.md) runs two clients on one CPU. */
 static bool pin_threads(const target_driver *drv, int threads)
 {
     return threads > 1 && threads == env_cpus_in_force() && !(drv->caps & TARGET_ONE_CPU);
