@@ -34,6 +34,25 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *calloc_lines(size_t n, size_t size)
+{
+    if (size && n > (SIZE_MAX - ALLOC_LINE) / size)
+        return NULL;
+    size_t bytes = n * size;
+    bytes = bytes ? bytes : 1;
+    bytes = (bytes + ALLOC_LINE - 1) / ALLOC_LINE * ALLOC_LINE; /* aligned_alloc wants a multiple */
+    void *p = aligned_alloc(ALLOC_LINE, bytes);
+    return p ? memset(p, 0, bytes) : NULL;
+}
+
+void *xcalloc_lines(size_t n, size_t size)
+{
+    void *p = calloc_lines(n, size);
+    if (!p)
+        bench_out_of_memory();
+    return p;
+}
+
 void *xrealloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);

@@ -17,6 +17,16 @@ void *xmalloc(size_t size);
 /* calloc of n items of size bytes, never NULL; n * size overflowing is out
  * of memory. */
 void *xcalloc(size_t n, size_t size);
+/* The cache line: memory one thread writes while another thread touches its
+ * neighbour should not share one (false sharing: the line moves between the
+ * CPUs at every write). */
+enum { ALLOC_LINE = 64 };
+/* calloc for memory one thread writes while other threads run: zeroed, it
+ * starts on a cache line and fills its last one, so no other allocation
+ * shares a line with it. Freed with free(). NULL when out of memory (for
+ * code that reports it); xcalloc_lines never returns NULL. */
+void *calloc_lines(size_t n, size_t size);
+void *xcalloc_lines(size_t n, size_t size);
 /* realloc, never NULL: returns the new block (p is then invalid). */
 void *xrealloc(void *p, size_t size);
 /* realloc to n items of size bytes, overflow-checked like xcalloc. */

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
+_Static_assert(HIST_BUCKETS * sizeof(uint64_t) % ALLOC_LINE == 0,
+               "aligned_alloc takes a whole number of lines");
+
 int hist_init(hist *h)
 {
     memset(h, 0, sizeof *h);
@@ -12,7 +17,7 @@ int hist_init(hist *h)
     /* malloc and memset rather than calloc: the zeroes are written now, so
        the pages are the process's before the first record, and a page
        fault never lands between a timed pass's clock reads */
-    h->counts = malloc(HIST_BUCKETS * sizeof *h->counts);
+    h->counts = aligned_alloc(ALLOC_LINE, HIST_BUCKETS * sizeof *h->counts); /* its own lines */
     if (!h->counts)
         return -1;
     memset(h->counts, 0, HIST_BUCKETS * sizeof *h->counts);

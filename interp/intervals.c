@@ -14,7 +14,7 @@ int intervals_init(intervals *iv, uint64_t every_ns, uint64_t start, size_t nver
     iv->start = start;
     iv->next_end = start + iv->every_ns;
     iv->nverbs = nverbs;
-    iv->cur_verbs = xcalloc(nverbs ? nverbs : 1, sizeof *iv->cur_verbs);
+    iv->cur_verbs = xcalloc_lines(nverbs ? nverbs : 1, sizeof *iv->cur_verbs); /* one client's */
     if (hist_init(&iv->cur) < 0)
         return -1;
     for (size_t i = 0; i < nverbs; i++)

@@ -50,7 +50,7 @@ static uint64_t client_stream(int run, int client)
 mix *mix_new_client(const plan *p, int run, uint64_t seed, int client, mix *pools_of)
 {
     const workload *w = &p->work;
-    mix *m = xcalloc(1, sizeof *m);
+    mix *m = xcalloc_lines(1, sizeof *m); /* written by its client's thread alone */
     m->p = p;
     m->run = run;
     m->client = client;

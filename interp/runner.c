@@ -3,12 +3,14 @@
  * first clock read; between the two reads there is only the target's
  * dispatch. Recording happens after the second read, into fixed
  * histograms, so harness memory does not grow with iterations. */
+#define _GNU_SOURCE /* sched_getaffinity, pthread_setaffinity_np */
 #include "runner.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,7 +32,8 @@ volatile sig_atomic_t runner_interrupted;
 
 /* All the state of one run, in one struct, so several could run side by side. */
 typedef struct run_state {
-    const plan *p;
+    /* on cache lines of its own: several clients' threads write theirs at once */
+    _Alignas(ALLOC_LINE) const plan *p;
     const target_spec *ts;
     const target_driver *drv;
     target *t;
@@ -574,7 +577,7 @@ static run_state *client_state(run_state *rs, int c)
  * it (timed_pass's loop, taken apart so that a thread can take its clients
  * in turn). */
 typedef struct client_pass {
-    run_state *rs;
+    _Alignas(ALLOC_LINE) run_state *rs; /* its own cache lines: its thread writes it */
     pass_plan pp;
     uint64_t first, k, deadline, next_at; /* next_at: the open loop's next intended start */
     unsigned tenth;
@@ -693,8 +696,33 @@ typedef struct driver_thread {
     pthread_t id;
     client_pass *cps; /* every client's */
     int from, step, nclients;
+    int cpu; /* the CPU it is pinned to (pin_threads), or -1 */
     start_gate *gate;
 } driver_thread;
+
+/* With as many threads as CPUs in force, each thread is pinned to a CPU of
+ * its own, unless the target has a child to share them with (TARGET_ONE_CPU
+ * places that pair). Left to the scheduler, the threads start on the CPU
+ * that created them, and a kernel that packs tasks onto few CPUs (this
+ * machine's: both threads read one CPU at every sample for over a second,
+ * docs/benchmarks.md) runs two clients on one CPU. */
+static bool pin_threads(const target_driver *drv, int threads)
+{
+    return threads > 1 && threads == env_cpus_in_force() && !(drv->caps & TARGET_ONE_CPU);
+}
+
+/* The CPUs in force, in order, into cpus[0 .. n - 1]; how many it found. */
+static int cpus_in_force(int *cpus, int n)
+{
+    cpu_set_t set;
+    int found = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE && found < n; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[found++] = c;
+    return found;
+}
 
 /* A thread's clients take turns, one cycle each (closed loop), or in the
  * order of their next intended starts (open loop): a thread has one
@@ -702,6 +730,12 @@ typedef struct driver_thread {
 static void *drive_clients(void *arg)
 {
     driver_thread *th = arg;
+    if (th->cpu >= 0) { /* untimed, before the gate: a pin that fails leaves it unpinned */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(th->cpu, &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    }
     if (!gate_wait(th->gate)) /* every client starts together */
         return NULL;
     uint64_t start = pass_now(th->cps[th->from].pp.open); /* one mode for every client */
@@ -777,7 +811,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
     uint64_t every = o->interval_ns            ? o->interval_ns
                      : o->progress_seconds > 0 ? (uint64_t)(o->progress_seconds * 1e9)
                                                : 1000000000u;
-    client_pass *cps = xcalloc((size_t)nc, sizeof *cps);
+    client_pass *cps = xcalloc_lines((size_t)nc, sizeof *cps);
     driver_thread *ths = xcalloc((size_t)nt, sizeof *ths);
     int rc = 0;
     for (int c = 0; c < nc && rc == 0; c++) {
@@ -795,9 +829,16 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
     }
     start_gate gate = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     rs->start_epoch_s = epoch_seconds();
+    int *cpus = xcalloc((size_t)nt, sizeof *cpus);
+    bool pin = pin_threads(rs->drv, nt) && cpus_in_force(cpus, nt) == nt;
     int started = 0;
     for (int i = 0; i < nt && rc == 0; i++) {
-        ths[i] = (driver_thread){.cps = cps, .from = i, .step = nt, .nclients = nc, .gate = &gate};
+        ths[i] = (driver_thread){.cps = cps,
+                                 .from = i,
+                                 .step = nt,
+                                 .nclients = nc,
+                                 .cpu = pin ? cpus[i] : -1,
+                                 .gate = &gate};
         if (pthread_create(&ths[i].id, NULL, drive_clients, &ths[i]) != 0)
             rc = err_set(&rs->failure, "run %d: cannot start a thread for the clients", rs->run);
         else
@@ -826,6 +867,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         for (int c = 1; c < nc; c++)
             merge_client(rs, client_state(rs, c));
     }
+    free(cpus);
     free(ths);
     free(cps);
     return rc;
@@ -1371,7 +1413,7 @@ static int state_init(run_state *rs)
         return -1;
     if (rs->nclients <= 1)
         return 0;
-    rs->peers = xcalloc((size_t)rs->nclients - 1, sizeof *rs->peers);
+    rs->peers = xcalloc_lines((size_t)rs->nclients - 1, sizeof *rs->peers);
     for (int c = 1; c < rs->nclients; c++) {
         run_state *peer = &rs->peers[c - 1];
         *peer = (run_state){.p = rs->p,
@@ -1881,8 +1923,9 @@ static int64_t clients_of(const plan *p, const run_options *o)
 /* Places one run: a target that talks to a child over a pipe
  * (TARGET_ONE_CPU) gets bench and the child pinned to one CPU unless --cpu
  * chose (the mask goes back with env_unpin); every result records the
- * placement in force. */
-static void place_run(const slot *sl, const report *r, int clients, env_pin *pin)
+ * placement in force, and whether the clients' threads are pinned a CPU
+ * each (pin_threads). */
+static void place_run(const slot *sl, const report *r, int clients, int threads, env_pin *pin)
 {
     /* several clients are spread over the CPUs in force, not pinned to one */
     bool one_cpu = (sl->drv->caps & TARGET_ONE_CPU) != 0 && clients <= 1;
@@ -1905,7 +1948,9 @@ static void place_run(const slot *sl, const report *r, int clients, env_pin *pin
     }
     char cpus[128];
     env_affinity_string(cpus, sizeof cpus);
-    int w = snprintf(out, size, "%s on CPU%s %s%s", who, strpbrk(cpus, ",-") ? "s" : "", cpus,
+    bool pinned = clients > 1 && pin_threads(sl->drv, threads);
+    int w = snprintf(out, size, "%s on CPU%s %s%s%s", who, strpbrk(cpus, ",-") ? "s" : "", cpus,
+                     pinned ? ", each client thread pinned to one" : "",
                      r->config.cpu ? " (--cpu)"
                      : one_cpu     ? " (pinning to one CPU failed)"
                                    : "");
@@ -1930,7 +1975,8 @@ static int run_slot(slot *sl, const run_options *o, int run, int64_t runs, repor
     rs.setup_only = o->setup_only;
     rs.sh = &r->config.shard;
     env_pin pin = {0};
-    place_run(sl, r, rs.nclients, &pin);
+    int threads = o->threads > 0 ? (int)o->threads : env_cpus_in_force();
+    place_run(sl, r, rs.nclients, threads < rs.nclients ? threads : rs.nclients, &pin);
     int rc = state_init(&rs);
     if (rc == 0)
         rc = run_once(&rs, o, sl->tr);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "runtime.h"
 #include "store_driver.h"
 
@@ -75,7 +76,7 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
                    target **out, char *err, size_t size)
 {
     *out = NULL;
-    runtime_target *rt = calloc(1, sizeof *rt);
+    runtime_target *rt = calloc_lines(1, sizeof *rt); /* client 0's thread writes it */
     if (!rt) {
         snprintf(err, size, "%s: out of memory", self->name);
         return TARGET_ERROR;
@@ -125,7 +126,7 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
     *out = NULL;
     if (sd->session_for_all && !owner->own_session && own_session(owner, err, size) < 0)
         return TARGET_ERROR;
-    runtime_target *rt = calloc(1, sizeof *rt);
+    runtime_target *rt = calloc_lines(1, sizeof *rt); /* its client's thread writes it */
     if (!rt) {
         snprintf(err, size, "%s: out of memory", sd->name);
         return TARGET_ERROR;

@@ -74,6 +74,40 @@ static void test_alloc_xcalloc_overflow_is_out_of_memory(void **state)
     assert_string_equal(out, "bench: out of memory\n");
 }
 
+static void overflowing_calloc_lines(void)
+{
+    (void)xcalloc_lines(SIZE_MAX / 2, 4);
+}
+
+/* Memory for one thread's writes: zeroed, on lines of its own (it starts on
+ * one and fills its last), so a neighbour allocated next to it starts on
+ * another line; sizes that overflow are refused. */
+static void test_alloc_calloc_lines_owns_whole_cache_lines(void **state)
+{
+    (void)state;
+    static const size_t sizes[][2] = {{1, 1}, {3, 24}, {1, 64}, {5, 13}, {0, 8}, {2, 0}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        size_t n = sizes[i][0], size = sizes[i][1], bytes = n * size;
+        bytes = bytes ? bytes : 1;
+        size_t lines = (bytes + ALLOC_LINE - 1) / ALLOC_LINE * ALLOC_LINE;
+        unsigned char *a = xcalloc_lines(n, size), *b = calloc_lines(n, size);
+        assert_non_null(b);
+        assert_int_equal((uintptr_t)a % ALLOC_LINE, 0);
+        assert_int_equal((uintptr_t)b % ALLOC_LINE, 0);
+        for (size_t k = 0; k < lines; k++) /* all of its lines are its own, and zero */
+            assert_int_equal(a[k] | b[k], 0);
+        memset(a, 0xff, lines); /* ASan: every byte of the last line is ours to write */
+        free(a);
+        free(b);
+    }
+    assert_null(calloc_lines(SIZE_MAX / 2, 4));
+    char out[256];
+    int status = in_child(overflowing_calloc_lines, out, sizeof out);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_string_equal(out, "bench: out of memory\n");
+}
+
 static void test_alloc_xstrndup_copies_at_most_n(void **state)
 {
     (void)state;
@@ -123,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_alloc_out_of_memory_prints_one_line_and_exits_1),
         cmocka_unit_test(test_alloc_xcalloc_overflow_is_out_of_memory),
         cmocka_unit_test(test_alloc_xstrndup_copies_at_most_n),
+        cmocka_unit_test(test_alloc_calloc_lines_owns_whole_cache_lines),
         cmocka_unit_test(test_error_prefix_puts_context_in_front),
         cmocka_unit_test(test_error_prefix_cuts_only_at_the_capacity),
     };

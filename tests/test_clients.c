@@ -4,6 +4,7 @@
  * bench serve --listen through the process target's connect (issue 11's
  * no-lost-update test); per-client figures and verify of a many-client
  * run; the same spec, seed and clients give the same per-client streams. */
+#define _GNU_SOURCE /* sched_getaffinity */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench_spawn.h"
+#include "env.h"
 #include "plan_fixture.h"
 #include "report.h"
 #include "report_html.h"
@@ -481,6 +485,73 @@ static void test_failed_cycles_are_abandoned_and_verify_holds(void **state)
     plan_free(p);
 }
 
+/* The null target, whose dispatch notes the CPUs the calling thread may
+ * run on: each client thread's (pinned: one CPU, a bit in pinned_cpus);
+ * the main thread's (setup, warmup) are not the pass's. */
+static int pin_widest; /* the most CPUs a client thread could run on */
+static unsigned long long pinned_cpus;
+static pthread_t main_thread;
+static int noting_dispatch(target *t, const command *cmd, const value *args)
+{
+    cpu_set_t set;
+    if (!pthread_equal(pthread_self(), main_thread) &&
+        sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        for (int seen = __atomic_load_n(&pin_widest, __ATOMIC_RELAXED); n > seen;)
+            if (__atomic_compare_exchange_n(&pin_widest, &seen, n, false, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+                break;
+        for (int c = 0; n == 1 && c < 64; c++)
+            if (CPU_ISSET(c, &set))
+                __atomic_fetch_or(&pinned_cpus, 1ull << c, __ATOMIC_RELAXED);
+    }
+    return real->dispatch(t, cmd, args);
+}
+
+static const target_driver *wrap_noting(const char *name)
+{
+    real = target_find(name);
+    wrapped = *real;
+    wrapped.dispatch = noting_dispatch;
+    return &wrapped;
+}
+
+/* As many driving threads as CPUs in force: each is pinned to a CPU of its
+ * own (the scheduler here kept both on one CPU for much of a short pass),
+ * and the placement says so; fewer threads (--threads 1) stay unpinned. */
+static void test_clients_threads_pinned_a_cpu_each(void **state)
+{
+    (void)state;
+    int ncpus = env_cpus_in_force();
+    main_thread = pthread_self();
+    for (int threads = 0; threads <= 1; threads++) { /* 0: as many as CPUs in force */
+        pin_widest = 0;
+        pinned_cpus = 0;
+        plan *p = counter_plan(CLIENTS, 200, "null");
+        run_options o = {.iterations = -1,
+                         .warmup = -1,
+                         .runs = -1,
+                         .quiet = true,
+                         .threads = threads,
+                         .driver_for = wrap_noting};
+        const plan *plans[] = {p};
+        report r = {0};
+        assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+        bool pins = threads == 0 && ncpus > 1 && ncpus <= CLIENTS && ncpus <= 64;
+        const char *placement = r.results[0].placement;
+        if (pins) {
+            assert_int_equal(pin_widest, 1);
+            assert_int_equal(__builtin_popcountll(pinned_cpus), ncpus); /* one each */
+            assert_non_null(strstr(placement, ", each client thread pinned to one"));
+        } else {
+            assert_int_equal(pin_widest, ncpus);
+            assert_null(strstr(placement, "pinned"));
+        }
+        report_free(&r);
+        plan_free(p);
+    }
+}
+
 static void test_clients_no_lost_update_through_serve_listen(void **state)
 {
     (void)state;
@@ -759,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_clients_failures_after_retries_are_counted),
         cmocka_unit_test(test_failed_cycles_are_abandoned_and_verify_holds),
         cmocka_unit_test(test_clients_no_lost_update_through_serve_listen),
+        cmocka_unit_test(test_clients_threads_pinned_a_cpu_each),
         cmocka_unit_test(test_clients_per_client_figures_add_up),
         cmocka_unit_test(test_clients_sweep_gives_a_row_per_level),
         cmocka_unit_test(test_rate_sweep_gives_a_row_per_level),
