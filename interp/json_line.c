@@ -141,14 +141,13 @@ static void put_value(jline *b, const ty *t, const value *v, bool nulls)
             const char *name = t->fields[i].name;
             size_t len = strlen(name);
             room(b, len + 4);
-            char *o = b->data + b->len;
-            *o = ',';
-            o += !first;
-            *o++ = '"';
-            memcpy(o, name, len);
-            o[len] = '"';
-            o[len + 1] = ':';
-            b->len = (size_t)(o + len + 2 - b->data);
+            if (!first)
+                b->data[b->len++] = ',';
+            b->data[b->len++] = '"';
+            memcpy(b->data + b->len, name, len);
+            b->len += len;
+            b->data[b->len++] = '"';
+            b->data[b->len++] = ':';
             put_value(b, t->fields[i].type, &v->u.items[i], nulls);
             first = false;
         }
