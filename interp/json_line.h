@@ -103,4 +103,14 @@ bool json_request_canonical(const char *s, size_t n, const char **verb, size_t *
  * else is parsed in full. */
 int json_answer_read(const char *s, size_t n, char *msg, size_t msize);
 
+/* A success answer in the one shape bench serve writes a command's,
+ * {"ok":true,"events":[{"name":"E","payload":...},...]} with no spaces
+ * outside the payloads and names without escapes, read without a DOM: 1,
+ * with the event names appended to names as "A, B", when s[0..n) is that
+ * and valid JSON throughout; 0, with names as it was, for every other line
+ * (the caller then parses it in full). A line this accepts, cJSON parses
+ * too, to the same names: payload numbers longer than cJSON reads, and
+ * anything nested deeper than 64 levels, are left to it. */
+int json_answer_events(const char *s, size_t n, jline *names);
+
 #endif

@@ -244,6 +244,12 @@ struct server {
     uint64_t *aggs, *events;
     size_t (*others)(void *ctx); /* how many other connections share the store */
     void *others_ctx;
+    /* the commands' requests as the process target begins them,
+     * {"verb":"V","args": (verb_heads), for plans of few commands */
+    jline verbs;
+    size_t *verb_at; /* where each starts in verbs; one more for the end */
+    const command **verb_cmd;
+    size_t nverbs;
 };
 
 static void answer_error(server *sv, const char *msg)
@@ -331,16 +337,35 @@ static void answer_command(server *sv, const json_request *req)
  * the args decoded where they are, then only "}" may follow. false, with
  * nothing answered, for anything else or anything wrong with it, which
  * serve_answer then reads in full and answers as it always has. */
+/* The command a line in the canonical shape asks for, with *args at the
+ * text after "args": (its object), found by comparing the line's head with
+ * each command's; NULL when no head matches (or the plan has too many
+ * commands for the table), and json_request_canonical then looks. */
+static const command *verb_of_head(const server *sv, const char *line, size_t n, const char **args)
+{
+    for (size_t i = 0; i < sv->nverbs; i++) {
+        size_t k = sv->verb_at[i + 1] - sv->verb_at[i];
+        if (n > k && memcmp(line, sv->verbs.data + sv->verb_at[i], k) == 0) {
+            *args = line + k;
+            return sv->verb_cmd[i];
+        }
+    }
+    return NULL;
+}
+
 static bool answer_canonical(server *sv, const char *line, size_t n)
 {
     const char *verb, *args, *rest;
     size_t len;
     char name[256], why[512];
-    if (!json_request_canonical(line, n, &verb, &len, &args) || len >= sizeof name)
-        return false;
-    memcpy(name, verb, len);
-    name[len] = '\0';
-    const command *cmd = plan_find_verb(sv->p, name);
+    const command *cmd = verb_of_head(sv, line, n, &args);
+    if (!cmd) {
+        if (!json_request_canonical(line, n, &verb, &len, &args) || len >= sizeof name)
+            return false;
+        memcpy(name, verb, len);
+        name[len] = '\0';
+        cmd = plan_find_verb(sv->p, name);
+    }
     value a;
     if (!cmd || cmd->query ||
         json_decode_head(args, n - (size_t)(args - line), cmd->params, "", &sv->scratch, &a, &rest,
@@ -523,6 +548,34 @@ void serve_answer(server *sv, const char *line, size_t n, const char **answer, s
 
 /* ---- the server ---- */
 
+/* More commands than this and the lookup by hash (json_request_canonical,
+ * plan_find_verb) is cheaper than comparing heads one by one. */
+enum { SERVE_HEADS_MAX = 16 };
+
+/* The table verb_of_head reads: the head of each command's canonical
+ * request whose verb needs no escape (json_request_canonical's rule). */
+static void verb_heads(server *sv)
+{
+    const plan *p = sv->p;
+    if (p->ncommands > SERVE_HEADS_MAX)
+        return;
+    sv->verb_at = xcalloc(p->ncommands + 1, sizeof *sv->verb_at);
+    sv->verb_cmd = xcalloc(p->ncommands + 1, sizeof *sv->verb_cmd);
+    for (size_t i = 0; i < p->ncommands; i++) {
+        const command *cmd = p->commands[i];
+        bool plain = cmd->verb[0] != '\0';
+        for (const char *c = cmd->verb; *c; c++)
+            plain = plain && *c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\';
+        if (cmd->query || !plain)
+            continue;
+        PUT_TEXT(&sv->verbs, "{\"verb\":\"");
+        jline_puts(&sv->verbs, cmd->verb);
+        PUT_TEXT(&sv->verbs, "\",\"args\":");
+        sv->verb_cmd[sv->nverbs++] = cmd;
+        sv->verb_at[sv->nverbs] = sv->verbs.len;
+    }
+}
+
 int serve_open(const plan *p, const store_driver *sd, const target_spec *ts, server **out,
                char *err, size_t size)
 {
@@ -547,6 +600,7 @@ int serve_open(const plan *p, const store_driver *sd, const target_spec *ts, ser
         serve_close(sv);
         return -1;
     }
+    verb_heads(sv);
     *out = sv;
     return 0;
 }
@@ -560,6 +614,9 @@ void serve_close(server *sv)
     free(sv->aggs);
     free(sv->events);
     jline_free(&sv->out);
+    jline_free(&sv->verbs);
+    free(sv->verb_at);
+    free(sv->verb_cmd);
     jline_free(&sv->tap.events);
     jline_free(&sv->tap.heads);
     free(sv->tap.head_at);

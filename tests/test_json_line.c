@@ -4,7 +4,8 @@
  * spacing, malformed text refused with its path; the stored form the SQL
  * targets keep, which reads back exactly; requests told apart, and answers
  * read: the fast path for success, a full parse for everything else, and
- * lines that are not protocol answers. */
+ * lines that are not protocol answers; the event names of bench serve's
+ * success answers read without a DOM, the same as cJSON reads them. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +145,53 @@ static void test_decode_reads_any_key_order_spacing_and_escapes(void **state)
     assert_int_equal(v.u.items[4].kind, VAL_NONE); /* absent optional */
     assert_int_equal(v.u.items[5].u.i, 3);         /* absent with a default */
     assert_int_equal(v.u.items[6].kind, VAL_LIST); /* absent list */
+    /* compact, in declaration order, as the process target writes it, reads the
+     * same as with a name escaped or a space before its ':' */
+    static const char *const compact[] = {
+        "{\"label\":\"x\",\"n\":5,\"size\":\"large\",\"flag\":true,\"level\":4}",
+        "{\"lab\\u0065l\":\"x\",\"n\" :5,\"size\":\"large\",\"flag\":true,\"level\":4}",
+        "{\"level\":4,\"flag\":true,\"size\":\"large\",\"n\":5,\"label\":\"x\"}",
+    };
+    for (size_t i = 0; i < sizeof compact / sizeof *compact; i++) {
+        arena_reset(&a);
+        assert_int_equal(
+            json_decode(compact[i], strlen(compact[i]), &kept_ty, "", &a, &v, why, sizeof why), 0);
+        assert_int_equal(v.u.items[0].len, 1);
+        assert_memory_equal(v.u.items[0].u.s, "x", 1);
+        assert_int_equal(v.u.items[1].u.i, 5);
+        assert_int_equal(v.u.items[2].u.e, 1);
+        assert_true(v.u.items[3].u.b);
+        assert_int_equal(v.u.items[4].kind, VAL_NONE);
+        assert_int_equal(v.u.items[5].u.i, 4);
+    }
+    arena_free(&a);
+}
+
+/* A struct of more fields than the decoder tracks on the stack. */
+static void test_decode_reads_a_struct_of_many_fields(void **state)
+{
+    (void)state;
+    enum { N = 70 };
+    static char names[N][8];
+    static field many[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "f%d", i);
+        many[i] = (field){.name = names[i], .type = &ty_int, .optional = true};
+    }
+    const ty many_ty = {.kind = TY_STRUCT, .fields = many, .nfields = N};
+    arena a = {0};
+    value v;
+    char why[256] = "";
+    static const char ok[] = "{\"f0\":1,\"f69\":2,\"f68\":3}";
+    assert_int_equal(json_decode(ok, strlen(ok), &many_ty, "", &a, &v, why, sizeof why), 0);
+    assert_int_equal(v.len, N);
+    assert_int_equal(v.u.items[0].u.i, 1);
+    assert_int_equal(v.u.items[69].u.i, 2);
+    assert_int_equal(v.u.items[68].u.i, 3);
+    assert_int_equal(v.u.items[1].kind, VAL_NONE);
+    static const char twice[] = "{\"f69\":1,\"f0\":2,\"f69\":3}";
+    assert_int_equal(json_decode(twice, strlen(twice), &many_ty, "", &a, &v, why, sizeof why), -1);
+    assert_string_equal(why, "'f69' appears twice");
     arena_free(&a);
 }
 
@@ -181,6 +230,18 @@ static void test_decode_refuses_malformed_text_with_its_path(void **state)
         {"{\"n\": 1, \"flag\": true, \"size\": \"small\"}", "inner: missing 'label'"},
         {"{\"label\": \"\", \"n\": 1, \"flag\": true, \"size\": \"small\"} x",
          "inner: unexpected text after the value"},
+        /* compact, as the process target writes: names in order are taken without a scan */
+        {"{\"label\":\"x\",\"n\":1,\"n\":2}", "inner: 'n' appears twice"},
+        {"{\"label\":\"x\",\"label\":\"y\"}", "inner: 'label' appears twice"},
+        {"{\"label\":\"x\",\"nn\":1}", "inner: 'nn' is not a field of this object"},
+        {"{\"label\":\"x\",\"\":1}", "inner: '' is not a field of this object"},
+        {"{\"label\"}", "inner: expected ':' after a member name"},
+        {"{\"label\":", "inner.label: expected a value, got the end of the line"},
+        {"{\"label", "inner: a string that does not end"},
+        {"{\"label\":\"x\",\"n\":1,\"size\":\"small\",\"flag\":true,\"extra\":1}",
+         "inner: 'extra' is not a field of this object"},
+        {"{\"label\":\"x\",\"n\":1,\"size\":\"small\",\"flag\":true,}",
+         "inner: expected a member name, got something that is not JSON"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         arena a = {0};
@@ -364,6 +425,137 @@ static void test_answers_are_read(void **state)
     }
 }
 
+/* What the process target's full parse makes of an answer line (as
+ * targets/process.c parse_whole and event_names read it): whether it is a
+ * JSON object with a boolean ok and nothing after it but spaces, and whether
+ * its events are an array of objects with a string name, whose names go to
+ * out as "A, B". */
+static bool cjson_events(const char *s, size_t n, bool *named, char *out, size_t size)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(s, n, &end, false);
+    bool whole = cJSON_IsObject(root) && cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(root, "ok"));
+    for (; whole && end && end < s + n; end++)
+        whole = *end == ' ' || *end == '\t' || *end == '\r';
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events"), *ev;
+    *named = whole && cJSON_IsArray(events);
+    const cJSON *list = NULL;
+    if (*named)
+        list = events;
+    out[0] = '\0';
+    size_t len = 0;
+    cJSON_ArrayForEach(ev, list)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"));
+        if (!cJSON_IsObject(ev) || !name) {
+            *named = false;
+            break;
+        }
+        len += (size_t)snprintf(out + len, size - len, "%s%s", len ? ", " : "", name);
+    }
+    cJSON_Delete(root);
+    return whole;
+}
+
+static void test_serve_answers_events_are_read_fast_as_cjson_reads_them(void **state)
+{
+    (void)state;
+    char deep[400] = "{\"ok\":true,\"events\":[{\"name\":\"E\",\"payload\":";
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "[");
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "]");
+    strcat(deep, "}]}");
+    static const char long_number[] = /* past the 63 characters some cJSON builds read */
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":"
+        "1234567890123456789012345678901234567890123456789012345678901234567890}]}";
+    static const char escaped_name[] =
+        "{\"ok\":true,\"events\":[{\"name\":\"A\\u0042\",\"payload\":{}}]}";
+    static const char *const fast_cases[] = {
+        "{\"ok\":true,\"events\":[]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"pizza-1\","
+        "\"topping\":\"Basil\",\"amount\":3}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{}},{\"name\":\"B\",\"payload\":"
+        "{\"l\":[1,-2,3.5,1e9,-0.25E-3,true,false,null,[],{}]}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"a \\\"q\\\" \\\\ \\/ \\b\\f"
+        "\\n\\r\\t \\u00e9 \\ud83c\\udf55 \\u0000\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"Caf\xc3\xa9\",\"payload\":{ \"a\" : [ 1 , 2 ] }}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"raw\":\"\xff\xfe\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":1}]}",
+    };
+    const char *const full_cases[] = {
+        /* not serve's shape: the full parse decides */
+        "{\"ok\":true}",
+        "{\"ok\":true,\"events\":[]}\r",
+        "{\"ok\":true,\"events\":[]} ",
+        "{\"ok\":true,\"events\":[] }",
+        "{ \"ok\":true,\"events\":[]}",
+        "{\"events\":[],\"ok\":true}",
+        escaped_name,
+        "{\"ok\":true,\"events\":[{\"payload\":{},\"name\":\"A\"}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\"}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{},\"x\":1}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{}}],\"x\":1}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{}},]}",
+        "{\"ok\":true,\"events\":[\"A\"]}",
+        /* malformed: neither reads them */
+        "{\"ok\":true,\"events\":[",
+        "{\"ok\":true,\"events\":[]",
+        "{\"ok\":true,\"events\":[]}}",
+        "{\"ok\":true,\"events\":[]}x",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{}}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"a\":}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"a\":1,}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"a\" 1}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":[1 2]}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":\"open}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A,\"payload\":{}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"\\x\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"\\u12\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"\\udc00\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"\\ud800x\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":{\"s\":\"a\tb\"}}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":tru}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":nul}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":-}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":1.}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":.5}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":01}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":1e}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":+1}]}",
+        "{\"ok\":true,\"events\":[{\"name\":\"A\",\"payload\":0x10}]}",
+        long_number,
+        deep,
+    };
+    size_t nfast = sizeof fast_cases / sizeof *fast_cases;
+    for (size_t i = 0; i < nfast + sizeof full_cases / sizeof *full_cases; i++) {
+        const char *line = i < nfast ? fast_cases[i] : full_cases[i - nfast];
+        size_t n = strlen(line);
+        jline names = {0};
+        jline_puts(&names, "kept");
+        int fast = json_answer_events(line, n, &names);
+        char want[256];
+        bool named = false, whole = cjson_events(line, n, &named, want, sizeof want);
+        if (fast != (i < nfast))
+            fail_msg("%s: the fast path gave %d", line, fast);
+        if (fast) { /* then cJSON reads it too, to the same names */
+            assert_true(whole && named);
+            assert_int_equal(names.len, 4 + strlen(want));
+            assert_memory_equal(names.data + 4, want, strlen(want));
+        } else {
+            assert_int_equal(names.len, 4); /* left as it was */
+        }
+        jline_free(&names);
+    }
+    /* the full parse reads every shape the fast path leaves to it */
+    char want[256];
+    bool named;
+    assert_true(cjson_events(escaped_name, strlen(escaped_name), &named, want, sizeof want));
+    assert_string_equal(want, "AB");
+    assert_true(cjson_events(deep, strlen(deep), &named, want, sizeof want) && named);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,11 +564,13 @@ int main(void)
         cmocka_unit_test(test_decode_lists_of_any_length),
         cmocka_unit_test(test_decode_reads_any_key_order_spacing_and_escapes),
         cmocka_unit_test(test_decode_refuses_malformed_text_with_its_path),
+        cmocka_unit_test(test_decode_reads_a_struct_of_many_fields),
         cmocka_unit_test(test_stored_form_writes_unset_fields_as_null),
         cmocka_unit_test(test_stored_form_reads_back_exactly),
         cmocka_unit_test(test_requests_are_told_apart),
         cmocka_unit_test(test_canonical_requests_are_found_fast),
         cmocka_unit_test(test_answers_are_read),
+        cmocka_unit_test(test_serve_answers_events_are_read_fast_as_cjson_reads_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -603,6 +603,59 @@ static void test_serve_answers_every_bad_line_and_goes_on(void **state)
     assert_int_equal(serve_stop(s), 0);
 }
 
+/* Requests in the process target's shape are found by their head: a verb
+ * that only begins like one, or goes on past one, is still unknown, and a
+ * query sent as a command is still told so; with more commands than the
+ * heads are compared for, the same answers come by the verb's hash. */
+static void test_serve_finds_canonical_requests_by_their_head(void **state)
+{
+    static const struct {
+        const char *spec, *line, *answer;
+    } cases[] = {
+        {"tests/fixtures/ranges.yaml",
+         "{\"verb\":\"User.Insert\",\"args\":{\"key\":\"a\",\"n\":1}}",
+         "{\"ok\":true,\"events\":[]}"},
+        {"tests/fixtures/ranges.yaml",
+         "{\"verb\":\"User.InsertX\",\"args\":{\"key\":\"a\",\"n\":1}}",
+         "{\"ok\":false,\"error\":\"unknown verb 'User.InsertX' (did you mean 'User.Insert'?)\"}"},
+        {"tests/fixtures/ranges.yaml", "{\"verb\":\"User.Inser\",\"args\":{\"key\":\"a\",\"n\":1}}",
+         "{\"ok\":false,\"error\":\"unknown verb 'User.Inser' (did you mean 'User.Insert'?)\"}"},
+        {"tests/fixtures/ranges.yaml", "{\"verb\":\"User.Insert\",\"args\":[]}",
+         "{\"ok\":false,\"error\":\"not a request: args: expected an object, got an array\"}"},
+        {"tests/fixtures/ranges.yaml", "{\"verb\":\"User.Insert\",\"args\":{\"key\":\"a\"}}",
+         "{\"ok\":false,\"error\":\"User.Insert refused: missing 'n'\"}"},
+        {"tests/fixtures/ranges.yaml",
+         "{\"verb\":\"User.Scan\",\"args\":{\"key\":\"a\",\"count\":1}}",
+         "{\"ok\":false,\"error\":\"User.Scan is a query: send it as {\\\"query\\\": "
+         "\\\"User.Scan\\\", \\\"args\\\": {...}}\"}"},
+        {"tests/fixtures/many_verbs.yaml",
+         "{\"verb\":\"User.Set17\",\"args\":{\"key\":\"a\",\"n\":1}}",
+         "{\"ok\":true,\"events\":[]}"},
+        {"tests/fixtures/many_verbs.yaml",
+         "{\"verb\":\"User.Set01\",\"args\":{\"key\":\"b\",\"n\":2}}",
+         "{\"ok\":true,\"events\":[]}"},
+        {"tests/fixtures/many_verbs.yaml",
+         "{\"verb\":\"User.Set1\",\"args\":{\"key\":\"b\",\"n\":2}}",
+         "{\"ok\":false,\"error\":\"unknown verb 'User.Set1' (did you mean 'User.Set01'?)\"}"},
+        {"tests/fixtures/many_verbs.yaml", "{\"verb\":\"User.Set17\",\"args\":{\"key\":\"c\"}}",
+         "{\"ok\":false,\"error\":\"User.Set17 refused: missing 'n'\"}"},
+    };
+    server *s = NULL;
+    const char *spec = NULL;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (!spec || strcmp(spec, cases[i].spec) != 0) {
+            if (s)
+                assert_int_equal(serve_stop(s), 0);
+            spec = cases[i].spec;
+            s = serve_start(spec);
+        }
+        const char *got = ask(s, cases[i].line);
+        if (strcmp(got, cases[i].answer) != 0)
+            fail_msg("%s: %s\n  got  %s\n  want %s", spec, cases[i].line, got, cases[i].answer);
+    }
+    assert_int_equal(serve_stop(s), 0);
+}
+
 /* Arguments are decoded against the command's types; errors name the path. */
 static void test_serve_argument_errors_name_the_path(void **state)
 {
@@ -1157,6 +1210,7 @@ int main(void)
         cmocka_unit_test(test_serve_answers_scans_on_every_store),
         cmocka_unit_test(test_serve_answers_queries_on_the_sql_stores),
         cmocka_unit_test(test_serve_answers_every_bad_line_and_goes_on),
+        cmocka_unit_test(test_serve_finds_canonical_requests_by_their_head),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),
         cmocka_unit_test(test_serve_refuses_a_line_longer_than_the_limit),
