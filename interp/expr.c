@@ -1740,6 +1740,14 @@ void expr_visit_names(const expr *e,
     visit(e->root, fn, ctx);
 }
 
+bool expr_constant(const expr *e, value *out)
+{
+    if (!is_const(e->root))
+        return false;
+    *out = const_of(e->root);
+    return true;
+}
+
 bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **path)
 {
     if (e->root->op != XOP_NAME)

@@ -179,6 +179,11 @@ bool field_required(const field *f)
     return !f->optional && !f->has_default && f->type->kind != TY_LIST;
 }
 
+bool value_valid(const ty *t, const value *v)
+{
+    return valid(t, v);
+}
+
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     if (valid(t, v))
