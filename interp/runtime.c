@@ -18,6 +18,7 @@
 enum {
     RUNTIME_MESSAGE_MAX = BENCH_ERROR_MAX,
     RUNTIME_WHY_MAX = 512,
+    EXECUTE_ROOM = 16, /* fields of an old state, reads, kept on execute's frame */
 };
 
 /* Where the key of a record a policy of a command's event loads comes from:
@@ -55,6 +56,7 @@ struct runtime {
     /* per command index: a create whose unset fields pass as they start, so
        only the fields it sets are checked (fresh_rest_valid) */
     bool *fresh_checks_changed;
+    uint64_t *free_params; /* per command index: unconstrained_params */
     store_change *changes; /* room for the most effects of any command */
     arena scratch;         /* per dispatch; reset at the start of the next one */
     /* per command index, per read: its key reads only arguments, so a store
@@ -180,6 +182,16 @@ static int find_arg_only_reads(runtime *rt)
     return 0;
 }
 
+/* Bit i: parameter i (i < 64) has a type without constraints. */
+static uint64_t unconstrained_params(const ty *params)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < params->nfields && i < 64; i++)
+        if (value_type_unconstrained(params->fields[i].type))
+            m |= UINT64_C(1) << i;
+    return m;
+}
+
 /* Whether every field of a record that cmd creates and neither its identity
  * nor an effect sets passes its checks at its initial value (field_initial):
  * then only the fields cmd sets are checked on each create, in field order,
@@ -266,10 +278,12 @@ static int find_changed(runtime *rt)
     rt->changed = calloc(n, sizeof *rt->changed);
     rt->nchanged = calloc(n, sizeof *rt->nchanged);
     rt->fresh_checks_changed = calloc(n, sizeof *rt->fresh_checks_changed);
-    if (!rt->changed || !rt->nchanged || !rt->fresh_checks_changed)
+    rt->free_params = calloc(n, sizeof *rt->free_params);
+    if (!rt->changed || !rt->nchanged || !rt->fresh_checks_changed || !rt->free_params)
         return -1;
     for (size_t c = 0; c < p->ncommands; c++) {
         const command *cmd = p->commands[c];
+        rt->free_params[cmd->index] = unconstrained_params(cmd->params);
         if (cmd->neffects > most)
             most = cmd->neffects;
         bool create = cmd->creates && !cmd->query && !cmd->scan;
@@ -339,6 +353,7 @@ void runtime_free(runtime *rt)
     free(rt->changed);
     free(rt->nchanged);
     free(rt->fresh_checks_changed);
+    free(rt->free_params);
     free(rt->changes);
     arena_free(&rt->scratch);
     free(rt);
@@ -666,15 +681,19 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
  * set in checked, which the caller checked already (runtime_dispatch_checked):
  * the same sentence, since value_check reports the first field that fails in
  * field order and those passed. */
-static int check_args(const ty *params, const value *args, uint64_t checked, char *why, size_t size)
+static int check_args(const ty *params, const value *args, uint64_t checked, uint64_t loose,
+                      char *why, size_t size)
 {
-    if (!checked)
+    if (!checked && !loose)
         return value_check(params, args, "", why, size);
     size_t n = params->nfields;
-    /* the fields below 64 not checked yet, in order, then those above */
+    /* the fields below 64 not checked yet, in order, then those above; one
+       of a type without constraints only when unset */
     uint64_t todo = ~checked & (n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
     for (; todo; todo &= todo - 1) {
         size_t f = (size_t)__builtin_ctzll(todo);
+        if ((loose >> f & 1) && args->u.items[f].kind != VAL_NONE)
+            continue;
         if (value_check_field(params, f, &args->u.items[f], 0, why, size) < 0)
             return -1;
     }
@@ -720,7 +739,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (depth > PLAN_POLICY_MAX_DEPTH)
         return refuse(rt, cmd, "policies chain deeper than %d", PLAN_POLICY_MAX_DEPTH);
     char why[RUNTIME_WHY_MAX];
-    if (check_args(cmd->params, args, checked, why, sizeof why) < 0)
+    if (check_args(cmd->params, args, checked, rt->free_params[cmd->index], why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
     if (depth == 0)
         rt->args_checked = true;
@@ -748,13 +767,19 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
        the old state is kept as a shallow copy of its fields, which stay
        valid until commit or rollback */
     bool in_place = rt->s->ops->update && !cmd->creates && !cmd->deletes && cmd->neffects;
+    /* on this frame when small: nothing outside this call keeps them */
+    value snap_room[EXECUTE_ROOM];
+    const value *alias_room[EXECUTE_ROOM];
     if (!cmd->creates) {
-        value *snap = scratch_values(rt, old.len);
+        value *snap = old.len <= EXECUTE_ROOM ? snap_room : scratch_values(rt, old.len);
         memcpy(snap, old.u.items, old.len * sizeof *snap);
         old.u.items = snap;
     }
 
-    const value **aliases = arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+    const value **aliases =
+        cmd->nreads < EXECUTE_ROOM
+            ? alias_room
+            : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
     runtime_status st = load_reads(rt, cmd, &pre, aliases);
     if (st == RUNTIME_OK)
@@ -825,7 +850,7 @@ static runtime_status recheck_create(runtime *rt, const command *cmd, const valu
 static runtime_status query(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (check_args(q->params, args, checked, why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, rt->free_params[q->index], why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     store *s = rt->s;
     const value *key = &args->u.items[q->identity_param];
@@ -859,7 +884,7 @@ static runtime_status query(runtime *rt, const command *q, const value *args, ui
 static runtime_status scan(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (check_args(q->params, args, checked, why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, rt->free_params[q->index], why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     int64_t limit = args->u.items[q->scan_limit].u.i;
     if (limit < 1) /* the shape of a minimum's refusal (value.c), which lint knows */

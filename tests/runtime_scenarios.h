@@ -791,6 +791,9 @@ static const char creates_spec[] =
 static inline void scenario_creates_check_what_they_set_in_the_same_words(const target_spec *ts)
 {
     fx *f = fx_open(creates_spec, ts);
+    /* arguments of types without constraints are refused only unset */
+    fx_refused(f, "Tag.Make", "{size: 2, mark: 1}", "Tag.Make refused: id is not set");
+    fx_refused(f, "Tag.Make", "{id: ab, mark: 1}", "Tag.Make refused: size is not set");
     fx_refused(f, "Tag.Make", "{id: x, size: 2, mark: 1}",
                "Tag.Make refused: id: 1 character(s), fewer than the minimum 2");
     fx_refused(f, "Tag.Make", "{id: ab, size: 0, mark: 1}",
