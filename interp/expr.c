@@ -1088,7 +1088,8 @@ static int compile(arena *a, const char *text, size_t len, const node *at, const
         diag_add(d, DIAG_ERROR, file, line, col, "%s", c.msg);
         return -1;
     }
-    lower(root);
+    if (root) /* set whenever nothing failed */
+        lower(root);
     expr *e = arena_alloc(a, sizeof *e);
     e->text = arena_strndup(a, text, len);
     e->type = t;
@@ -1576,8 +1577,34 @@ static xrun lower_name(xnode *n)
  * constants (but a string '+', whose result needs the scratch arena) into
  * its value when it evaluates; one that fails (an overflow) fails when
  * evaluated, as before. */
+/* Whether n has the operands its operator takes (the parser's trees do):
+ * checked before lower() evaluates anything of it. */
+static bool whole(const xnode *n)
+{
+    switch (n->op) {
+    case XOP_INT:
+    case XOP_STR:
+    case XOP_BOOL:
+    case XOP_ENUM: return true;
+    case XOP_NAME: return n->name != NULL;
+    case XOP_CALL:
+        for (int i = 0; i < n->f->arity; i++)
+            if (!n->args[i])
+                return false;
+        return true;
+    case XOP_NOT:
+    case XOP_NEG: return n->l != NULL;
+    default: return n->l && n->r;
+    }
+}
+
 static void lower(xnode *n)
 {
+    assert(whole(n));
+    if (!whole(n)) { /* not reached: evaluates to its (unset) literal */
+        n->run = run_lit;
+        return;
+    }
     if (n->l)
         lower(n->l);
     if (n->r)

@@ -778,11 +778,12 @@ typedef struct cursor {
 
 static void *cursor_take(cursor *c, size_t n, size_t align)
 {
-    uintptr_t at = ((uintptr_t)c->at + align - 1) & ~(uintptr_t)(align - 1);
-    if (at > (uintptr_t)c->end || (uintptr_t)c->end - at < n)
+    size_t pad = (align - (uintptr_t)c->at % align) % align, left = (size_t)(c->end - c->at);
+    if (left < pad || left - pad < n)
         return NULL;
-    c->at = (char *)at + n;
-    return (void *)at;
+    char *p = c->at + pad;
+    c->at = p + n;
+    return p;
 }
 
 /* *dst becomes a copy of src in the chunk, in one pass; false when the
