@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,9 +57,15 @@ typedef struct xname {
     int *idx; /* field index per step from the scope's struct */
     int nidx;
     bool optional; /* the last field may be unset */
+    size_t ctxoff; /* where expr_ctx holds the scope's value (not SCOPE_ALIAS): set by lower() */
 } xname;
 
 typedef struct xnode xnode;
+/* How a node evaluates: chosen by lower() once the tree is checked, for the
+ * node's shape and types (a field read by its slot, an int comparison with
+ * a constant, a folded constant subtree), so evaluation does not decide
+ * again on every call what the checker knew already. */
+typedef expr_status (*xrun)(const xnode *n, const expr_ctx *x, value *out);
 struct xnode {
     xop op;
     int off;        /* byte offset of the node's own token (operator, name, literal) */
@@ -70,6 +77,9 @@ struct xnode {
     xname *name;                /* XOP_NAME */
     const struct func *f;       /* XOP_CALL: its row of funcs[] */
     xnode *args[FUNC_MAX_ARGS]; /* XOP_CALL: f->arity of them */
+    xrun run;                   /* set by lower() */
+    bool folded;                /* the whole subtree is a constant: k holds its value */
+    value k;                    /* folded: the value; a compare with a constant: that constant */
 };
 
 /* ---- functions: one row each, read by the parser, the checker, evaluation,
@@ -1052,6 +1062,8 @@ static const ty *check(cx *c, xnode *n, const ty *expected)
 
 /* ---- compiling ---- */
 
+static void lower(xnode *n);
+
 static int compile(arena *a, const char *text, size_t len, const node *at, const char *file,
                    int line, int col, const expr_env *env, const ty *expected, const expr **out,
                    diag_list *d)
@@ -1076,6 +1088,8 @@ static int compile(arena *a, const char *text, size_t len, const node *at, const
         diag_add(d, DIAG_ERROR, file, line, col, "%s", c.msg);
         return -1;
     }
+    if (root) /* set whenever nothing failed */
+        lower(root);
     expr *e = arena_alloc(a, sizeof *e);
     e->text = arena_strndup(a, text, len);
     e->type = t;
@@ -1114,17 +1128,13 @@ const char *expr_text(const expr *e)
 
 static expr_status ev(const xnode *n, const expr_ctx *x, value *out);
 
+/* The value of nm's scope: by the offset lower() put in ctxoff. */
 static const value *scope_value(const xname *nm, const expr_ctx *x)
 {
-    const value *v = NULL;
-    switch (nm->scope) {
-    case SCOPE_SELF: v = x->self; break;
-    case SCOPE_ARG: v = x->args; break;
-    case SCOPE_OLD: v = x->old; break;
-    case SCOPE_ALIAS: v = x->aliases ? x->aliases[nm->alias] : NULL; break;
-    case SCOPE_EVENT: v = x->event; break;
-    case SCOPE_ITEM: v = x->item; break;
-    }
+    const value *v = nm->scope != SCOPE_ALIAS
+                         ? *(const value *const *)((const char *)x + nm->ctxoff)
+                     : x->aliases ? x->aliases[nm->alias]
+                                  : NULL;
     assert(v && "expr_eval: the context lacks a scope the expression reads");
     return v;
 }
@@ -1345,30 +1355,302 @@ static expr_status ev_name(const xnode *n, const expr_ctx *x, value *out)
 
 static expr_status ev(const xnode *n, const expr_ctx *x, value *out)
 {
+    return n->run(n, x, out);
+}
+
+/* ---- compiled forms: what lower() picks for each node ---- */
+
+static expr_status run_lit(const xnode *n, const expr_ctx *x, value *out)
+{
+    (void)x;
+    *out = n->lit;
+    return EXPR_OK;
+}
+
+static expr_status run_const(const xnode *n, const expr_ctx *x, value *out)
+{
+    (void)x;
+    *out = n->k;
+    return EXPR_OK;
+}
+
+static expr_status run_call(const xnode *n, const expr_ctx *x, value *out)
+{
+    return n->f->eval(n, x, out);
+}
+
+/* A field one step into its scope (`status`, `arg.amount`): by its slot. */
+static const value *field1(const xname *nm, const expr_ctx *x)
+{
+    const value *v = scope_value(nm, x);
+    assert(v->kind == VAL_STRUCT && (uint32_t)nm->idx[0] < v->len);
+    v = &v->u.items[nm->idx[0]];
+    return v->kind == VAL_NONE ? NULL : v;
+}
+
+/* Two steps (`arg.amount.cents`, `pizza.price_cents`). */
+static const value *field2(const xname *nm, const expr_ctx *x)
+{
+    const value *v = field1(nm, x);
+    if (!v)
+        return NULL;
+    assert(v->kind == VAL_STRUCT && (uint32_t)nm->idx[1] < v->len);
+    v = &v->u.items[nm->idx[1]];
+    return v->kind == VAL_NONE ? NULL : v;
+}
+
+static expr_status run_name1(const xnode *n, const expr_ctx *x, value *out)
+{
+    const value *v = field1(n->name, x);
+    if (!v)
+        return EXPR_UNSET;
+    *out = *v;
+    return EXPR_OK;
+}
+
+static expr_status run_name2(const xnode *n, const expr_ctx *x, value *out)
+{
+    const value *v = field2(n->name, x);
+    if (!v)
+        return EXPR_UNSET;
+    *out = *v;
+    return EXPR_OK;
+}
+
+static bool int_holds(xop op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case XOP_EQ: return a == b;
+    case XOP_NE: return a != b;
+    case XOP_LT: return a < b;
+    case XOP_LE: return a <= b;
+    case XOP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* int op int, both sides evaluated. */
+static expr_status run_cmp_int(const xnode *n, const expr_ctx *x, value *out)
+{
+    value l, r;
+    expr_status s = ev(n->l, x, &l);
+    if (s == EXPR_OK)
+        s = ev(n->r, x, &r);
+    if (s == EXPR_OK)
+        *out = bool_value(int_holds(n->op, l.u.i, r.u.i));
+    return s;
+}
+
+/* int op constant (n->k): the left side evaluated only. */
+static expr_status run_cmp_int_k(const xnode *n, const expr_ctx *x, value *out)
+{
+    value l;
+    expr_status s = ev(n->l, x, &l);
+    if (s == EXPR_OK)
+        *out = bool_value(int_holds(n->op, l.u.i, n->k.u.i));
+    return s;
+}
+
+/* a one-step int field op constant: `balance >= 0`. */
+static expr_status run_cmp_field_k(const xnode *n, const expr_ctx *x, value *out)
+{
+    const value *v = field1(n->l->name, x);
+    if (!v)
+        return EXPR_UNSET;
+    *out = bool_value(int_holds(n->op, v->u.i, n->k.u.i));
+    return EXPR_OK;
+}
+
+/* enum == / != enum, both sides evaluated. */
+static expr_status run_eq_enum(const xnode *n, const expr_ctx *x, value *out)
+{
+    value l, r;
+    expr_status s = ev(n->l, x, &l);
+    if (s == EXPR_OK)
+        s = ev(n->r, x, &r);
+    if (s == EXPR_OK)
+        *out = bool_value((l.u.e == r.u.e) == (n->op == XOP_EQ));
+    return s;
+}
+
+/* a one-step enum field == / != a constant: `status == available`. */
+static expr_status run_eq_enum_field_k(const xnode *n, const expr_ctx *x, value *out)
+{
+    const value *v = field1(n->l->name, x);
+    if (!v)
+        return EXPR_UNSET;
+    *out = bool_value((v->u.e == n->k.u.e) == (n->op == XOP_EQ));
+    return EXPR_OK;
+}
+
+/* len() of a list (a string counts code points: the generic ev_len). */
+static expr_status run_len_list(const xnode *n, const expr_ctx *x, value *out)
+{
+    value v;
+    expr_status s = ev(n->args[0], x, &v);
+    if (s == EXPR_OK)
+        *out = int_value(v.len);
+    return s;
+}
+
+/* len(list field) op constant: `len(toppings) < 10`. */
+static expr_status run_cmp_len_field_k(const xnode *n, const expr_ctx *x, value *out)
+{
+    const value *v = field1(n->l->args[0]->name, x);
+    if (!v)
+        return EXPR_UNSET;
+    *out = bool_value(int_holds(n->op, v->len, n->k.u.i));
+    return EXPR_OK;
+}
+
+/* int + - * / % int, unary minus. */
+static expr_status run_arith_int(const xnode *n, const expr_ctx *x, value *out)
+{
+    value l, r = {.kind = VAL_INT};
+    expr_status s = ev(n->l, x, &l);
+    if (s == EXPR_OK && n->r)
+        s = ev(n->r, x, &r);
+    int64_t v;
+    if (s == EXPR_OK)
+        s = arith(n->op, l.u.i, r.u.i, &v);
+    if (s == EXPR_OK)
+        *out = int_value(v);
+    return s;
+}
+
+static bool is_const(const xnode *n)
+{
+    return n->folded || n->op == XOP_INT || n->op == XOP_STR || n->op == XOP_BOOL ||
+           n->op == XOP_ENUM;
+}
+
+static value const_of(const xnode *n)
+{
+    return n->folded ? n->k : n->lit;
+}
+
+static bool is_field1(const xnode *n)
+{
+    return n->op == XOP_NAME && n->name->nidx == 1;
+}
+
+static bool is_kind(const xnode *n, ty_kind k)
+{
+    return n->type && n->type->kind == k;
+}
+
+/* The compiled form of a comparison. */
+static xrun lower_compare(xnode *n)
+{
+    bool k = is_const(n->r);
+    if (k)
+        n->k = const_of(n->r);
+    if (is_kind(n->l, TY_INT) && is_kind(n->r, TY_INT)) {
+        if (!k)
+            return run_cmp_int;
+        if (is_field1(n->l))
+            return run_cmp_field_k;
+        if (n->l->op == XOP_CALL && n->l->run == run_len_list && is_field1(n->l->args[0]))
+            return run_cmp_len_field_k;
+        return run_cmp_int_k;
+    }
+    if (is_kind(n->l, TY_ENUM) && is_kind(n->r, TY_ENUM) && (n->op == XOP_EQ || n->op == XOP_NE))
+        return k && is_field1(n->l) ? run_eq_enum_field_k : run_eq_enum;
+    return ev_compare;
+}
+
+static xrun lower_name(xnode *n)
+{
+    xname *nm = n->name;
+    switch (nm->scope) {
+    case SCOPE_SELF: nm->ctxoff = offsetof(expr_ctx, self); break;
+    case SCOPE_ARG: nm->ctxoff = offsetof(expr_ctx, args); break;
+    case SCOPE_OLD: nm->ctxoff = offsetof(expr_ctx, old); break;
+    case SCOPE_EVENT: nm->ctxoff = offsetof(expr_ctx, event); break;
+    case SCOPE_ITEM: nm->ctxoff = offsetof(expr_ctx, item); break;
+    case SCOPE_ALIAS: break;
+    }
+    return nm->nidx == 1 ? run_name1 : nm->nidx == 2 ? run_name2 : ev_name;
+}
+
+/* Picks each node's compiled form, children first, and folds a subtree of
+ * constants (but a string '+', whose result needs the scratch arena) into
+ * its value when it evaluates; one that fails (an overflow) fails when
+ * evaluated, as before. */
+/* Whether n has the operands its operator takes (the parser's trees do):
+ * checked before lower() evaluates anything of it. */
+static bool whole(const xnode *n)
+{
     switch (n->op) {
     case XOP_INT:
     case XOP_STR:
     case XOP_BOOL:
-    case XOP_ENUM: *out = n->lit; return EXPR_OK;
-    case XOP_NAME: return ev_name(n, x, out);
-    case XOP_CALL: return n->f->eval(n, x, out);
+    case XOP_ENUM: return true;
+    case XOP_NAME: return n->name != NULL;
+    case XOP_CALL:
+        for (int i = 0; i < n->f->arity; i++)
+            if (!n->args[i])
+                return false;
+        return true;
+    case XOP_NOT:
+    case XOP_NEG: return n->l != NULL;
+    default: return n->l && n->r;
+    }
+}
+
+static void lower(xnode *n)
+{
+    assert(whole(n));
+    if (!whole(n)) { /* not reached: evaluates to its (unset) literal */
+        n->run = run_lit;
+        return;
+    }
+    if (n->l)
+        lower(n->l);
+    if (n->r)
+        lower(n->r);
+    for (int i = 0; n->op == XOP_CALL && i < n->f->arity; i++)
+        lower(n->args[i]);
+    switch (n->op) {
+    case XOP_INT:
+    case XOP_STR:
+    case XOP_BOOL:
+    case XOP_ENUM: n->run = run_lit; return;
+    case XOP_NAME: n->run = lower_name(n); return;
+    case XOP_CALL:
+        n->run = n->f->eval == ev_len && is_kind(n->args[0], TY_LIST) ? run_len_list : run_call;
+        break;
     case XOP_NOT:
     case XOP_AND:
-    case XOP_OR: return ev_logic(n, x, out);
+    case XOP_OR: n->run = ev_logic; break;
     case XOP_EQ:
     case XOP_NE:
     case XOP_LT:
     case XOP_LE:
     case XOP_GT:
-    case XOP_GE: return ev_compare(n, x, out);
-    default: return ev_arith(n, x, out);
+    case XOP_GE: n->run = lower_compare(n); break;
+    default: n->run = is_kind(n, TY_INT) ? run_arith_int : ev_arith; break;
+    }
+    bool all = n->op != XOP_CALL || n->f->eval != ev_has;
+    if (n->l)
+        all = all && is_const(n->l);
+    if (n->r)
+        all = all && is_const(n->r);
+    for (int i = 0; n->op == XOP_CALL && i < n->f->arity; i++)
+        all = all && is_const(n->args[i]);
+    static const expr_ctx none;
+    value v;
+    if (all && !is_kind(n, TY_STRING) && n->run(n, &none, &v) == EXPR_OK) {
+        n->k = v;
+        n->folded = true;
+        n->run = run_const;
     }
 }
 
 expr_status expr_eval(const expr *e, const expr_ctx *ctx, value *out)
 {
     value v;
-    expr_status s = ev(e->root, ctx, &v);
+    expr_status s = e->root->run(e->root, ctx, &v);
     if (s == EXPR_OK)
         *out = v;
     return s;
@@ -1483,6 +1765,14 @@ void expr_visit_names(const expr *e,
                       void *ctx)
 {
     visit(e->root, fn, ctx);
+}
+
+bool expr_constant(const expr *e, value *out)
+{
+    if (!is_const(e->root))
+        return false;
+    *out = const_of(e->root);
+    return true;
 }
 
 bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **path)

@@ -71,6 +71,10 @@ void expr_visit_names(const expr *e,
  * the scope ("card") are set. The path lives as long as the expression. */
 bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **path);
 
+/* True when e is a constant (a literal, or operators on constants that the
+ * compiler folded): its value is set. */
+bool expr_constant(const expr *e, value *out);
+
 /* The values names are read from at evaluation: each is a VAL_STRUCT laid out
  * as the corresponding env type (NULL where the scope does not exist). */
 typedef struct expr_ctx {

@@ -18,6 +18,7 @@
 enum {
     RUNTIME_MESSAGE_MAX = BENCH_ERROR_MAX,
     RUNTIME_WHY_MAX = 512,
+    EXECUTE_ROOM = 16, /* fields of an old state, reads, kept on execute's frame */
 };
 
 /* Where the key of a record a policy of a command's event loads comes from:
@@ -28,10 +29,21 @@ typedef struct policy_key {
     int field;
 } policy_key;
 
+/* What of a changed field is checked against its constraints. */
+typedef enum field_check {
+    CHECK_ALL,  /* the new value (an appended list: its items from the ones before) */
+    CHECK_NONE, /* the value passed these very checks already (passed_already) */
+    CHECK_ROOM, /* one item appended that passed them already: the list's max_items only */
+    CHECK_ITEM, /* one struct appended, built field by field: its fields in `item`, then
+                   max_items */
+} field_check;
+
 /* A field a command's effects change, for checking only what changed. */
 typedef struct changed_field {
     int field;
     bool appends_only; /* every effect on it appends: the items before were checked */
+    field_check check;
+    uint64_t item; /* CHECK_ITEM: bit i, the item's field i is checked */
 } changed_field;
 
 struct runtime {
@@ -41,6 +53,10 @@ struct runtime {
      * order (the order value_check reports in), and how many */
     changed_field **changed;
     size_t *nchanged;
+    /* per command index: a create whose unset fields pass as they start, so
+       only the fields it sets are checked (fresh_rest_valid) */
+    bool *fresh_checks_changed;
+    uint64_t *free_params; /* per command index: unconstrained_params */
     store_change *changes; /* room for the most effects of any command */
     arena scratch;         /* per dispatch; reset at the start of the next one */
     /* per command index, per read: its key reads only arguments, so a store
@@ -166,37 +182,135 @@ static int find_arg_only_reads(runtime *rt)
     return 0;
 }
 
-/* The fields each command changes, in field order (find_changed). */
+/* Bit i: parameter i (i < 64) has a type without constraints. */
+static uint64_t unconstrained_params(const ty *params)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < params->nfields && i < 64; i++)
+        if (value_type_unconstrained(params->fields[i].type))
+            m |= UINT64_C(1) << i;
+    return m;
+}
+
+/* Whether every field of a record that cmd creates and neither its identity
+ * nor an effect sets passes its checks at its initial value (field_initial):
+ * then only the fields cmd sets are checked on each create, in field order,
+ * with the same sentence as the whole state's check (the others pass). */
+static bool fresh_rest_valid(const command *cmd, const changed_field *ch, size_t n)
+{
+    const ty *st = cmd->agg->state;
+    char why[RUNTIME_WHY_MAX];
+    size_t k = 0;
+    for (size_t f = 0; f < st->nfields; f++) {
+        if (k < n && ch[k].field == (int)f) {
+            k++;
+            continue;
+        }
+        value v = field_initial(&st->fields[f]);
+        if (value_check_field(st, f, &v, 0, why, sizeof why) < 0)
+            return false;
+    }
+    return true;
+}
+
+/* Whether whatever e yields passed t's checks before it is stored: a
+ * constant that passes them, or a bare name of type t read from what passed
+ * them already: an argument (each is checked before the command runs), a
+ * stored record's field (checked when saved: the command's own before it
+ * changes, unless it is created, and a read's). */
+static bool passed_already(const command *cmd, const expr *e, const ty *t)
+{
+    value k;
+    char why[RUNTIME_WHY_MAX];
+    if (expr_constant(e, &k))
+        return value_check(t, &k, "", why, sizeof why) == 0;
+    expr_scope scope;
+    int alias;
+    const char *path;
+    if (expr_type(e) != t || !expr_name_path(e, &scope, &alias, &path))
+        return false;
+    return scope == SCOPE_ARG || scope == SCOPE_ALIAS ||
+           (!cmd->creates && (scope == SCOPE_SELF || scope == SCOPE_OLD));
+}
+
+/* How the field of ch is checked after cmd: touched by ne of its effects,
+ * the last of them e (create: the field is its identity, from the arguments). */
+static void plan_check(const command *cmd, changed_field *ch, size_t ne, const effect *e,
+                       bool identity)
+{
+    const ty *st = cmd->agg->state, *ft = st->fields[ch->field].type;
+    ch->check = CHECK_ALL;
+    if (identity) {
+        if (!ne && cmd->params->fields[cmd->identity_param].type == ft)
+            ch->check = CHECK_NONE;
+        return;
+    }
+    if (ne != 1)
+        return;
+    if (e->kind == EFFECT_SET) {
+        ch->check = passed_already(cmd, e->value, ft) ? CHECK_NONE : CHECK_ALL;
+        return;
+    }
+    const ty *elem = ft->elem;
+    if (e->value) {
+        ch->check = passed_already(cmd, e->value, elem) ? CHECK_ROOM : CHECK_ALL;
+        return;
+    }
+    if (elem->nfields > 64)
+        return;
+    char why[RUNTIME_WHY_MAX];
+    for (size_t i = 0; i < elem->nfields; i++) {
+        value v = field_initial(&elem->fields[i]);
+        bool ok = e->build[i] ? passed_already(cmd, e->build[i], elem->fields[i].type)
+                              : value_check_field(elem, i, &v, 0, why, sizeof why) == 0;
+        if (!ok)
+            ch->item |= UINT64_C(1) << i;
+    }
+    ch->check = CHECK_ITEM;
+}
+
+/* The fields each command changes, in field order (find_changed); for a
+ * create, its identity too, and whether the rest pass as they start. */
 static int find_changed(runtime *rt)
 {
     const plan *p = rt->p;
     size_t n = p->ncommands ? p->ncommands : 1, most = 0;
     rt->changed = calloc(n, sizeof *rt->changed);
     rt->nchanged = calloc(n, sizeof *rt->nchanged);
-    if (!rt->changed || !rt->nchanged)
+    rt->fresh_checks_changed = calloc(n, sizeof *rt->fresh_checks_changed);
+    rt->free_params = calloc(n, sizeof *rt->free_params);
+    if (!rt->changed || !rt->nchanged || !rt->fresh_checks_changed || !rt->free_params)
         return -1;
     for (size_t c = 0; c < p->ncommands; c++) {
         const command *cmd = p->commands[c];
+        rt->free_params[cmd->index] = unconstrained_params(cmd->params);
         if (cmd->neffects > most)
             most = cmd->neffects;
-        if (!cmd->neffects || !cmd->agg)
+        bool create = cmd->creates && !cmd->query && !cmd->scan;
+        if ((!cmd->neffects && !create) || !cmd->agg)
             continue;
-        changed_field *ch = calloc(cmd->neffects, sizeof *ch);
+        changed_field *ch = calloc(cmd->neffects + 1, sizeof *ch);
         if (!ch)
             return -1;
         rt->changed[cmd->index] = ch;
         size_t k = 0;
         for (size_t f = 0; f < cmd->agg->state->nfields; f++) {
-            bool touched = false, appends = true;
+            bool identity = create && (int)f == cmd->agg->identity, appends = !identity;
+            size_t ne = 0;
+            const effect *last = NULL;
             for (size_t i = 0; i < cmd->neffects; i++)
                 if (cmd->effects[i].field == (int)f) {
-                    touched = true;
+                    ne++;
+                    last = &cmd->effects[i];
                     appends = appends && cmd->effects[i].kind != EFFECT_SET;
                 }
-            if (touched)
-                ch[k++] = (changed_field){.field = (int)f, .appends_only = appends};
+            if (!identity && !ne)
+                continue;
+            ch[k] = (changed_field){.field = (int)f, .appends_only = appends};
+            plan_check(cmd, &ch[k++], ne, last, identity);
         }
         rt->nchanged[cmd->index] = k;
+        rt->fresh_checks_changed[cmd->index] = create && fresh_rest_valid(cmd, ch, k);
     }
     rt->changes = calloc(most ? most : 1, sizeof *rt->changes);
     return rt->changes ? 0 : -1;
@@ -238,6 +352,8 @@ void runtime_free(runtime *rt)
         free(rt->changed[c]);
     free(rt->changed);
     free(rt->nchanged);
+    free(rt->fresh_checks_changed);
+    free(rt->free_params);
     free(rt->changes);
     arena_free(&rt->scratch);
     free(rt);
@@ -565,15 +681,19 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
  * set in checked, which the caller checked already (runtime_dispatch_checked):
  * the same sentence, since value_check reports the first field that fails in
  * field order and those passed. */
-static int check_args(const ty *params, const value *args, uint64_t checked, char *why, size_t size)
+static int check_args(const ty *params, const value *args, uint64_t checked, uint64_t loose,
+                      char *why, size_t size)
 {
-    if (!checked)
+    if (!checked && !loose)
         return value_check(params, args, "", why, size);
     size_t n = params->nfields;
-    /* the fields below 64 not checked yet, in order, then those above */
+    /* the fields below 64 not checked yet, in order, then those above; one
+       of a type without constraints only when unset */
     uint64_t todo = ~checked & (n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
     for (; todo; todo &= todo - 1) {
         size_t f = (size_t)__builtin_ctzll(todo);
+        if ((loose >> f & 1) && args->u.items[f].kind != VAL_NONE)
+            continue;
         if (value_check_field(params, f, &args->u.items[f], 0, why, size) < 0)
             return -1;
     }
@@ -581,6 +701,32 @@ static int check_args(const ty *params, const value *args, uint64_t checked, cha
         if (value_check_field(params, f, &args->u.items[f], 0, why, size) < 0)
             return -1;
     return 0;
+}
+
+/* Where value_check_field starts on the changed field of ch, now nv and
+ * before was (the items from there on are checked; 0: the whole value), or
+ * UINT32_MAX when nothing of it needs checking (field_check). */
+static uint32_t check_from(const ty *st, const changed_field *ch, const value *was, const value *nv)
+{
+    uint32_t before = ch->appends_only && was->kind == VAL_LIST ? was->len : 0;
+    switch (ch->check) {
+    case CHECK_NONE: return UINT32_MAX;
+    case CHECK_ROOM: return nv->len;
+    case CHECK_ITEM: {
+        const ty *elem = st->fields[ch->field].type->elem;
+        const value *item = &nv->u.items[nv->len - 1];
+        for (uint64_t m = ch->item; m; m &= m - 1) {
+            size_t f = (size_t)__builtin_ctzll(m);
+            const value *fv = &item->u.items[f];
+            if (fv->kind == VAL_NONE ? !elem->fields[f].optional
+                                     : !value_valid(elem->fields[f].type, fv))
+                return before; /* the sentence, from value_check_field */
+        }
+        return nv->len;
+    }
+    case CHECK_ALL: break;
+    }
+    return before;
 }
 
 /* One command inside the open transaction: every check, the save (or, for a
@@ -593,7 +739,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (depth > PLAN_POLICY_MAX_DEPTH)
         return refuse(rt, cmd, "policies chain deeper than %d", PLAN_POLICY_MAX_DEPTH);
     char why[RUNTIME_WHY_MAX];
-    if (check_args(cmd->params, args, checked, why, sizeof why) < 0)
+    if (check_args(cmd->params, args, checked, rt->free_params[cmd->index], why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
     if (depth == 0)
         rt->args_checked = true;
@@ -621,13 +767,19 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
        the old state is kept as a shallow copy of its fields, which stay
        valid until commit or rollback */
     bool in_place = rt->s->ops->update && !cmd->creates && !cmd->deletes && cmd->neffects;
+    /* on this frame when small: nothing outside this call keeps them */
+    value snap_room[EXECUTE_ROOM];
+    const value *alias_room[EXECUTE_ROOM];
     if (!cmd->creates) {
-        value *snap = scratch_values(rt, old.len);
+        value *snap = old.len <= EXECUTE_ROOM ? snap_room : scratch_values(rt, old.len);
         memcpy(snap, old.u.items, old.len * sizeof *snap);
         old.u.items = snap;
     }
 
-    const value **aliases = arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+    const value **aliases =
+        cmd->nreads < EXECUTE_ROOM
+            ? alias_room
+            : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
     runtime_status st = load_reads(rt, cmd, &pre, aliases);
     if (st == RUNTIME_OK)
@@ -641,15 +793,17 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
         return st;
 
     /* field constraints are invariants of the new state: only what the
-       effects changed is checked in place (the rest passed before) */
-    if (in_place) {
-        if (rt->s->ops->update(rt->s, agg, key, rt->changes, cmd->neffects, &next) < 0)
-            return store_failed(rt, cmd);
+       effects changed is checked in place (the rest passed before), and
+       only what a create sets when the rest pass as they start */
+    if (in_place && rt->s->ops->update(rt->s, agg, key, rt->changes, cmd->neffects, &next) < 0)
+        return store_failed(rt, cmd);
+    if (in_place || (cmd->creates && rt->fresh_checks_changed[cmd->index])) {
         const changed_field *ch = rt->changed[cmd->index];
         for (size_t i = 0; i < rt->nchanged[cmd->index]; i++) {
-            const value *was = &old.u.items[ch[i].field];
-            uint32_t from = ch[i].appends_only && was->kind == VAL_LIST ? was->len : 0;
-            if (value_check_field(agg->state, (size_t)ch[i].field, &next.u.items[ch[i].field], from,
+            uint32_t from = check_from(agg->state, &ch[i], &old.u.items[ch[i].field],
+                                       &next.u.items[ch[i].field]);
+            if (from != UINT32_MAX &&
+                value_check_field(agg->state, (size_t)ch[i].field, &next.u.items[ch[i].field], from,
                                   why, sizeof why) < 0)
                 return refuse(rt, cmd, "%s", why);
         }
@@ -696,7 +850,7 @@ static runtime_status recheck_create(runtime *rt, const command *cmd, const valu
 static runtime_status query(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (check_args(q->params, args, checked, why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, rt->free_params[q->index], why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     store *s = rt->s;
     const value *key = &args->u.items[q->identity_param];
@@ -730,7 +884,7 @@ static runtime_status query(runtime *rt, const command *q, const value *args, ui
 static runtime_status scan(runtime *rt, const command *q, const value *args, uint64_t checked)
 {
     char why[RUNTIME_WHY_MAX];
-    if (check_args(q->params, args, checked, why, sizeof why) < 0)
+    if (check_args(q->params, args, checked, rt->free_params[q->index], why, sizeof why) < 0)
         return refuse(rt, q, "%s", why);
     int64_t limit = args->u.items[q->scan_limit].u.i;
     if (limit < 1) /* the shape of a minimum's refusal (value.c), which lint knows */

@@ -179,6 +179,21 @@ bool field_required(const field *f)
     return !f->optional && !f->has_default && f->type->kind != TY_LIST;
 }
 
+bool value_type_unconstrained(const ty *t)
+{
+    switch (t->kind) {
+    case TY_BOOL: return true;
+    case TY_INT: return !t->has_min && !t->has_max;
+    case TY_STRING: return !t->has_min_len && !t->has_max_len && !t->re;
+    default: return false;
+    }
+}
+
+bool value_valid(const ty *t, const value *v)
+{
+    return valid(t, v);
+}
+
 int value_check(const ty *t, const value *v, const char *what, char *why, size_t size)
 {
     if (valid(t, v))

@@ -30,6 +30,12 @@ int value_check(const ty *t, const value *v, const char *what, char *why, size_t
  * that field, in the same words. Never allocates. */
 int value_check_field(const ty *st, size_t f, const value *v, uint32_t from, char *why,
                       size_t size);
+/* Whether v passes value_check(t, v), without a message: the cheap test a
+ * caller makes before it asks value_check for the sentence. */
+bool value_valid(const ty *t, const value *v);
+/* True when every value of t's kind passes t's checks (an int or string
+ * without bounds or pattern, a bool): only an unset one can be refused. */
+bool value_type_unconstrained(const ty *t);
 /* A deep copy of v in arena a: structs, lists and strings are copied, so the
  * copy outlives whatever v points into. */
 value value_copy(arena *a, const value *v);

@@ -206,14 +206,24 @@ static uint64_t mix64(uint64_t h)
     return h;
 }
 
+/* A string key eight bytes a step (FNV-1a's multiply on words, the tail
+ * zero-padded, the length folded in so that padding cannot collide), then
+ * mixed. */
 static uint64_t key_hash(const value *k)
 {
     if (k->kind != VAL_STRING)
         return mix64((uint64_t)k->u.i);
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (uint32_t i = 0; i < k->len; i++) {
-        h ^= (unsigned char)k->u.s[i];
-        h *= 0x100000001b3ULL;
+    uint64_t h = 0xcbf29ce484222325ULL ^ k->len;
+    uint32_t i = 0;
+    for (; i + 8 <= k->len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k->u.s + i, sizeof w);
+        h = (h ^ w) * 0x100000001b3ULL;
+    }
+    if (i < k->len) {
+        uint64_t w = 0;
+        memcpy(&w, k->u.s + i, k->len - i);
+        h = (h ^ w) * 0x100000001b3ULL;
     }
     return mix64(h);
 }
@@ -765,72 +775,114 @@ static int no_txn(txn *x, const char *call)
 
 /* ---- the event log: deep copies in chunks ---- */
 
-typedef struct sizes {
-    size_t values; /* value slots in nested arrays */
-    size_t bytes;  /* string bytes */
-} sizes;
-
-static void measure(const value *v, sizes *sz)
-{
-    if (v->kind == VAL_STRING) {
-        sz->bytes += v->len;
-    } else if (v->kind == VAL_STRUCT || v->kind == VAL_LIST) {
-        sz->values += v->len;
-        for (uint32_t i = 0; i < v->len; i++)
-            measure(&v->u.items[i], sz);
-    }
-}
-
+/* Where an entry's arrays and bytes go: the rest of the current chunk. */
 typedef struct cursor {
-    value *values;
-    char *bytes;
+    char *at, *end;
 } cursor;
 
-static void copy_into(value *dst, const value *src, cursor *c)
+static void *cursor_take(cursor *c, size_t n, size_t align)
+{
+    size_t pad = (align - (uintptr_t)c->at % align) % align, left = (size_t)(c->end - c->at);
+    if (left < pad || left - pad < n)
+        return NULL;
+    char *p = c->at + pad;
+    c->at = p + n;
+    return p;
+}
+
+/* *dst becomes a copy of src in the chunk, in one pass; false when the
+ * chunk has no room left for it (the caller starts a larger chunk). */
+static bool copy_into(value *dst, const value *src, cursor *c)
 {
     *dst = *src;
     if (src->kind == VAL_STRING) {
+        char *b = cursor_take(c, src->len, 1);
+        if (!b)
+            return false;
         if (src->len)
-            memcpy(c->bytes, src->u.s, src->len);
-        dst->u.s = c->bytes;
-        c->bytes += src->len;
+            memcpy(b, src->u.s, src->len);
+        dst->u.s = b;
     } else if (src->kind == VAL_STRUCT || src->kind == VAL_LIST) {
-        dst->u.items = c->values;
-        c->values += src->len;
+        value *items = cursor_take(c, (size_t)src->len * sizeof *items, _Alignof(value));
+        if (!items)
+            return false;
+        dst->u.items = items;
         for (uint32_t i = 0; i < src->len; i++)
-            copy_into(&dst->u.items[i], &src->u.items[i], c);
+            if (!copy_into(&items[i], &src->u.items[i], c))
+                return false;
     }
+    return true;
 }
 
+/* The most bytes copy_into takes for v: its arrays, its bytes, and the
+ * padding before each array. */
+static size_t copy_bound(const value *v)
+{
+    if (v->kind == VAL_STRING)
+        return v->len;
+    if (v->kind != VAL_STRUCT && v->kind != VAL_LIST)
+        return 0;
+    size_t n = (size_t)v->len * sizeof(value) + _Alignof(value);
+    for (uint32_t i = 0; i < v->len; i++)
+        n += copy_bound(&v->u.items[i]);
+    return n;
+}
+
+/* The field of the payload that is the key itself (the identity argument,
+ * the very string): the entry's key then shares its copy. -1: none. */
+static int key_in_payload(const value *key, const value *payload)
+{
+    if (key->kind != VAL_STRING || payload->kind != VAL_STRUCT)
+        return -1;
+    for (uint32_t i = 0; i < payload->len; i++)
+        if (value_same(&payload->u.items[i], key))
+            return (int)i;
+    return -1;
+}
+
+/* A new chunk of at least need bytes (LOG_CHUNK, or more for a larger
+ * event) as the log's current one. */
+static log_chunk *log_chunk_new(txn *x, size_t need)
+{
+    size_t size = need > LOG_CHUNK ? need : LOG_CHUNK;
+    if (array_reserve((void **)&x->chunks, &x->chunks_cap, x->nchunks, sizeof *x->chunks) < 0)
+        return NULL;
+    log_chunk *ch = malloc(sizeof *ch + size);
+    if (!ch)
+        return NULL;
+    ch->size = size;
+    ch->used = 0;
+    x->chunks[x->nchunks++] = ch;
+    return ch;
+}
+
+/* Copies the event into the log's current chunk in one pass; an event that
+ * does not fit there goes whole into a new chunk made large enough. */
 static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, const value *payload)
 {
-    sizes sz = {0};
-    measure(key, &sz);
-    measure(payload, &sz);
-    size_t align = _Alignof(max_align_t);
-    size_t need = sizeof(log_entry) + sz.values * sizeof(value) + sz.bytes;
-    need = (need + align - 1) & ~(align - 1);
+    int shared = key_in_payload(key, payload);
     log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
-    if (!ch || ch->size - ch->used < need) {
-        size_t size = need > LOG_CHUNK ? need : LOG_CHUNK;
-        if (array_reserve((void **)&x->chunks, &x->chunks_cap, x->nchunks, sizeof *x->chunks) < 0)
-            return oom(x);
-        ch = malloc(sizeof *ch + size);
-        if (!ch)
-            return oom(x);
-        ch->size = size;
-        ch->used = 0;
-        x->chunks[x->nchunks++] = ch;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!ch || attempt) {
+            size_t need = sizeof(log_entry) + _Alignof(max_align_t) + copy_bound(payload) +
+                          (shared < 0 ? copy_bound(key) : 0);
+            if (!(ch = log_chunk_new(x, need)))
+                return oom(x);
+        }
+        cursor c = {.at = (char *)ch->data + ch->used, .end = (char *)ch->data + ch->size};
+        log_entry *e = cursor_take(&c, sizeof *e, _Alignof(max_align_t));
+        if (!e || !copy_into(&e->payload, payload, &c))
+            continue;
+        if (shared >= 0)
+            e->key = e->payload.u.items[shared];
+        else if (!copy_into(&e->key, key, &c))
+            continue;
+        e->event = event;
+        e->agg = agg;
+        ch->used = (size_t)(c.at - (char *)ch->data);
+        return 0;
     }
-    log_entry *e = (log_entry *)((char *)ch->data + ch->used);
-    ch->used += need;
-    e->event = event;
-    e->agg = agg;
-    cursor c = {.values = (value *)(e + 1)};
-    c.bytes = (char *)(c.values + sz.values);
-    copy_into(&e->key, key, &c);
-    copy_into(&e->payload, payload, &c);
-    return 0;
+    return oom(x); /* not reached: the new chunk holds the bound */
 }
 
 /* Drops what the open transaction appended to the log. */

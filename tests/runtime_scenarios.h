@@ -762,6 +762,130 @@ static inline void scenario_changed_fields_are_checked_in_the_same_words(const t
     fx_close(f);
 }
 
+/* clang-format off */
+static const char creates_spec[] =
+    "spec: 1\n"
+    "domain: creates\n"
+    "aggregates:\n"
+    "  Tag:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      size: {type: int, min: 1}\n"
+    "      id: {type: string, min_length: 2}\n"
+    "      color: {type: string, default: red}\n"
+    "      marks: {list: {type: int, max: 9}}\n"
+    "    commands:\n"
+    "      Make: {creates: true, params: {id: string, size: int, mark: int},\n"
+    "             set: {size: arg.size}, append: {marks: arg.mark}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Tag.Make: {id: \"t-${n}\", size: 1, mark: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+/* A create checks what it sets (its identity from the arguments, its
+ * effects) in the words of a check of the whole new record, the first
+ * failing field in field order; a refused create keeps nothing. */
+static inline void scenario_creates_check_what_they_set_in_the_same_words(const target_spec *ts)
+{
+    fx *f = fx_open(creates_spec, ts);
+    /* arguments of types without constraints are refused only unset */
+    fx_refused(f, "Tag.Make", "{size: 2, mark: 1}", "Tag.Make refused: id is not set");
+    fx_refused(f, "Tag.Make", "{id: ab, mark: 1}", "Tag.Make refused: size is not set");
+    fx_refused(f, "Tag.Make", "{id: x, size: 2, mark: 1}",
+               "Tag.Make refused: id: 1 character(s), fewer than the minimum 2");
+    fx_refused(f, "Tag.Make", "{id: ab, size: 0, mark: 1}",
+               "Tag.Make refused: size: 0 is less than the minimum 1");
+    fx_refused(f, "Tag.Make", "{id: x, size: 0, mark: 1}",
+               "Tag.Make refused: size: 0 is less than the minimum 1");
+    fx_refused(f, "Tag.Make", "{id: ab, size: 1, mark: 10}",
+               "Tag.Make refused: marks: 10 is greater than the maximum 9");
+    assert_int_equal(fx_count(f, "Tag"), 0);
+    fx_ok(f, "Tag.Make", "{id: ab, size: 1, mark: 9}");
+    value rec;
+    assert_true(fx_load(f, "Tag", "ab", &rec));
+    assert_int_equal(fx_get(f, "Tag", &rec, "size")->u.i, 1);
+    assert_int_equal(fx_get(f, "Tag", &rec, "color")->len, 3);
+    assert_int_equal(fx_get(f, "Tag", &rec, "marks")->len, 1);
+    assert_int_equal(fx_count(f, "Tag"), 1);
+    fx_close(f);
+}
+
+/* clang-format off */
+static const char passed_spec[] =
+    "spec: 1\n"
+    "domain: passed\n"
+    "types:\n"
+    "  Small: {type: int, min: 1, max: 9}\n"
+    "  Word: {type: string, min_length: 2}\n"
+    "  Mark: {fields: {n: Small, w: Word, seq: {type: int, min: 1}}}\n"
+    "aggregates:\n"
+    "  Sheet:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: Word\n"
+    "      size: Small\n"
+    "      top: {type: int, max: 5, default: 0}\n"
+    "      smalls: {list: Small, max_items: 2}\n"
+    "      marks: {list: Mark, max_items: 3}\n"
+    "    commands:\n"
+    "      Open: {creates: true, params: {id: Word, size: Small}, set: {size: arg.size}}\n"
+    "      Push: {params: {id: Word, n: Small}, append: {smalls: arg.n}}\n"
+    "      Mark:\n"
+    "        params: {id: Word, n: Small, w: Word, seq: int}\n"
+    "        append: {marks: {n: arg.n, w: arg.w, seq: arg.seq}}\n"
+    "      Copy: {params: {id: Word}, set: {top: size}}\n"
+    "      Six: {params: {id: Word}, set: {top: 6}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Sheet.Open: {id: \"s-${n}\", size: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 1\n";
+/* clang-format on */
+
+/* What passed its type's checks already (an argument or a stored field of
+ * the same type, a constant that passes) is not checked again when stored,
+ * and the refusals are the same words: an argument's own, a list's
+ * max_items after an appended argument, a built item's other fields, a
+ * stored field copied into a tighter one, a constant that breaks its field. */
+static inline void scenario_values_that_passed_are_refused_in_the_same_words(const target_spec *ts)
+{
+    fx *f = fx_open(passed_spec, ts);
+    fx_refused(f, "Sheet.Open", "{id: ab, size: 10}",
+               "Sheet.Open refused: size: 10 is greater than the maximum 9");
+    fx_refused(f, "Sheet.Open", "{id: a, size: 1}",
+               "Sheet.Open refused: id: 1 character(s), fewer than the minimum 2");
+    fx_ok(f, "Sheet.Open", "{id: ab, size: 7}");
+    fx_ok(f, "Sheet.Push", "{id: ab, n: 1}");
+    fx_ok(f, "Sheet.Push", "{id: ab, n: 2}");
+    fx_refused(f, "Sheet.Push", "{id: ab, n: 3}",
+               "Sheet.Push refused: smalls: 3 item(s), more than the maximum 2");
+    fx_refused(f, "Sheet.Push", "{id: ab, n: 0}",
+               "Sheet.Push refused: n: 0 is less than the minimum 1");
+    fx_ok(f, "Sheet.Mark", "{id: ab, n: 1, w: xy, seq: 1}");
+    fx_refused(f, "Sheet.Mark", "{id: ab, n: 1, w: xy, seq: 0}",
+               "Sheet.Mark refused: marks.seq: 0 is less than the minimum 1");
+    fx_refused(f, "Sheet.Mark", "{id: ab, n: 1, w: x, seq: 2}",
+               "Sheet.Mark refused: w: 1 character(s), fewer than the minimum 2");
+    fx_ok(f, "Sheet.Mark", "{id: ab, n: 2, w: xy, seq: 2}");
+    fx_ok(f, "Sheet.Mark", "{id: ab, n: 3, w: xy, seq: 3}");
+    fx_refused(f, "Sheet.Mark", "{id: ab, n: 4, w: xy, seq: 4}",
+               "Sheet.Mark refused: marks: 4 item(s), more than the maximum 3");
+    fx_refused(f, "Sheet.Copy", "{id: ab}",
+               "Sheet.Copy refused: top: 7 is greater than the maximum 5");
+    fx_refused(f, "Sheet.Six", "{id: ab}",
+               "Sheet.Six refused: top: 6 is greater than the maximum 5");
+    value rec;
+    assert_true(fx_load(f, "Sheet", "ab", &rec));
+    assert_int_equal(fx_get(f, "Sheet", &rec, "smalls")->len, 2);
+    assert_int_equal(fx_get(f, "Sheet", &rec, "marks")->len, 3);
+    assert_int_equal(fx_get(f, "Sheet", &rec, "top")->u.i, 0);
+    fx_close(f);
+}
+
 static inline void scenario_payload_expressions_see_the_new_and_old_states(const target_spec *ts)
 {
     fx *f = fx_open(misc_spec, ts);
@@ -2300,6 +2424,8 @@ static const runtime_scenario runtime_scenarios[] = {
     RUNTIME_SCENARIO(append_build_fills_defaults_and_leaves_optionals_unset),
     RUNTIME_SCENARIO(list_max_items_is_an_invariant),
     RUNTIME_SCENARIO(changed_fields_are_checked_in_the_same_words),
+    RUNTIME_SCENARIO(creates_check_what_they_set_in_the_same_words),
+    RUNTIME_SCENARIO(values_that_passed_are_refused_in_the_same_words),
     RUNTIME_SCENARIO(payload_expressions_see_the_new_and_old_states),
     RUNTIME_SCENARIO(int_overflow_refuses),
     RUNTIME_SCENARIO(division_by_zero_refuses),

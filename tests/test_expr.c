@@ -396,6 +396,75 @@ static void test_expr_has_tests_optional_fields(void **state)
     assert_true_expr("not has(old.customer_name)");
 }
 
+/* The compiled forms (a field by its slot against a constant, len of a list
+ * field, ints and enums compared, constants folded) against the values of
+ * each evaluation, not of the first: one expression evaluated on two
+ * states; an unset optional field refuses through each of them. */
+static field tab_fields[] = {
+    {.name = "tip", .type = &ty_int, .optional = true},
+    {.name = "size", .type = &t_size, .optional = true},
+    {.name = "items", .type = &t_toppings, .optional = true},
+    {.name = "total", .type = &ty_int},
+};
+static const ty t_tab = {.kind = TY_STRUCT, .name = "Tab", .fields = tab_fields, .nfields = 4};
+
+static void test_expr_compiled_forms_read_each_state(void **state)
+{
+    static const struct {
+        const char *text;
+        bool first, second; /* on tab1, then on tab2 */
+    } cases[] = {
+        {"tip == 5", true, false},
+        {"tip != 5", false, true},
+        {"tip < 6", true, false},
+        {"tip <= 5", true, false},
+        {"tip > 4", true, true},
+        {"tip >= 7", false, true},
+        {"tip + 1 == total", true, false},
+        {"total - tip >= 2 * 3", false, false},
+        {"size == large", true, false},
+        {"size != large", false, true},
+        {"size == size", true, true},
+        {"len(items) < 2", true, false},
+        {"len(items) + 1 > 2", false, true},
+        {"tip < total", true, false},
+        {"(1 + 2) * 3 == 9", true, true},
+        {"-(2 - 5) > tip - 3", true, false},
+    };
+    const expr_env env = {.self = &t_tab};
+    value one = {.kind = VAL_LIST, .len = 1, .u.items = toppings}; /* Basil */
+    value tab1[] = {INT(5), ENUM(1), one, INT(6)};
+    value tab2[] = {INT(7), ENUM(0), LIST(toppings), INT(7)};
+    value v1 = STRUCT(tab1), v2 = STRUCT(tab2);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const expr *e = compile_in(&env, &ty_bool, cases[i].text);
+        expr_ctx c = {.self = &v1, .scratch = &S};
+        value v = NONE;
+        assert_int_equal(expr_eval(e, &c, &v), EXPR_OK);
+        if (v.u.b != cases[i].first)
+            fail_msg("first state: %s", cases[i].text);
+        c.self = &v2;
+        assert_int_equal(expr_eval(e, &c, &v), EXPR_OK);
+        if (v.u.b != cases[i].second)
+            fail_msg("second state: %s", cases[i].text);
+    }
+    value unset[] = {NONE, NONE, NONE, INT(1)};
+    value vu = STRUCT(unset);
+    expr_ctx c = {.self = &vu, .scratch = &S};
+    static const char *const refused[] = {"tip == 5",     "tip > total",    "size == large",
+                                          "size != size", "len(items) < 2", "tip + 1 > 0"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        value v;
+        assert_int_equal(expr_eval(compile_in(&env, &ty_bool, refused[i]), &c, &v), EXPR_UNSET);
+    }
+    /* a folded constant still renders as written, and an overflow among
+       constants refuses when evaluated, not when compiled */
+    char buf[64];
+    assert_string_equal(expr_render(compile_in(&env, NULL, "(1 + 2) * 3 == 9"), buf, sizeof buf),
+                        "(((1 + 2) * 3) == 9)");
+    assert_int_equal(eval_status("9223372036854775807 + 1 > arg.amount"), EXPR_OVERFLOW);
+}
+
 static void test_expr_enum_values_take_the_expected_enum(void **state)
 {
     assert_true_expr("status == available");
@@ -897,6 +966,7 @@ int main(void)
         T(test_expr_logic_short_circuits),
         T(test_expr_len_counts_items_and_code_points),
         T(test_expr_has_tests_optional_fields),
+        T(test_expr_compiled_forms_read_each_state),
         T(test_expr_enum_values_take_the_expected_enum),
         T(test_expr_equality_is_deep),
         T(test_expr_strings_point_into_context),

@@ -214,6 +214,33 @@ static void test_rollback_of_events_spanning_chunks(void **state)
     memory_store_free(s);
 }
 
+/* An event larger than a log chunk, with its key the very string of its
+ * payload (shared in the log), and one that meets a chunk's end part way
+ * through its copy: each goes whole into a chunk of its own (ASan sees
+ * any write past one). */
+static void test_events_larger_than_a_chunk_and_across_its_end(void **state)
+{
+    enum { HUGE = 300 * 1024, PART = 40 * 1024 };
+    store *s = open_store();
+    static char text[HUGE];
+    memset(text, 'y', sizeof text);
+    value key = {.kind = VAL_STRING, .len = HUGE, .u.s = text}, items[3];
+    value payload = rec3(items, key, 1, "note");
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->append_event(s, &events[0], &aggs[0], &key, &payload), 0);
+    value part = {.kind = VAL_STRING, .len = PART, .u.s = text}, other = str("k");
+    payload = rec3(items, num(2), 2, "");
+    items[2] = part;
+    for (int i = 0; i < 20; i++) /* 800 KB: across three chunks' ends */
+        assert_int_equal(s->ops->append_event(s, &events[1], &aggs[0], &other, &payload), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(e[1], 20);
+    memory_store_free(s);
+}
+
 static void test_calls_outside_a_transaction_fail_with_a_message(void **state)
 {
     store *s = open_store();
@@ -490,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_rollback_discards_writes_and_events),
         cmocka_unit_test(test_events_are_counted_per_index_on_commit),
         cmocka_unit_test(test_rollback_of_events_spanning_chunks),
+        cmocka_unit_test(test_events_larger_than_a_chunk_and_across_its_end),
         cmocka_unit_test(test_calls_outside_a_transaction_fail_with_a_message),
         cmocka_unit_test(test_free_releases_an_open_transaction),
         cmocka_unit_test(test_tables_grow_past_a_hundred_thousand_records),
