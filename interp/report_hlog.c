@@ -44,17 +44,18 @@ int report_hlog(const report *r, FILE *out, bench_error *e)
                 base = r->results[i].runs[k].start_epoch_s;
     if (!isfinite(base))
         base = 0;
-    /* a shard's log says which shard it is, for bench merge --logs */
+    /* a shard's log says which shard it is, for bench merge --logs; the
+       version is cut so that the line stays within hlog_begin's 120 */
     char comment[128];
     const shard_info *sh = &r->config.shard;
     if (sh->count > 0 && sh->index >= 0)
-        snprintf(comment, sizeof comment, "Logged with bench %s, shard %" PRId64 "/%" PRId64,
+        snprintf(comment, sizeof comment, "Logged with bench %.40s, shard %" PRId64 "/%" PRId64,
                  r->env.version, sh->index, sh->count);
     else if (sh->count > 0)
-        snprintf(comment, sizeof comment, "Logged with bench %s, a merge of %" PRId64 " shards",
+        snprintf(comment, sizeof comment, "Logged with bench %.40s, a merge of %" PRId64 " shards",
                  r->env.version, sh->count);
     else
-        snprintf(comment, sizeof comment, "Logged with bench %s", r->env.version);
+        snprintf(comment, sizeof comment, "Logged with bench %.40s", r->env.version);
     if (hlog_begin(out, base, comment, e) < 0)
         return -1;
     hist h;
