@@ -86,6 +86,7 @@ enum {
     POOL_MAX = 16 << (POOL_CLASSES - 1),
     POOL_CHUNK = 64 * 1024,
     RELEASE_PAGES = 16, /* a growing table gives back its old one's pages 64 KB at a time */
+    TOUCH_STEP = 4096,  /* a page: what one insert writes of the table to come */
 };
 
 /* ---- the pool: small blocks by size class, freed onto free lists ---- */
@@ -304,12 +305,20 @@ typedef struct table {
        given back */
     slot *old;
     size_t old_cap, moved, released;
+    /* from 5/8 load: the table it grows into next, mapped ahead and written
+       a page an insert (pages before `ready` are), so that no slot of it is
+       ever read from an untouched page: such a read maps the kernel's zero
+       page, and the first write after it replaces that mapping, which
+       interrupts every other CPU running the process to flush its TLB */
+    slot *next;
+    size_t ready;
     uint64_t version; /* changes whenever a slot may have moved */
 } table;
 
 /* Tables are mapped, not malloc'd: fresh pages come zeroed when first
  * touched (no memset of a large table inside one insert), and giving one
- * back costs what was not already released. */
+ * back costs what was not already released. A table's pages are written
+ * before it is used (table_prepare), each by one insert. */
 static slot *slots_map(size_t cap)
 {
     void *m =
@@ -401,10 +410,34 @@ static void table_migrate(table *t)
     }
 }
 
+/* Readies the table t grows into next, one step an insert: from 5/8 load
+ * it is mapped, and each insert writes one more of its pages (a write
+ * fault gives a page of its own at once, where a read first maps the zero
+ * page). Its 2 * cap slots fill cap * 2 * sizeof(slot) / page pages, a
+ * page for every 128 slots of t, and the cap / 8 inserts from 5/8 to 3/4
+ * load are 16 times as many: it is ready long before it is needed (when
+ * it is not, by removals, the rest is faulted in as it is used). */
+static void table_prepare(table *t)
+{
+    if (!t->next) {
+        if (!t->cap || t->count * 8 < t->cap * 5)
+            return;
+        t->next = slots_map(t->cap * 2);
+        t->ready = 0;
+        if (!t->next)
+            return; /* out of memory: table_room maps it when it must */
+    }
+    if (t->ready < t->cap * 2 * sizeof(slot)) {
+        ((volatile char *)t->next)[t->ready] = 0;
+        t->ready += TOUCH_STEP;
+    }
+}
+
 /* Makes room for one more record: at 3/4 load a table twice as large
- * becomes the current one (the old one is emptied by later inserts); a
- * table still growing first finishes (not reached at MIGRATE_STEP: it is
- * empty long before). Returns 0, or -1 when out of memory. */
+ * (mapped ahead by table_prepare) becomes the current one (the old one is
+ * emptied by later inserts); a table still growing first finishes (not
+ * reached at MIGRATE_STEP: it is empty long before). Returns 0, or -1 when
+ * out of memory. */
 static int table_room(table *t)
 {
     if (t->cap && (t->count + 1) * 4 <= t->cap * 3)
@@ -412,7 +445,10 @@ static int table_room(table *t)
     while (t->old)
         table_migrate(t);
     size_t cap = t->cap ? t->cap * 2 : TABLE_MIN;
-    slot *slots = slots_map(cap);
+    slot *slots = t->next ? t->next : slots_map(cap);
+    if (slots && !t->next)
+        ((volatile char *)slots)[0] = 0; /* not readied (the first): its first page at least */
+    t->next = NULL;
     if (!slots)
         return -1;
     t->old = t->slots;
@@ -435,6 +471,7 @@ static void table_insert(table *t, slot *sl, uint64_t hash, record *rec)
     t->version++;
     if (t->old)
         table_migrate(t);
+    table_prepare(t);
 }
 
 /* Takes the record in slot sl out: in the current table the records after
@@ -474,6 +511,7 @@ static void table_free(pool *p, table *t)
             record_free(p, t->old[i].rec);
     slots_unmap(t->slots, t->cap);
     slots_unmap(t->old, t->old_cap);
+    slots_unmap(t->next, t->cap * 2);
 }
 
 /* ---- the ordered index ---- */
