@@ -13,6 +13,7 @@
 
 #include "alloc.h"
 #include "diag.h"
+#include "env.h"
 #include "spec.h"
 
 /* The top-level help: the command list between the two comes from the
@@ -365,7 +366,7 @@ static int finish_stdout(const char *cmd, int status)
 
 static void print_version(void)
 {
-    printf("bench %s (commit %s, %s build, sanitizers %s)\n", BENCH_VERSION, BENCH_COMMIT,
+    printf("bench %s (commit %s, %s build, sanitizers %s)\n", BENCH_VERSION, bench_commit,
            BENCH_BUILD_TYPE, BENCH_SANITIZERS);
 }
 

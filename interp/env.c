@@ -28,9 +28,6 @@
 #ifndef BENCH_VERSION
 #define BENCH_VERSION "unknown"
 #endif
-#ifndef BENCH_COMMIT
-#define BENCH_COMMIT "unknown"
-#endif
 #ifndef BENCH_BUILD_TYPE
 #define BENCH_BUILD_TYPE "unknown"
 #endif
@@ -330,7 +327,7 @@ void env_collect(environment *e)
              ENV_ASSERTS, BENCH_SANITIZERS);
     library_versions(e->libraries, sizeof e->libraries);
     set(e->version, sizeof e->version, BENCH_VERSION);
-    set(e->commit, sizeof e->commit, BENCH_COMMIT);
+    set(e->commit, sizeof e->commit, bench_commit);
     load_average(e->load_before);
     for (int i = 0; i < 3; i++)
         e->load_after[i] = NAN;
