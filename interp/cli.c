@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "cli_man.h"
 #include "diag.h"
 #include "env.h"
 #include "spec.h"

@@ -6,35 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli_table.h"
 #include "diag.h"
 #include "load.h"
-
-/* Exit statuses, one meaning each across every command; cli_table.c's table
- * (printed by --help) says what each command means by each. */
-enum {
-    EXIT_CLEAN = 0,
-    EXIT_FAILED = 1, /* what was checked or run failed: a spec has errors, a run,
-                        a verify or a gate failed */
-    EXIT_USAGE = 2,  /* bad usage, unreadable input, an output path that cannot
-                        be written (found before any work) */
-    EXIT_OUTPUT = 3, /* an output could not be written at the end (bench run
-                        saves the results to a fallback file and names it) */
-    EXIT_INTERRUPTED = 130,
-};
-
-/* The tables of cli_table.c: bench's commands (CLI_NCOMMANDS of them) and
- * the exit statuses of each. */
-enum { CLI_NCOMMANDS = 14 };
-/* Row i (from 0) of the exit statuses cmd lists (NULL: their meanings
- * across the commands) into *status and *meaning (lent); false past the last. */
-bool cli_exit_code(const char *cmd, size_t i, int *status, const char **meaning);
-/* Command i (from 0) of bench's commands, in --help's order: its name and
- * the one line --help shows for it (lent); false past the last. */
-bool cli_command(size_t i, const char **name, const char **summary);
-
-/* Prints "exit status:" and the table's rows for cmd (NULL: what each status
- * means across the commands) to out. */
-void cli_print_exit_codes(const char *cmd, FILE *out);
 
 /* Runs bench with argv; returns the exit status. */
 int cli_main(int argc, char **argv);
@@ -67,10 +41,6 @@ int cli_check_schema(const char *cmd, const char *name);
 /* Prints usage, a blank line and cmd's exit statuses to stdout; returns
  * EXIT_CLEAN. cmd NULL: the top level. */
 int cli_help(const char *cmd, const char *usage);
-/* Writes usage, the help text of cmd (NULL: the top level) in the layout
- * every --help uses, as the roff source of its manual page: bench-CMD(1),
- * or bench(1). cli_man.c; bench --man DIR calls it through cli_help. */
-void cli_man_write(FILE *out, const char *cmd, const char *usage);
 /* Refuses a single-valued option given twice: bit (below 64) is flag's bit
  * in *seen. Returns 0 the first time, else the usage error (reported)
  * "bench CMD: FLAG given twice". */

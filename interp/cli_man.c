@@ -9,12 +9,14 @@
  *            more text          its continuation
  *
  * then EXIT STATUS from cli_table.c's table and SEE ALSO. */
+#include "cli_man.h"
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_table.h"
 
 /* Text as roff: a backslash is \e, a minus \- (so that flags copy as
  * typed), and a line never starts with a control character. */

@@ -1,10 +1,10 @@
 /* cli_table.c: bench's commands and what each exit status means for each:
  * the tables that --help, the manual pages (cli_man.c) and the dispatch
  * (cli.c) share, so that each of them reads them from here. */
+#include "cli_table.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
 
 /* The exit statuses: one meaning per status (the rows without a command),
  * and what each command means by the ones it can return. `bench --help`

@@ -89,7 +89,7 @@ static double figure(const run_figures *fig, const field_def *f)
 {
     double v;
     memcpy(&v, (const char *)fig + f->offset, sizeof v);
-    return f->us ? report_us_of_ns(v) : v;
+    return f->us ? num_us_of_ns(v) : v;
 }
 
 /* The lowest and highest of field f across the result's runs. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "report_fmt.h"
+#include "num.h"
 
 /* ---- random numbers ---- */
 
@@ -528,7 +528,7 @@ const char *dist_text(const dist_spec *d, char *buf, size_t size)
         double v;
         char num[32];
         memcpy(&v, (const char *)d + row->params[k]->offset, sizeof v);
-        report_fmt_double(v, num, sizeof num);
+        num_text_double(v, num, sizeof num);
         int n = snprintf(buf + used, size - used, "%s%s%s", k ? ", " : "(", num,
                          k + 1 == row->max_params ? ")" : "");
         used += n > 0 ? (size_t)n : 0;

@@ -45,7 +45,7 @@ static void put_us(FILE *out, double ns)
 static void put_double(FILE *out, double v)
 {
     char buf[64];
-    report_fmt_double(v, buf, sizeof buf);
+    num_text_double(v, buf, sizeof buf);
     fprintf(out, ",%s", buf);
 }
 

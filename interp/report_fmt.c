@@ -152,26 +152,6 @@ void report_fmt_us3(double ns, char *buf, size_t n)
         snprintf(buf, n, "%.3f", round(ns) / 1000.0);
 }
 
-void report_fmt_double(double v, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    if (!isfinite(v)) {
-        buf[0] = '\0';
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
-double report_us_of_ns(double ns)
-{
-    return round(ns) / 1000.0;
-}
-
 double report_goodput(const target_result *t)
 {
     double good[64];

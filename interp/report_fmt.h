@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "num.h"
 #include "results.h"
 
 /* Each report_fmt_* writes a NUL-terminated string into buf[n] (truncated if
@@ -39,14 +40,9 @@ void report_fmt_load(double load, char *buf, size_t n);
 
 /* The JSON's own number texts, shared with the CSV; "" when absent (NAN or
  * infinity). report_fmt_us3: ns as µs with three decimals, from round(ns)
- * (halves away from zero): 1476950.4 -> "1476.950". report_fmt_double: the
- * shortest "%.15g".."%.17g" text that strtod reads back as exactly v. */
+ * (halves away from zero): 1476950.4 -> "1476.950" (its number is
+ * num_us_of_ns's); a double's text is num_text_double's (num.h). */
 void report_fmt_us3(double ns, char *buf, size_t n);
-void report_fmt_double(double v, char *buf, size_t n);
-
-/* The JSON's µs figure of a latency in ns as a double: round(ns) / 1000.0,
- * the number report_fmt_us3's text reads back as (NAN stays NAN). */
-double report_us_of_ns(double ns);
 
 /* A result's goodput (timed commands that succeeded per second), the
  * median across its runs; NAN when unknown. */

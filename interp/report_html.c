@@ -67,8 +67,8 @@ static void tenths_median(series *s)
     double *a = calloc(nruns ? nruns : 1, sizeof *a), *b = calloc(nruns ? nruns : 1, sizeof *b);
     for (int t = 0; t < STATS_TENTHS; t++) {
         for (size_t k = 0; a && b && k < nruns; k++) {
-            a[k] = report_us_of_ns(s->t->runs[k].fig.tenths[t].p50_ns);
-            b[k] = report_us_of_ns(s->t->runs[k].fig.tenths[t].p99_ns);
+            a[k] = num_us_of_ns(s->t->runs[k].fig.tenths[t].p50_ns);
+            b[k] = num_us_of_ns(s->t->runs[k].fig.tenths[t].p99_ns);
         }
         s->t50[t] = a && b ? stats_median(a, nruns) : NAN;
         s->t99[t] = a && b ? stats_median(b, nruns) : NAN;
@@ -159,8 +159,8 @@ static int collect(page *pg)
         s->tput = t->median.throughput_per_s;
         s->lo = t->throughput_lo;
         s->hi = t->throughput_hi;
-        s->p50 = report_us_of_ns(t->median.p50_ns);
-        s->p99 = report_us_of_ns(t->median.p99_ns);
+        s->p50 = num_us_of_ns(t->median.p50_ns);
+        s->p99 = num_us_of_ns(t->median.p99_ns);
         s->drift = t->median.drift;
         for (size_t k = 0; k < t->nruns; k++)
             hist_merge(&s->all, &t->runs[k].all);
@@ -1205,7 +1205,7 @@ static double verb_median_us(const series *s, size_t v, bool p99)
             x[k++] = p99 ? s->t->runs[r].verbs[v].p99_ns : s->t->runs[r].verbs[v].p50_ns;
     double m = k ? stats_median(x, k) : NAN;
     free(x);
-    return report_us_of_ns(m);
+    return num_us_of_ns(m);
 }
 
 /* Every verb of every drawn result: its timed commands and refusals over all

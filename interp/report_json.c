@@ -89,7 +89,7 @@ static cJSON *us_value(jb *b, double ns)
         return cJSON_CreateNull();
     char text[64];
     report_fmt_us3(ns, text, sizeof text);
-    return num_text(b, report_us_of_ns(ns), text);
+    return num_text(b, num_us_of_ns(ns), text);
 }
 
 static cJSON *double_value(jb *b, double v)
@@ -97,7 +97,7 @@ static cJSON *double_value(jb *b, double v)
     if (!isfinite(v))
         return cJSON_CreateNull();
     char text[64];
-    report_fmt_double(v, text, sizeof text);
+    num_text_double(v, text, sizeof text);
     return num_text(b, v, text);
 }
 

@@ -19,7 +19,7 @@
 #include "error.h"
 #include "json_nodes.h"
 #include "jsonschema.h"
-#include "report_fmt.h"
+#include "num.h"
 
 extern const char result_schema_json[];
 extern const size_t result_schema_json_len;
@@ -333,12 +333,12 @@ static const node *item(const node *n, size_t i)
 
 /* A latency in µs as ns: the whole ns it was written from (bench writes
  * round(ns) / 1000 with three decimals) when that reads back as the same
- * µs figure, so report_us_of_ns gives the file's number again; otherwise
+ * µs figure, so num_us_of_ns gives the file's number again; otherwise
  * the plain product. NAN for null. */
 static double ns_of(const node *o, const char *key)
 {
     double us = num(o, key), ns = round(us * 1000.0);
-    return report_us_of_ns(ns) == us ? ns : us * 1000.0;
+    return num_us_of_ns(ns) == us ? ns : us * 1000.0;
 }
 
 static void environment_from(environment *e, const node *o)

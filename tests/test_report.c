@@ -975,7 +975,7 @@ static void test_report_fmt_json_texts(void **state)
         {NAN, ""},
         {INFINITY, ""},
     };
-    check_cases(report_fmt_double, dbl, sizeof dbl / sizeof dbl[0], "report_fmt_double");
+    check_cases(num_text_double, dbl, sizeof dbl / sizeof dbl[0], "num_text_double");
     char buf[5];
     report_fmt_throughput(1e9, buf, sizeof buf); /* truncated, terminated */
     assert_string_equal(buf, "1,00");
