@@ -8,7 +8,9 @@
  * and from then on every insert moves a few slots of the old one across
  * (MIGRATE_STEP, releasing the old table's pages as it goes), so the old
  * one is empty long before the new one fills; meanwhile a lookup tries the
- * new table, then what is left of the old one.
+ * new table, then what is left of the old one. The new one was mapped at
+ * 5/8 load and written a page an insert since, so that none of its slots
+ * is first read from the kernel's zero page (table_prepare).
  *
  * A record is deep-owned: its header (key, state, the state's fields in
  * one block) and every string, struct and list inside it are allocations
