@@ -62,8 +62,9 @@ typedef struct run_state {
     size_t nabandoned, abandoned_cap;
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
-    uint64_t intended; /* the open loop's intended start of the cycle under way */
+    uint64_t untimed_done; /* prefill and warmup cycles this client carried out */
+    double rate;           /* the open loop's rate in force (a sweep's level, --rate), or 0 */
+    uint64_t intended;     /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
@@ -261,6 +262,7 @@ static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const ch
                 return -1;
             note_outcome(rs, si, rc);
         }
+        rs->untimed_done++;
     }
     return 0;
 }
@@ -1616,11 +1618,11 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     judge_run(rs, rr);
 }
 
-/* --samples: room for the first iterations of every step of the longest
- * flow (a duration may need more: sample_room grows it). */
 /* The samples buffer of one client (rs) for --samples: room for its timed
  * cycles of the longest flow (a duration may need more: sample_room grows
- * it). Returns 0, or -1 with *e set when the size overflows or cannot be had. */
+ * it), its pages written now, as hist_init's are, so that the timed pass
+ * takes no page fault for them. Returns 0, or -1 with *e set when the size
+ * overflows or cannot be had. */
 static int samples_init(run_state *rs, bench_error *e)
 {
     size_t most = 1, bytes; /* steps in the longest flow */
@@ -1634,6 +1636,7 @@ static int samples_init(run_state *rs, bench_error *e)
                        "out of memory: --samples keeps every timed latency in memory, "
                        "and %" PRIu64 " cycles of up to %zu commands need %.3g GB",
                        cycles, most, (double)cycles * (double)most * sizeof *rs->samples / 1e9);
+    memset(rs->samples, 0, bytes);
     rs->next_sample = rs->samples;
     return 0;
 }
@@ -1694,6 +1697,34 @@ static int untimed_phases(run_state *rs)
         if (rs->peers[c - 1].failure.msg[0] && !rs->failure.msg[0])
             rs->failure = rs->peers[c - 1].failure;
     return rc;
+}
+
+/* The cycles the timed pass will ask of one client: its iterations, or
+ * for a duration its share of the open loop's rate over it (0 for a closed
+ * loop's duration: nobody knows). */
+static uint64_t cycles_to_come(const run_state *rs, const run_options *o)
+{
+    const workload *w = &rs->p->work;
+    uint64_t duration_ns = o->duration_ns ? o->duration_ns : w->duration_ns;
+    if (!duration_ns)
+        return (uint64_t)rs->iterations;
+    double rate = rs->rate > 0                         ? rs->rate
+                  : w->arrival.process != ARRIVAL_NONE ? w->arrival.rate
+                                                       : 0;
+    double n = rate / (double)clients_all(rs) * ((double)duration_ns / 1e9);
+    return n > 0 && n < 1e15 ? (uint64_t)n + 1 : 0;
+}
+
+/* Every client's target makes ready, untimed, the room its timed cycles
+ * will take (target_reserve). Returns 0, or -1 with rs->failure set. */
+static int reserve_room(run_state *rs, const run_options *o)
+{
+    for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
+        run_state *cs = client_state(rs, c);
+        if (target_reserve(cs->t, cs->untimed_done, cycles_to_come(cs, o)) != TARGET_OK)
+            return err_set(&rs->failure, "run %d, client %d: %s", rs->run, c, cs->t->message);
+    }
+    return 0;
 }
 
 /* bench setup: the store is ready; the tallies say what setup and
@@ -1780,6 +1811,8 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
     if (rc == 0)
         rc = untimed_phases(rs);
+    if (rc == 0 && !o->setup_only)
+        rc = reserve_room(rs, o);
     if (rc == 0 && o->setup_only)
         rc = setup_done(rs, tr);
     else if (rc == 0)

@@ -200,6 +200,16 @@ static int rt_read(target *t, const aggregate *agg, const value *key, arena *a, 
     return rc;
 }
 
+/* The store or session this client's runtime dispatches through. */
+static int rt_reserve(target *t, uint64_t done, uint64_t cycles)
+{
+    runtime_target *rt = (runtime_target *)t;
+    store *s = rt->own_session ? rt->own_session : rt->store;
+    if (t->driver->store->reserve(s, done, cycles) < 0)
+        return target_fail(t, TARGET_ERROR, "%s", s->error);
+    return TARGET_OK;
+}
+
 static int rt_environment(const target_driver *self, char *server, size_t server_size,
                           char *library, size_t library_size)
 {
@@ -223,6 +233,7 @@ void runtime_target_driver(const store_driver *sd, target_driver *out)
         .read = rt_read,
         .answer = rt_answer,
         .session = sd->session ? rt_session : NULL,
+        .reserve = sd->reserve ? rt_reserve : NULL,
         .close = rt_close,
         .environment = sd->environment ? rt_environment : NULL,
         .store = sd,

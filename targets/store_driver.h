@@ -10,7 +10,7 @@
 #include "target.h"
 
 /* Bumped whenever store_driver changes shape. */
-enum { STORE_DRIVER_VERSION = 2 };
+enum { STORE_DRIVER_VERSION = 3 };
 
 /* A store declares itself like a target does (its name is the target's),
  * and opens a fresh store per run. */
@@ -53,6 +53,10 @@ typedef struct store_driver {
     /* Optional (NULL: none): times s waited for another session's lock
      * (SQLite's busy waits), since it opened. */
     uint64_t (*lock_waits)(const store *s);
+    /* Optional (NULL: nothing to make ready): as target_driver.reserve, on
+     * the store or session a client dispatches through. Returns 0, or -1
+     * with the reason in s->error when s is unusable. */
+    int (*reserve)(store *s, uint64_t done, uint64_t cycles);
 } store_driver;
 
 /* The options the SQL stores share, as rows of their option tables; how

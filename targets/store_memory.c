@@ -31,6 +31,12 @@
  * record or the empty slot), so the write that follows it in the same
  * transaction hashes and probes nothing again.
  *
+ * Before a timed pass the runner says how many cycles are to come
+ * (store_driver.reserve): the pool, the log and the tables then make ready,
+ * mapped with their pages in, the room those cycles will take, measured
+ * from what the cycles before took ("reserved room", below), so that no
+ * timed command is the first to write a page.
+ *
  * An aggregate the plan scans also has an ordered index over its records'
  * identities: a skip list (Pugh 1990; a node rises one more level with
  * probability 1/4) whose nodes point at the records, linked when a record
@@ -96,8 +102,10 @@ enum {
 typedef struct pool {
     void *free[POOL_CLASSES]; /* each free block starts with the next one's address */
     char *at, *end;           /* the current chunk's unused part */
-    void **chunks;
+    void **chunks;            /* the malloc'd ones */
     size_t nchunks, chunks_cap;
+    size_t taken;            /* chunks begun in all, malloc'd or reserved */
+    char *spare, *spare_end; /* reserved room (memory_reserve), a chunk at a time */
 } pool;
 
 static unsigned pool_class(size_t n)
@@ -116,13 +124,20 @@ static void *pool_alloc(pool *p, size_t n)
         return b;
     }
     size_t size = (size_t)16 << c;
-    if ((size_t)(p->end - p->at) < size) { /* the rest of a chunk is left: under 4 KB */
+    /* a new chunk (the rest of the current one is left: under 4 KB), from the
+       reserve while it lasts */
+    if ((size_t)(p->end - p->at) < size && (size_t)(p->spare_end - p->spare) >= POOL_CHUNK) {
+        p->at = p->spare;
+        p->end = p->spare += POOL_CHUNK;
+        p->taken++;
+    } else if ((size_t)(p->end - p->at) < size) {
         if (p->nchunks == p->chunks_cap) {
             p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
             p->chunks = xreallocarray(p->chunks, p->chunks_cap, sizeof *p->chunks);
         }
         p->at = p->chunks[p->nchunks++] = xmalloc(POOL_CHUNK);
         p->end = p->at + POOL_CHUNK;
+        p->taken++;
     }
     b = p->at;
     p->at += size;
@@ -664,6 +679,7 @@ typedef struct undo {
 
 typedef struct log_chunk {
     size_t size, used;
+    bool reserved; /* carved from a reserved mapping, not malloc'd */
     max_align_t data[];
 } log_chunk;
 
@@ -687,6 +703,12 @@ typedef struct lookup {
     slot *where;            /* its slot, or the empty slot where it would go */
 } lookup;
 
+/* A region memory_reserve mapped and wrote ahead. */
+typedef struct mapping {
+    void *at;
+    size_t size;
+} mapping;
+
 /* What one caller of the store owns: its transaction, the pool it
  * allocates from, its part of the event log and the events it committed.
  * The store has one (setup, verify and a single client use it); each
@@ -705,7 +727,10 @@ typedef struct txn {
     uint64_t *events; /* committed events per event index */
     log_chunk **chunks;
     size_t nchunks, chunks_cap;
-    size_t mark_chunks, mark_used; /* the log's end when the transaction began */
+    size_t mark_chunks, mark_used;   /* the log's end when the transaction began */
+    char *log_spare, *log_spare_end; /* reserved room for log chunks (memory_reserve) */
+    mapping *maps; /* what memory_reserve mapped, unmapped when the store is freed */
+    size_t nmaps, maps_cap;
     value *rows; /* a scan's answer: the records' states, lent from their blocks */
     size_t rows_cap;
 } txn;
@@ -738,6 +763,8 @@ struct memory_store {
     stripe *stripes;       /* 1 << stripe_bits, a cache line each */
     pthread_mutex_t mu;    /* guards the session list and what closed sessions hand over */
     mem_session *sessions; /* the open ones */
+    bool reserve;          /* the reserve option: memory_reserve maps ahead */
+    uint64_t reserve_done, reserve_cycles; /* every reserve's so far, for the tables */
 };
 
 static size_t nstripes(const memory_store *m)
@@ -887,11 +914,18 @@ static log_chunk *log_chunk_new(txn *x, size_t need)
     size_t size = need > LOG_CHUNK ? need : LOG_CHUNK;
     if (array_reserve((void **)&x->chunks, &x->chunks_cap, x->nchunks, sizeof *x->chunks) < 0)
         return NULL;
-    log_chunk *ch = malloc(sizeof *ch + size);
-    if (!ch)
+    log_chunk *ch;
+    bool reserved =
+        size == LOG_CHUNK && (size_t)(x->log_spare_end - x->log_spare) >= sizeof *ch + LOG_CHUNK;
+    if (reserved) {
+        ch = (log_chunk *)x->log_spare;
+        x->log_spare += sizeof *ch + LOG_CHUNK;
+    } else if (!(ch = malloc(sizeof *ch + size))) {
         return NULL;
+    }
     ch->size = size;
     ch->used = 0;
+    ch->reserved = reserved;
     x->chunks[x->nchunks++] = ch;
     return ch;
 }
@@ -925,11 +959,22 @@ static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, co
     return oom(x); /* not reached: the new chunk holds the bound */
 }
 
+/* Frees a chunk of the log: a malloc'd one to malloc; a reserved one stays
+ * mapped (with its reserve), and when it was the last carved its room goes
+ * back to the reserve. */
+static void log_chunk_free(txn *x, log_chunk *ch)
+{
+    if (!ch->reserved)
+        free(ch);
+    else if ((char *)ch + sizeof *ch + ch->size == x->log_spare) /* the last carved */
+        x->log_spare = (char *)ch;
+}
+
 /* Drops what the open transaction appended to the log. */
 static void log_truncate(txn *x)
 {
     while (x->nchunks > x->mark_chunks)
-        free(x->chunks[--x->nchunks]);
+        log_chunk_free(x, x->chunks[--x->nchunks]);
     if (x->nchunks)
         x->chunks[x->nchunks - 1]->used = x->mark_used;
 }
@@ -1384,9 +1429,12 @@ static int txn_init(txn *x, const plan *p, char *error)
 static void txn_free(txn *x)
 {
     for (size_t i = 0; i < x->nchunks; i++)
-        free(x->chunks[i]);
+        log_chunk_free(x, x->chunks[i]);
     free(x->chunks);
     pool_release(&x->pool);
+    for (size_t i = 0; i < x->nmaps; i++)
+        munmap(x->maps[i].at, x->maps[i].size);
+    free(x->maps);
     free(x->rows);
     free(x->events);
     free(x->undos);
@@ -1401,6 +1449,7 @@ int memory_store_new(const plan *p, store **out)
         return -1;
     m->base.ops = &memory_store_ops;
     m->p = p;
+    m->reserve = true;
     m->stripe_bits = one_record_per_txn(p) ? STRIPE_BITS_FINE : 0;
     size_t ntables = (p->naggs ? p->naggs : 1) << m->stripe_bits;
     m->tables = aligned_alloc(LINE, ntables * sizeof *m->tables);
@@ -1446,6 +1495,198 @@ void memory_store_free(store *s)
 size_t memory_store_stripe(const store *s, const value *key)
 {
     return stripe_of((const memory_store *)s, key_hash(key));
+}
+
+/* ---- reserved room: what the timed cycles will take, ready before them ----
+ *
+ * A process's fresh page costs a page fault when first written, and on a
+ * virtual machine that fault may wait for the host: microseconds at best,
+ * hundreds of them at worst (tests/perf/page_touch.c measures it). A
+ * store that grows takes fresh pages all the time, so left alone its
+ * timed commands would pay the machine's faults as they go. Before the
+ * timed pass (store_driver.reserve, untimed) the store measures what the
+ * cycles so far took of its pool and its log, and maps and writes ahead
+ * as much again for the cycles to come (an eighth more): MAP_POPULATE
+ * faults the pages in at once, several times faster than first writes one
+ * by one. Each table is grown at once to hold what the cycles will leave
+ * in it below 5/8 load, so neither its growth nor the readying of the
+ * next one (table_prepare) comes during the pass. The reserve is a
+ * measure, not a promise: a pass that takes more than the cycles before
+ * it took goes on to malloc, and a table on to grow, as without one; it
+ * takes at most half the memory the kernel has free. The memory target's
+ * option reserve: false leaves it out (the pass then pays the faults). */
+
+/* Notes a mapping of x's, to unmap when x is freed. */
+static int map_keep(txn *x, void *at, size_t size)
+{
+    if (array_reserve((void **)&x->maps, &x->maps_cap, x->nmaps, sizeof *x->maps) < 0)
+        return -1;
+    x->maps[x->nmaps++] = (mapping){.at = at, .size = size};
+    return 0;
+}
+
+/* size bytes mapped with every page faulted in, kept by x; NULL when the
+ * kernel gives none. */
+static char *map_ready(txn *x, size_t size)
+{
+    void *at =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (at == MAP_FAILED)
+        return NULL;
+    if (map_keep(x, at, size) < 0) {
+        munmap(at, size);
+        return NULL;
+    }
+    return at;
+}
+
+/* Half of what the kernel has free: the most one reserve takes. */
+static size_t reserve_budget(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages / 2 * (size_t)page : 0;
+}
+
+/* Bytes for `cycles` more cycles at what `done` took `used` bytes for, an
+ * eighth more, less what is ready already; 0 when nothing is known. */
+static size_t room_for(size_t used, uint64_t done, uint64_t cycles, size_t ready)
+{
+    if (!done || !cycles)
+        return 0;
+    double want = (double)used / (double)done * (double)cycles * 1.125;
+    return want > (double)ready ? (want < 1e18 ? (size_t)want - ready : (size_t)1e18) : 0;
+}
+
+/* Makes t hold `records` records below 5/8 load: a table of that size at
+ * once, mapped with its pages in, the records moved across (and a table
+ * still growing finished). Unchanged when it is large enough already, or
+ * when the kernel gives no memory. */
+static void table_reserve(table *t, size_t records)
+{
+    size_t cap = t->cap ? t->cap : TABLE_MIN;
+    while (cap * 5 <= records * 8 && cap < ((size_t)1 << 40))
+        cap *= 2;
+    if (cap <= t->cap)
+        return;
+    void *m = mmap(NULL, cap * sizeof(slot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    slot *slots = m;
+    size_t mask = cap - 1;
+    for (int side = 0; side < 2; side++) {
+        slot *from = side ? t->old : t->slots;
+        size_t lo = side ? t->moved : 0, hi = side ? t->old_cap : t->cap;
+        for (size_t i = lo; from && i < hi; i++) {
+            if (!from[i].rec || from[i].rec == TOMB)
+                continue;
+            size_t j = from[i].hash & mask;
+            while (slots[j].rec)
+                j = (j + 1) & mask;
+            slots[j] = from[i];
+        }
+    }
+    slots_unmap(t->slots, t->cap);
+    slots_unmap(t->old, t->old_cap);
+    slots_unmap(t->next, t->cap * 2);
+    t->slots = slots;
+    t->cap = cap;
+    t->old = t->next = NULL;
+    t->old_cap = t->moved = t->released = t->ready = 0;
+    t->version++;
+}
+
+/* The bytes of x's log chunks in use. */
+static size_t log_used(const txn *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->nchunks; i++)
+        n += x->chunks[i]->used;
+    return n;
+}
+
+/* x's pool and log: room for `cycles` more at what `done` took. */
+static void txn_reserve(txn *x, uint64_t done, uint64_t cycles)
+{
+    pool *p = &x->pool;
+    size_t pool_used = p->taken * POOL_CHUNK - (size_t)(p->end - p->at);
+    size_t log_room =
+        x->nchunks ? x->chunks[x->nchunks - 1]->size - x->chunks[x->nchunks - 1]->used : 0;
+    size_t want_pool = room_for(pool_used, done, cycles,
+                                (size_t)(p->end - p->at) + (size_t)(p->spare_end - p->spare));
+    size_t want_log =
+        room_for(log_used(x), done, cycles, log_room + (size_t)(x->log_spare_end - x->log_spare));
+    size_t budget = reserve_budget();
+    if (want_pool + want_log > budget) { /* each its share of what there is */
+        double scale = (double)budget / ((double)want_pool + (double)want_log);
+        want_pool = (size_t)((double)want_pool * scale);
+        want_log = (size_t)((double)want_log * scale);
+    }
+    size_t chunk = sizeof(log_chunk) + LOG_CHUNK;
+    size_t npool = (want_pool + POOL_CHUNK - 1) / POOL_CHUNK, nlog = (want_log + chunk - 1) / chunk;
+    char *at;
+    if (npool && (at = map_ready(x, npool * POOL_CHUNK))) {
+        p->spare = at; /* what was left of an earlier reserve stays mapped, unused */
+        p->spare_end = at + npool * POOL_CHUNK;
+    }
+    if (nlog && (at = map_ready(x, nlog * chunk))) {
+        x->log_spare = at;
+        x->log_spare_end = at + nlog * chunk;
+    }
+}
+
+/* The tables: every aggregate's records now, and as many more again as the
+ * cycles of every client's reserve so far left per cycle they did (by the
+ * plan's count per cycle when none ran yet). */
+static void tables_reserve(memory_store *m)
+{
+    const plan *p = m->p;
+    size_t n = nstripes(m);
+    for (size_t a = 0; a < p->naggs; a++) {
+        double now = 0;
+        for (size_t st = 0; st < n; st++)
+            now += (double)m->tables[a << m->stripe_bits | st].count;
+        double per_cycle = m->reserve_done                         ? now / (double)m->reserve_done
+                           : p->cycle_aggs && p->cycle_aggs[a] > 0 ? (double)p->cycle_aggs[a]
+                                                                   : 0;
+        double records = (now + per_cycle * (double)m->reserve_cycles * 1.125) / (double)n;
+        if (records * 16 * (double)n > (double)reserve_budget()) /* 16 bytes a slot, at most */
+            continue;
+        for (size_t st = 0; st < n; st++)
+            table_reserve(&m->tables[a << m->stripe_bits | st], (size_t)records + 64);
+    }
+}
+
+/* store_driver.reserve, on the store or one of its sessions: called before
+ * the timed pass, with no other client running. */
+static int memory_reserve(store *s, uint64_t done, uint64_t cycles)
+{
+    bool own = s->ops == &memory_store_ops;
+    memory_store *m = own ? (memory_store *)s : ((mem_session *)s)->m;
+    if (!m->reserve)
+        return 0;
+    txn_reserve(own ? &m->own : &((mem_session *)s)->x, done, cycles);
+    m->reserve_done += done;
+    m->reserve_cycles += cycles;
+    tables_reserve(m);
+    return 0;
+}
+
+void memory_store_room(const store *s, size_t agg, memory_room *out)
+{
+    bool own = s->ops == &memory_store_ops;
+    const memory_store *m = own ? (const memory_store *)s : ((const mem_session *)s)->m;
+    const txn *x = own ? &m->own : &((const mem_session *)s)->x;
+    *out = (memory_room){.pool_malloced = x->pool.nchunks,
+                         .pool_spare = (size_t)(x->pool.spare_end - x->pool.spare),
+                         .log_spare = (size_t)(x->log_spare_end - x->log_spare)};
+    for (size_t i = 0; i < x->nchunks; i++)
+        out->log_malloced += !x->chunks[i]->reserved;
+    for (size_t st = 0; st < nstripes(m); st++) {
+        const table *t = &m->tables[agg << m->stripe_bits | st];
+        out->slots += t->cap;
+        out->growing = out->growing || t->old || t->next;
+    }
 }
 
 /* ---- sessions: many clients on one store ---- */
@@ -1635,6 +1876,10 @@ static void memory_session_close(store *s)
         m->own.chunks[m->own.nchunks++] = x->chunks[i];
     }
     x->nchunks = 0;
+    for (size_t i = 0; i < x->nmaps; i++) /* its reserved room holds some of those */
+        if (map_keep(&m->own, x->maps[i].at, x->maps[i].size) < 0)
+            munmap(x->maps[i].at, x->maps[i].size); /* not reached but out of memory */
+    x->nmaps = 0;
     pthread_mutex_unlock(&m->mu);
     txn_free(x);
     arena_free(&ms->copies);
@@ -1646,22 +1891,36 @@ static void memory_session_close(store *s)
 static int memory_open(const plan *p, const target_spec *spec, int run, store **out, char *err,
                        size_t size)
 {
-    (void)spec, (void)run;
-    if (memory_store_new(p, out) == 0)
+    (void)run;
+    if (memory_store_new(p, out) == 0) {
+        ((memory_store *)*out)->reserve = !spec || target_opt_bool(spec, "reserve");
         return 0;
+    }
     snprintf(err, size, "memory: out of memory");
     return -1;
 }
+
+static const target_option memory_options[] = {
+    {.name = "reserve",
+     .type = TARGET_OPT_BOOL,
+     .dflt = "true",
+     .about = "before the timed pass, map and fault in the memory its records and events will "
+              "take (measured from the cycles before it), so that no timed command pays the "
+              "kernel's first touch of a page; false: the pass pays those page faults as it grows"},
+};
 
 const store_driver memory_store_driver = {
     .version = STORE_DRIVER_VERSION,
     .name = "memory",
     .about = "the C runtime on an in-process store (hash table per aggregate type, skip list per "
              "scanned one, event log)",
+    .options = memory_options,
+    .noptions = sizeof memory_options / sizeof *memory_options,
     .caps = TARGET_CAN_SCAN,
     .open = memory_open,
     .close = memory_store_free,
     .session = memory_session,
     .session_close = memory_session_close,
     .session_for_all = true,
+    .reserve = memory_reserve,
 };

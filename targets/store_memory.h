@@ -18,4 +18,16 @@ void memory_store_free(store *s);
  * keys two sessions can hold at once). */
 size_t memory_store_stripe(const store *s, const value *key);
 
+/* What a store (or a session, for its own pool and log) took of memory,
+ * for tests of the reserve (store_driver.reserve): chunks malloc'd for the
+ * pool and the log, the reserved room left in each, and the slots of
+ * aggregate agg's tables (all stripes), with whether one is growing. */
+typedef struct memory_room {
+    size_t pool_malloced, pool_spare; /* chunks; bytes */
+    size_t log_malloced, log_spare;   /* chunks; bytes */
+    size_t slots;
+    bool growing; /* a table moving to a larger one, or one readied to grow into */
+} memory_room;
+void memory_store_room(const store *s, size_t agg, memory_room *out);
+
 #endif

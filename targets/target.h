@@ -20,7 +20,7 @@
 
 /* Bumped whenever target_driver changes shape; the registry refuses a
  * driver built against another version. */
-enum { TARGET_DRIVER_VERSION = 6 };
+enum { TARGET_DRIVER_VERSION = 7 };
 
 typedef enum target_status {
     TARGET_OK = 0,
@@ -160,6 +160,16 @@ struct target_driver {
      * target_close before t is. Returns TARGET_OK, or TARGET_ERROR with the
      * reason in err and *out NULL. */
     int (*session)(target *t, int client, target **out, char *err, size_t size);
+    /* Optional (NULL): called on each client's target once its prefill and
+     * warmup are done, before the timed pass, untimed: `done` cycles this
+     * client has carried out (its share of prefill, its warmup) and `cycles`
+     * the timed pass will ask of it (0 when a duration decides and no rate
+     * says how many), so that the target can make ready before the first
+     * clock read the room those cycles will take (the memory store maps and
+     * writes it, so that no timed command is the first to touch a page).
+     * Best effort: returns TARGET_OK, or TARGET_ERROR only for a failure
+     * that leaves the target unusable. */
+    int (*reserve)(target *t, uint64_t done, uint64_t cycles);
     /* Ends the run (or a session); always releases everything (files,
      * schemas, children). */
     void (*close)(target *t);
@@ -300,6 +310,11 @@ static inline int target_answer(target *t, const value **out)
 static inline int target_session(target *t, int client, target **out, char *err, size_t size)
 {
     return t->driver->session(t, client, out, err, size);
+}
+
+static inline int target_reserve(target *t, uint64_t done, uint64_t cycles)
+{
+    return t->driver->reserve ? t->driver->reserve(t, done, cycles) : TARGET_OK;
 }
 
 static inline bool target_accepts_all(const target *t)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store_driver.h"
 #include "store_memory.h"
 
 /* Two aggregates (0: string keys, 1: int keys), two events. */
@@ -507,6 +508,167 @@ static void test_records_stay_findable_while_a_table_grows(void **state)
     memory_store_free(s);
 }
 
+/* One cycle of the reserve tests: a record of aggs[0] and an event. */
+static void cycle(store *s, int i)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "order-%d", i);
+    value key = str(buf), items[3];
+    value st = rec3(items, key, i, "a note of some length");
+    assert_int_equal(s->ops->begin(s), 0);
+    assert_int_equal(s->ops->save(s, &aggs[0], &key, &st, true), 0);
+    assert_int_equal(s->ops->append_event(s, &events[0], &aggs[0], &key, &st), 0);
+    assert_int_equal(s->ops->commit(s), 0);
+}
+
+static void cycles(store *s, int from, int to)
+{
+    for (int i = from; i < to; i++)
+        cycle(s, i);
+}
+
+static void assert_cycles_kept(store *s, int n)
+{
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], n);
+    assert_int_equal(e[0], n);
+    char buf[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(buf, sizeof buf, "order-%d", i);
+        value k = str(buf), out;
+        assert_int_equal(s->ops->load(s, &aggs[0], &k, &out), 1);
+        assert_int_equal(out.u.items[1].u.i, i);
+    }
+}
+
+/* After the reserve, the cycles it was told of take nothing from malloc and
+ * grow no table: their pool blocks, log chunks and slots were made ready
+ * (mapped, their pages in) from what the cycles before took; and the
+ * records moved into the larger table are all still found. */
+static void test_reserve_readies_room_for_the_cycles_to_come(void **state)
+{
+    enum { DONE = 1000, TO_COME = 30000 };
+    const store_driver *d = store_find("memory");
+    store *s = open_store();
+    cycles(s, 0, DONE);
+    memory_room before, ready, after;
+    memory_store_room(s, 0, &before);
+    assert_int_equal(d->reserve(s, DONE, TO_COME), 0);
+    memory_store_room(s, 0, &ready);
+    assert_true(ready.pool_spare > 0);
+    assert_true(ready.log_spare > 0);
+    assert_true(ready.slots * 5 > (DONE + TO_COME) * 8); /* below 5/8 load at the end */
+    assert_false(ready.growing);
+    assert_cycles_kept(s, DONE);
+    cycles(s, DONE, DONE + TO_COME);
+    memory_store_room(s, 0, &after);
+    assert_int_equal(after.pool_malloced, before.pool_malloced);
+    assert_int_equal(after.log_malloced, before.log_malloced);
+    assert_int_equal(after.slots, ready.slots);
+    assert_false(after.growing);
+    assert_true(after.pool_spare < ready.pool_spare);
+    assert_true(after.log_spare < ready.log_spare);
+    assert_cycles_kept(s, DONE + TO_COME);
+    /* more cycles than it was told of: malloc and growth take over */
+    cycles(s, DONE + TO_COME, 3 * (DONE + TO_COME));
+    assert_cycles_kept(s, 3 * (DONE + TO_COME));
+    memory_store_free(s);
+}
+
+/* Nothing done yet, or nothing to come: nothing to measure by, so no room
+ * is mapped (but the tables still take the plan's count per cycle: none
+ * here). */
+static void test_reserve_without_a_measure_maps_nothing(void **state)
+{
+    const store_driver *d = store_find("memory");
+    store *s = open_store();
+    memory_room room;
+    assert_int_equal(d->reserve(s, 0, 1000), 0);
+    memory_store_room(s, 0, &room);
+    assert_int_equal(room.pool_spare, 0);
+    assert_int_equal(room.log_spare, 0);
+    cycles(s, 0, 100);
+    assert_int_equal(d->reserve(s, 100, 0), 0);
+    memory_store_room(s, 0, &room);
+    assert_int_equal(room.pool_spare, 0);
+    assert_int_equal(room.log_spare, 0);
+    assert_cycles_kept(s, 100);
+    memory_store_free(s);
+}
+
+/* A rollback that drops log chunks carved from the reserve gives their
+ * room back (the log's last chunks are the reserve's last carved), and a
+ * chunk of the reserve is never passed to free (ASan would see it). */
+static void test_rollback_gives_reserved_log_chunks_back(void **state)
+{
+    enum { BIG = 100 * 1024 };
+    const store_driver *d = store_find("memory");
+    store *s = open_store();
+    static char text[BIG];
+    memset(text, 'z', sizeof text);
+    value key = num(7), items[3];
+    value payload = rec3(items, key, 1, "");
+    items[2] = (value){.kind = VAL_STRING, .len = BIG, .u.s = text};
+    for (int i = 0; i < 10; i++) { /* ten cycles of 100 KB events: about four chunks */
+        assert_int_equal(s->ops->begin(s), 0);
+        assert_int_equal(s->ops->append_event(s, &events[1], &aggs[1], &key, &payload), 0);
+        assert_int_equal(s->ops->commit(s), 0);
+    }
+    assert_int_equal(d->reserve(s, 10, 100), 0);
+    memory_room ready, after;
+    memory_store_room(s, 1, &ready);
+    assert_true(ready.log_spare > 5 * 256 * 1024);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(s->ops->begin(s), 0);
+        for (int i = 0; i < 10; i++) /* past the current chunk, into the reserve */
+            assert_int_equal(s->ops->append_event(s, &events[1], &aggs[1], &key, &payload), 0);
+        assert_int_equal(round == 2 ? s->ops->commit(s) : s->ops->rollback(s), 0);
+        memory_store_room(s, 1, &after);
+        assert_int_equal(after.log_malloced, ready.log_malloced);
+        if (round < 2)
+            assert_int_equal(after.log_spare, ready.log_spare);
+    }
+    assert_true(after.log_spare < ready.log_spare);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(e[1], 20);
+    memory_store_free(s);
+}
+
+/* Each session reserves from its own cycles; the tables are sized for what
+ * all of them will leave; a closed session's reserved room stays mapped
+ * while the store holds the records in it (ASan: no use after unmap, no
+ * leak). */
+static void test_sessions_reserve_their_own_room(void **state)
+{
+    enum { DONE = 500, TO_COME = 5000 };
+    const store_driver *d = store_find("memory");
+    store *s = open_store(), *a = NULL, *b = NULL;
+    char err[256];
+    assert_int_equal(d->session(s, &a, err, sizeof err), 0);
+    assert_int_equal(d->session(s, &b, err, sizeof err), 0);
+    for (int i = 0; i < DONE; i++)
+        cycle(i % 2 ? b : a, i);
+    assert_int_equal(d->reserve(a, DONE / 2, TO_COME / 2), 0);
+    assert_int_equal(d->reserve(b, DONE / 2, TO_COME / 2), 0);
+    memory_room ra, rb;
+    memory_store_room(a, 0, &ra);
+    memory_store_room(b, 0, &rb);
+    assert_true(ra.pool_spare > 0 && rb.pool_spare > 0);
+    assert_true(ra.slots * 5 > (DONE + TO_COME) * 8);
+    for (int i = DONE; i < DONE + TO_COME; i++)
+        cycle(i % 2 ? b : a, i);
+    memory_room after;
+    memory_store_room(a, 0, &after);
+    assert_int_equal(after.pool_malloced, ra.pool_malloced);
+    assert_int_equal(after.slots, ra.slots);
+    d->session_close(a);
+    d->session_close(b);
+    assert_cycles_kept(s, DONE + TO_COME);
+    memory_store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +688,10 @@ int main(void)
         cmocka_unit_test(test_removal_keeps_every_other_record_findable),
         cmocka_unit_test(test_update_appends_and_sets_in_place_and_rollback_undoes_them),
         cmocka_unit_test(test_records_stay_findable_while_a_table_grows),
+        cmocka_unit_test(test_reserve_readies_room_for_the_cycles_to_come),
+        cmocka_unit_test(test_reserve_without_a_measure_maps_nothing),
+        cmocka_unit_test(test_rollback_gives_reserved_log_chunks_back),
+        cmocka_unit_test(test_sessions_reserve_their_own_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -529,6 +529,33 @@ static const target_driver preparing_fake_driver = {
     .close = fake_close,
 };
 
+/* The same with reserve: what it was told, and where in the calls. */
+static int reserving_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                               int run, target **out, char *err, size_t size);
+static uint64_t fake_reserved_done, fake_reserved_cycles;
+
+static int fake_reserve(target *t, uint64_t done, uint64_t cycles)
+{
+    trace(&fake.calls[((fake_target *)t)->label], "reserve");
+    fake_reserved_done = done;
+    fake_reserved_cycles = cycles;
+    return TARGET_OK;
+}
+
+static const target_driver reserving_fake_driver = {
+    .version = TARGET_DRIVER_VERSION,
+    .name = "fake",
+    .about = "counts calls, reserves room",
+    .caps = TARGET_CAN_COUNT | TARGET_CAN_PROBE,
+    .available = fake_available,
+    .open = reserving_fake_open,
+    .dispatch = fake_dispatch,
+    .count = fake_count,
+    .probe = fake_probe,
+    .reserve = fake_reserve,
+    .close = fake_close,
+};
+
 static int fake_open(const target_driver *self, const plan *p, const target_spec *ts, int run,
                      target **out, char *err, size_t size)
 {
@@ -565,6 +592,14 @@ static int preparing_fake_open(const target_driver *self, const plan *p, const t
 {
     int rc = fake_open(self, p, ts, run, out, err, size);
     (*out)->driver = &preparing_fake_driver;
+    return rc;
+}
+
+static int reserving_fake_open(const target_driver *self, const plan *p, const target_spec *ts,
+                               int run, target **out, char *err, size_t size)
+{
+    int rc = fake_open(self, p, ts, run, out, err, size);
+    (*out)->driver = &reserving_fake_driver;
     return rc;
 }
 
@@ -722,6 +757,34 @@ static void test_a_target_without_probe_or_count_gets_neither_and_is_still_close
     assert_int_equal(a->nruns, 1);
     assert_true(isnan(a->runs[0].roundtrip_floor_p50_ns));
     assert_true(isnan(a->runs[0].round_trips_per_command));
+    report_free(&r);
+    scratch_close();
+}
+
+/* The target reserves once a run, after setup and warmup and before the
+ * floor probe and the timed pass, told the warmup's cycles done and the
+ * timed cycles to come; for a duration, the rate's cycles over it. */
+static void test_reserve_comes_between_warmup_and_the_timed_pass(void **state)
+{
+    const plan *p = scratch_open(fake_yaml);
+    fake_reset((fake_behaviour){0});
+    fake_reserved_done = fake_reserved_cycles = 99;
+    run_options o = fake_options(&reserving_fake_driver);
+    o.runs = 1;
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_string_equal(trace_of("a"), "open dispatch*7 reserve probe*500 dispatch*15 count "
+                                       "probe*500 close");
+    assert_int_equal(fake_reserved_done, 2);   /* warmup: 2 cycles */
+    assert_int_equal(fake_reserved_cycles, 5); /* iterations: 5 */
+    report_free(&r);
+    fake_reset((fake_behaviour){0});
+    o.duration_ns = 100000000; /* 0.1 s at 2,000 cycles a second: 200 to come, and one */
+    o.rate = 2000;
+    r = (report){0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    assert_int_equal(fake_reserved_done, 2);
+    assert_int_equal(fake_reserved_cycles, 201);
     report_free(&r);
     scratch_close();
 }
@@ -1918,6 +1981,7 @@ int main(void)
         T(test_runs_interleave_across_targets_each_a_fresh_boot),
         T(test_dispatches_are_setup_plus_cycles_times_steps_then_count_probe_close),
         T(test_a_target_without_probe_or_count_gets_neither_and_is_still_closed),
+        T(test_reserve_comes_between_warmup_and_the_timed_pass),
         T(test_verify_fails_when_the_store_holds_fewer_aggregates),
         T(test_verify_fails_when_the_store_holds_fewer_events),
         T(test_verify_is_not_applicable_without_count_never_a_pass),

@@ -106,7 +106,7 @@ static void test_the_registry_refuses_a_driver_of_another_version(void **state)
           .open = no_open,
           .dispatch = no_dispatch,
           .close = no_close},
-         "built for target interface version 1; this bench has version 6"},
+         "built for target interface version 1; this bench has version 7"},
         {{.version = TARGET_DRIVER_VERSION,
           .name = "Bad-Name",
           .about = "a",
@@ -264,7 +264,7 @@ static void test_options_in_force_come_from_the_declaration(void **state)
     assert_null(target_opt_str(&mem, "durability")); /* the report prints none for it */
 }
 
-static void test_only_the_sql_stores_and_process_declare_options(void **state)
+static void test_the_stores_and_process_declare_their_options(void **state)
 {
     (void)state;
     static const struct {
@@ -272,7 +272,7 @@ static void test_only_the_sql_stores_and_process_declare_options(void **state)
         const char *options; /* in declaration order */
         unsigned caps;
     } cases[] = {
-        {"memory", "",
+        {"memory", "reserve",
          TARGET_CAN_COUNT | TARGET_CAN_READ_BACK | TARGET_CAN_QUERY | TARGET_CAN_SCAN |
              TARGET_CAN_SESSIONS},
         {"null", "",
@@ -346,7 +346,7 @@ int main(void)
         cmocka_unit_test(test_the_registry_refuses_a_driver_of_another_version),
         cmocka_unit_test(test_the_schema_file_holds_the_drivers_target_definition),
         cmocka_unit_test(test_options_in_force_come_from_the_declaration),
-        cmocka_unit_test(test_only_the_sql_stores_and_process_declare_options),
+        cmocka_unit_test(test_the_stores_and_process_declare_their_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

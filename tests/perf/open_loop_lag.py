@@ -15,6 +15,8 @@ cycle waits for the one before it, so every stretch bench spends off the
 CPU while other processes run (a few ms each: the scheduler's slices) makes
 the cycles scheduled meanwhile late, and at half capacity as many again
 while it catches up; the lag's tail then follows the machine, not bench.
+After each run, the null target runs the same schedule: what the lag is
+with no store behind the harness, on the machine as it is then.
 A miss is reported, not fatal. BENCH_CPU names the CPU (default 1)."""
 import json
 import os
@@ -59,8 +61,9 @@ capacity = closed["results"][0]["median"]["throughput_per_s"] / 4  # cycles/s: 4
 rate = capacity / 2
 with open("specs/pizzas.yaml") as f:
     text = f.read().replace("  runs: 3\n", "  runs: 1\n  arrival: {rate: %.0f, process: uniform}\n" % rate)
-p50s, p99s = [], []
-print(f"  capacity {capacity:,.0f} cycles/s; offered {rate:,.0f}, 3 invocations on CPU {CPU}:")
+p50s, p99s, floor99 = [], [], []
+print(f"  capacity {capacity:,.0f} cycles/s; offered {rate:,.0f}, 3 invocations on CPU {CPU}, each "
+      f"followed by the null target at the same rate (the harness and the machine alone):")
 with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir="specs", prefix=".lag-") as spec:
     spec.write(text)
     spec.flush()
@@ -74,9 +77,17 @@ with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir="specs", prefix=".lag-
         print(f"    lag p50 {ol['lag_p50_us']:.3f} us, p99 {ol['lag_p99_us']:.3f} us; bench got "
               f"{got:.2f} CPUs and was preempted {preempted} times, the rest of the machine used "
               f"{others:.2f} of {NCPU}")
+        report, (got, preempted, others) = run(
+            [spec.name, "--targets", "null", "--iterations", "100000", "--warmup", "1000",
+             "--cpu", CPU])
+        ol = report["results"][0]["runs"][0]["open_loop"]
+        floor99.append(ol["lag_p99_us"])
+        print(f"      null: lag p50 {ol['lag_p50_us']:.3f} us, p99 {ol['lag_p99_us']:.3f} us; "
+              f"preempted {preempted} times")
 with open("/proc/loadavg") as f:
     load_after = f.read().split()[:3]
 p50, p99 = statistics.median(p50s), statistics.median(p99s)
 print(f"  schedule lag p50 {p50:.3f} us, p99 {p99:.3f} us (medians; goal p99 < 20 us: "
-      f"{'met' if p99 < 20 else 'MISSED'}); load average {' '.join(load_before)} before, "
+      f"{'met' if p99 < 20 else 'MISSED'}); the null target's p99 at the same rate "
+      f"{statistics.median(floor99):.3f} us; load average {' '.join(load_before)} before, "
       f"{' '.join(load_after)} after")

@@ -14,13 +14,25 @@
  * (all, the tenth of the run, the verb), as interp/runner.c does; the name
  * of the cycle's record ("pizza-<n>") is formatted before each command, as
  * the runner fills in ${n}. Prints one JSON line: commands, wall seconds,
- * throughput per second, p50, p99 and max in microseconds. A benchmark,
- * not a test. */
+ * throughput per second, p50, p99 and max in microseconds, and the page
+ * faults of the timed pass (getrusage's minor faults). A benchmark,
+ * not a test.
+ *
+ * As the memory target's reserve option does by default, the peer makes
+ * ready before its timed cycles the memory they will take, so that neither
+ * side pays the kernel's first write to a page inside the timed pass: every
+ * allocation comes from the heap (no mmap'd blocks), and after the warmup
+ * one block as large as the warmup's growth per cycle times the cycles to
+ * come (an eighth more) is allocated, written a page at a time and freed,
+ * so the heap's top holds written pages for them. A fifth argument
+ * `noreserve` leaves this out, as `reserve: false` does for bench. */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hist.h"
@@ -462,12 +474,32 @@ static double us(const hist *h, double q)
     return (double)hist_percentile(h, q) / 1000.0;
 }
 
+/* The heap's top made ready for `cycles` more at what `done` took of it,
+ * `used` bytes (see the header). */
+static void reserve_heap(size_t used, uint64_t done, uint64_t cycles)
+{
+    if (!done)
+        return;
+    size_t need = (size_t)((double)used / (double)done * (double)cycles * 1.125);
+    char *p = need ? malloc(need) : NULL;
+    if (!p)
+        return;                             /* best effort, as bench's */
+    for (size_t i = 0; i < need; i += 4096) /* volatile: not a dead store before free */
+        ((volatile char *)p)[i] = 1;
+    free(p); /* into the top, which is kept: M_TRIM_THRESHOLD */
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4 || (strcmp(argv[1], "pizzas") != 0 && strcmp(argv[1], "banking") != 0)) {
-        fputs("usage: perf_peer_memory pizzas|banking CYCLES WARMUP\n", stderr);
+    bool reserve = argc == 5 && !strcmp(argv[4], "reserve");
+    if ((argc != 4 && !(argc == 5 && (reserve || !strcmp(argv[4], "noreserve")))) ||
+        (strcmp(argv[1], "pizzas") != 0 && strcmp(argv[1], "banking") != 0)) {
+        fputs("usage: perf_peer_memory pizzas|banking CYCLES WARMUP [reserve|noreserve]\n", stderr);
         return 2;
     }
+    reserve = reserve || argc == 4;
+    mallopt(M_MMAP_MAX, 0);             /* every block from the heap */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30); /* and its top kept, not given back */
     uint64_t cycles = strtoull(argv[2], NULL, 10), warmup = strtoull(argv[3], NULL, 10);
     if (cycles == 0) {
         fputs("peer_memory: CYCLES must be at least 1\n", stderr);
@@ -485,16 +517,22 @@ int main(int argc, char **argv)
     banking *b = must(calloc(1, sizeof *b));
     if (!pizza) /* setup, untimed */
         register_customer(b, "CUST-0001", 9);
+    size_t before = mallinfo2().uordblks;
     if (pizza)
         run_pizzas(z, t, 0, warmup, false, cycles);
     else
         run_banking(b, t, 0, warmup, false, cycles);
+    if (reserve)
+        reserve_heap(mallinfo2().uordblks - before, warmup, cycles);
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_SELF, &ru0);
     uint64_t start = now_ns();
     if (pizza)
         run_pizzas(z, t, warmup, warmup + cycles, true, cycles);
     else
         run_banking(b, t, warmup, warmup + cycles, true, cycles);
     double wall = (double)(now_ns() - start) / 1e9;
+    getrusage(RUSAGE_SELF, &ru1);
     size_t records = pizza ? z->orders.count : b->accounts.count;
     size_t events = pizza ? z->log.n : b->log.n - 1;
     if (records != warmup + cycles || events != 4 * (warmup + cycles)) {
@@ -502,8 +540,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("{\"commands\": %" PRIu64 ", \"wall_seconds\": %.6f, \"throughput_per_s\": %.1f, "
-           "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f}\n",
+           "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, \"page_faults\": %ld}\n",
            t->commands, wall, (double)t->commands / wall, us(&t->all, 0.5), us(&t->all, 0.99),
-           (double)t->all.max / 1000.0);
+           (double)t->all.max / 1000.0, ru1.ru_minflt - ru0.ru_minflt);
     return 0;
 }
