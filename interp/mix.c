@@ -17,6 +17,18 @@ typedef struct bound {
     size_t cap;
 } bound;
 
+/* An expansion that every template of the same parts, text and ${n} only,
+ * shares within a cycle: "pizza-${n}" is written once a cycle, however many
+ * steps name it, and the other steps' values point at the same bytes (in
+ * the buffer of the step that wrote them, rewritten only by that step's
+ * next expansion, for a later cycle, by which time the ones that share it
+ * are done with it: a cycle's steps run one after another). */
+typedef struct memo {
+    const tmpl *t; /* the first template of these parts */
+    uint64_t n_of; /* the cycle of v, plus one; 0: none yet */
+    value v;
+} memo;
+
 struct mix {
     const plan *p;
     int run;
@@ -37,6 +49,8 @@ struct mix {
     char n_text[24]; /* ${n} in decimal, at n_text + n_at, for the cycle n_text_of - 1 */
     size_t n_at;     /* (every step of a cycle writes the same; 0: none yet) */
     uint64_t n_text_of;
+    memo *memos; /* the expansions shared by templates of one text (memo_of) */
+    size_t nmemos;
 };
 
 /* The generator's stream of client c of run `run`: client 0's is the run's
@@ -45,6 +59,58 @@ struct mix {
 static uint64_t client_stream(int run, int client)
 {
     return client == 0 ? (uint64_t)run : (uint64_t)run | (uint64_t)client << 32;
+}
+
+/* Whether t's value depends on the cycle number alone: text and ${n}, a
+ * string. */
+static bool memo_able(const tmpl *t)
+{
+    if (t->as_int || !t->nparts)
+        return false;
+    for (size_t k = 0; k < t->nparts; k++)
+        if (t->parts[k].var != TMPL_TEXT && t->parts[k].var != TMPL_N)
+            return false;
+    return true;
+}
+
+static bool same_parts(const tmpl *a, const tmpl *b)
+{
+    if (a->nparts != b->nparts)
+        return false;
+    for (size_t k = 0; k < a->nparts; k++) {
+        const tmpl_part *x = &a->parts[k], *y = &b->parts[k];
+        if (x->var != y->var ||
+            (x->var == TMPL_TEXT && (x->len != y->len || memcmp(x->text, y->text, x->len) != 0)))
+            return false;
+    }
+    return true;
+}
+
+/* Gives every template of the flows' steps that memo_able takes the entry
+ * of its parts (made when it is the first of them). */
+static void memo_assign(mix *m)
+{
+    const workload *w = &m->p->work;
+    size_t most = 0;
+    for (size_t f = 0; f < w->nflows; f++)
+        for (size_t s = 0; s < w->flows[f].nsteps; s++)
+            most += w->flows[f].steps[s].ntmpls;
+    m->memos = arena_alloc(&m->mem, (most + 1) * sizeof *m->memos);
+    for (size_t f = 0; f < w->nflows; f++)
+        for (size_t s = 0; s < w->flows[f].nsteps; s++) {
+            step_inst *si = &m->steps[f][s];
+            for (size_t i = 0; i < si->st->ntmpls; i++) {
+                const tmpl *t = &si->st->tmpls[i];
+                if (!memo_able(t))
+                    continue;
+                size_t k = 0;
+                while (k < m->nmemos && !same_parts(m->memos[k].t, t))
+                    k++;
+                if (k == m->nmemos)
+                    m->memos[m->nmemos++] = (memo){.t = t};
+                si->memo[i] = (int)k;
+            }
+        }
 }
 
 mix *mix_new_client(const plan *p, int run, uint64_t seed, int client, mix *pools_of)
@@ -84,6 +150,7 @@ mix *mix_new_client(const plan *p, int run, uint64_t seed, int client, mix *pool
             m->binds[f][b].buf = xmalloc(m->binds[f][b].cap);
         }
     }
+    memo_assign(m);
     /* every draw's state, found through the templates that hold them */
     for (size_t f = 0; f < w->nflows; f++) {
         const flow *fl = &w->flows[f];
@@ -290,8 +357,16 @@ int mix_expand(mix *m, step_inst *si, bench_error *why)
     const step *st = si->st;
     int rc = 0;
     lock(m);
-    for (size_t i = 0; i < st->ntmpls && rc == 0; i++)
+    for (size_t i = 0; i < st->ntmpls && rc == 0; i++) {
+        memo *mo = si->memo[i] >= 0 ? &m->memos[si->memo[i]] : NULL;
+        if (mo && mo->n_of == m->n + 1) { /* another step wrote it this cycle */
+            *si->slots[i] = mo->v;
+            continue;
+        }
         rc = expand(m, &st->tmpls[i], si->slots[i], &si->bufs[i], &si->caps[i], why);
+        if (mo && rc == 0)
+            *mo = (memo){.t = mo->t, .n_of = m->n + 1, .v = *si->slots[i]};
+    }
     unlock(m);
     return rc;
 }

@@ -40,6 +40,9 @@ void step_inst_init(arena *a, step_inst *si, const step *st)
     si->slots = arena_alloc(a, n * sizeof *si->slots);
     si->bufs = arena_alloc(a, n * sizeof *si->bufs);
     si->caps = arena_alloc(a, n * sizeof *si->caps);
+    si->memo = arena_alloc(a, n * sizeof *si->memo);
+    for (size_t i = 0; i < n; i++)
+        si->memo[i] = -1;
     si->checked = checked_constants(st);
     for (size_t i = 0; i < st->ntmpls; i++) {
         const tmpl *t = &st->tmpls[i];

@@ -18,6 +18,9 @@ typedef struct step_inst {
     value **slots; /* one per template: the value inside args it fills */
     char **bufs;   /* one per template: its expansion, caps[i] bytes (malloc'd) */
     size_t *caps;
+    /* one per template: its entry in the stream's table of expansions shared
+     * by every template of the same text and ${n} only (mix.c), or -1 */
+    int *memo;
     int verb; /* the runner's index into its per-verb histograms */
     /* bit i: argument i (i < 64) is constant (no template fills any of it)
      * and passed its type and constraints when the instance was built, so a

@@ -1,6 +1,7 @@
 /* test_mix.c: pools (pool.c) against a plain array that does the same by
  * brute force, and the command stream (mix.c): weights, empty pools, take
  * and pick, bindings, and that a seed and the outcomes decide it all. */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -365,10 +366,63 @@ static void test_mix_writes_numbers_in_text(void **state)
     }
 }
 
+/* The text of step s's argument i after its expansion. */
+static void assert_arg(mix *m, step_inst *steps, size_t s, size_t i, const char *want)
+{
+    bench_error why = {{0}};
+    assert_int_equal(mix_expand(m, &steps[s], &why), 0);
+    const value *v = &steps[s].args.u.items[i];
+    assert_int_equal(v->kind, VAL_STRING);
+    assert_int_equal(v->len, strlen(want));
+    assert_memory_equal(v->u.s, want, v->len);
+}
+
+/* Templates of the same text and ${n} alone are written once a cycle and
+ * shared (the later steps' values point at the first's bytes); another
+ * text, or one with ${run}, is written on its own; each cycle gets its own
+ * number, whichever step comes first. */
+static void test_mix_shares_one_expansion_of_a_text_a_cycle(void **state)
+{
+    (void)state;
+    plan *p = compile_workload("workload:\n"
+                               "  cycle:\n"
+                               "    - Order.Place: {id: \"o-${n}\"}\n"
+                               "    - Order.Touch: {id: \"o-${n}\", by: 1}\n"
+                               "    - Order.Touch: {id: \"p-${n}\", by: 1}\n"
+                               "    - Order.Touch: {id: \"o-${n}-${run}\", by: 1}\n"
+                               "    - Order.Finish: {id: \"o-${n}\"}\n");
+    mix *m = mix_new(p, 3, 1);
+    bench_error why = {{0}};
+    size_t ns;
+    step_inst *steps = mix_flow_steps(m, 0, &ns);
+    assert_int_equal(ns, 5);
+    for (uint64_t n = 41; n < 44; n++) {
+        char o[32], pn[32], run[32];
+        snprintf(o, sizeof o, "o-%" PRIu64, n);
+        snprintf(pn, sizeof pn, "p-%" PRIu64, n);
+        snprintf(run, sizeof run, "o-%" PRIu64 "-3", n);
+        assert_int_equal(mix_begin(m, n, false, &why), 0);
+        size_t first = n == 42 ? 1 : 0; /* in cycle 42 the second step comes first */
+        assert_arg(m, steps, first, 0, o);
+        assert_arg(m, steps, 1 - first, 0, o);
+        assert_arg(m, steps, 2, 0, pn);
+        assert_arg(m, steps, 3, 0, run);
+        assert_arg(m, steps, 4, 0, o);
+        const char *shared = steps[first].args.u.items[0].u.s;
+        assert_ptr_equal(steps[1 - first].args.u.items[0].u.s, shared);
+        assert_ptr_equal(steps[4].args.u.items[0].u.s, shared);
+        assert_ptr_not_equal(steps[2].args.u.items[0].u.s, shared);
+        assert_ptr_not_equal(steps[3].args.u.items[0].u.s, shared);
+    }
+    mix_free(m);
+    plan_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mix_writes_numbers_in_text),
+        cmocka_unit_test(test_mix_shares_one_expansion_of_a_text_a_cycle),
         cmocka_unit_test(test_pool_keeps_join_order_and_is_a_set),
         cmocka_unit_test(test_pool_matches_a_plain_array),
         cmocka_unit_test(test_mix_shares_follow_the_weights),
