@@ -65,6 +65,13 @@ static int tap_save(store *s, const aggregate *agg, const value *key, const valu
     return tap_result(t, t->inner->ops->save(t->inner, agg, key, state, created));
 }
 
+static int tap_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
+                      size_t n, value *state)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->update(t->inner, agg, key, changes, n, state));
+}
+
 static int tap_remove(store *s, const aggregate *agg, const value *key)
 {
     tap_store *t = (tap_store *)s;
@@ -156,6 +163,7 @@ static void tap_init(tap_store *t, store *inner, const plan *p)
         .checks_creates = inner->ops->checks_creates,
         .read_begin = inner->ops->read_begin ? tap_read_begin : NULL,
         .scan = inner->ops->scan ? tap_scan : NULL,
+        .update = inner->ops->update ? tap_update : NULL,
     };
     t->base.ops = &t->ops;
 }
