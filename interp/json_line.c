@@ -171,6 +171,63 @@ void json_put_value(jline *b, const ty *t, const value *v)
     put_value(b, t, v, false);
 }
 
+/* Field i's member, as put_value writes it in a struct: nothing when unset. */
+static void put_member(jline *b, const ty *t, const value *v, uint32_t i)
+{
+    if (v->u.items[i].kind == VAL_NONE)
+        return;
+    const char *name = t->fields[i].name;
+    jline_putc(b, '"');
+    jline_put(b, name, strlen(name));
+    jline_put(b, "\":", 2);
+    put_value(b, t->fields[i].type, &v->u.items[i], false);
+}
+
+void json_put_struct_kept(jline *b, const ty *t, const value *v, uint64_t fields, json_kept *k)
+{
+    if (v->kind != VAL_STRUCT) {
+        put_value(b, t, v, false);
+        return;
+    }
+    if (!k->ready || k->fields != fields) {
+        k->bytes.len = 0;
+        free(k->at);
+        k->at = xcalloc((size_t)v->len + 1, sizeof *k->at);
+        for (uint32_t i = 0; i < v->len; i++) {
+            k->at[i] = k->bytes.len;
+            if (i < 64 && (fields >> i & 1))
+                put_member(&k->bytes, t, v, i);
+        }
+        k->at[v->len] = k->bytes.len;
+        k->fields = fields;
+        k->ready = true;
+    }
+    jline_putc(b, '{');
+    bool first = true;
+    for (uint32_t i = 0; i < v->len; i++) {
+        size_t at = b->len;
+        if (!first)
+            jline_putc(b, ',');
+        size_t after_comma = b->len;
+        if (i < 64 && (fields >> i & 1))
+            jline_put(b, k->bytes.data + k->at[i], k->at[i + 1] - k->at[i]);
+        else
+            put_member(b, t, v, i);
+        if (b->len == after_comma) /* an unset field: no member, no comma */
+            b->len = at;
+        else
+            first = false;
+    }
+    jline_putc(b, '}');
+}
+
+void json_kept_free(json_kept *k)
+{
+    jline_free(&k->bytes);
+    free(k->at);
+    *k = (json_kept){0};
+}
+
 void json_put_stored(jline *b, const ty *t, const value *v)
 {
     put_value(b, t, v, true);

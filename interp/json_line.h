@@ -40,6 +40,23 @@ void json_put_string(jline *b, const char *s, size_t n);
  * out, lists as arrays. */
 void json_put_value(jline *b, const ty *t, const value *v);
 
+/* What json_put_struct_kept keeps of a struct: each kept field's member
+ * ("name":value, or nothing for an unset one), encoded once. */
+typedef struct json_kept {
+    bool ready;
+    uint64_t fields; /* the kept fields, a bit each */
+    jline bytes;     /* their members, one after another */
+    size_t *at;      /* per field of the struct: where its member starts in bytes; one more */
+} json_kept;
+/* json_put_value of the struct v (laid out as t), with the members of the
+ * fields whose bit (i < 64) is set in `fields` taken from *k, which the
+ * first call with k fills and later ones reuse: for a value whose fields of
+ * those bits never change (a step instance's constant arguments), so that
+ * only the others are encoded each time. A k filled for other fields is
+ * filled again. Free k with json_kept_free. */
+void json_put_struct_kept(jline *b, const ty *t, const value *v, uint64_t fields, json_kept *k);
+void json_kept_free(json_kept *k);
+
 /* Decodes the JSON text s[0..n) as a value of type t into *out. Arrays and
  * unescaped strings live in a (the caller resets it); strings without
  * escapes point into s, which must outlive *out. A field absent from an

@@ -126,7 +126,7 @@ static inline uint64_t pass_now(bool open)
 /* A dispatch outside the timed pass: prepare and dispatch together. */
 static int untimed_dispatch(target *t, const step_inst *si)
 {
-    int rc = target_prepare(t, si->st->cmd, &si->args);
+    int rc = target_prepare_checked(t, si->st->cmd, &si->args, si->checked);
     if (rc == TARGET_OK)
         rc = target_dispatch_checked(t, si->st->cmd, &si->args, si->checked);
     if (rc != TARGET_ERROR && target_settle(t, si->st->cmd) != TARGET_OK)
@@ -412,7 +412,7 @@ timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t fr
         *rc = -1;
         return 0;
     }
-    if (target_prepare(rs->t, si->st->cmd, &si->args) != TARGET_OK) {
+    if (target_prepare_checked(rs->t, si->st->cmd, &si->args, si->checked) != TARGET_OK) {
         *rc = check_outcome(rs, si, TARGET_ERROR, "timed", (int64_t)n);
         return 0;
     }

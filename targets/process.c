@@ -73,6 +73,7 @@ enum {
     PROCESS_TAIL = 4096,         /* bytes of stderr kept */
     PROCESS_LINE_MAX = 64 << 20, /* an answer line longer than this is garbage */
     PROCESS_LATE_MS = 200,       /* after a wrong answer: how long a late line may take */
+    PROCESS_KEPT = 64,           /* step instances whose constant arguments' JSON is kept */
 };
 
 static const char *self_override;
@@ -102,7 +103,15 @@ typedef struct process_target {
     int out_fd; /* the child's stdout (our read end); with connect the socket */
     int err_fd; /* the child's stderr (our read end, non-blocking); -1 with connect */
     int timeout_ms;
-    jline req;      /* the request line prepare encoded */
+    jline req; /* the request line prepare encoded */
+    /* per step instance (args' address), the JSON of its constant arguments
+       (target.args_checked), encoded once a run; PROCESS_KEPT at most */
+    struct kept_args {
+        const value *args;
+        const command *cmd;
+        json_kept k;
+    } kept[PROCESS_KEPT];
+    size_t nkept;
     jline prefixes; /* per command: {"verb":"...","args": */
     size_t *prefix_at, *prefix_len;
     jline emits; /* per command: the event names a success answers, "A, B" */
@@ -923,6 +932,8 @@ static void process_close(target *t)
         close(pt->err_fd);
     pthread_mutex_destroy(&pt->mu);
     jline_free(&pt->req);
+    for (size_t i = 0; i < pt->nkept; i++)
+        json_kept_free(&pt->kept[i].k);
     jline_free(&pt->prefixes);
     free(pt->prefix_at);
     free(pt->prefix_len);
@@ -1202,6 +1213,19 @@ static int process_session(target *t, int client, target **out, char *err, size_
     return rc;
 }
 
+/* The constant arguments' JSON kept for this step instance (its args'
+ * address), made room for when new; NULL when the table is full. */
+static json_kept *kept_for(process_target *pt, const command *cmd, const value *args)
+{
+    for (size_t i = 0; i < pt->nkept; i++)
+        if (pt->kept[i].args == args && pt->kept[i].cmd == cmd)
+            return &pt->kept[i].k;
+    if (pt->nkept == PROCESS_KEPT)
+        return NULL;
+    pt->kept[pt->nkept] = (struct kept_args){.args = args, .cmd = cmd};
+    return &pt->kept[pt->nkept++].k;
+}
+
 static int process_prepare(target *t, const command *cmd, const value *args)
 {
     process_target *pt = (process_target *)t;
@@ -1215,7 +1239,11 @@ static int process_prepare(target *t, const command *cmd, const value *args)
     jline *b = &pt->req;
     b->len = 0;
     jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
-    json_put_value(b, cmd->params, args);
+    json_kept *k = t->args_checked ? kept_for(pt, cmd, args) : NULL;
+    if (k)
+        json_put_struct_kept(b, cmd->params, args, t->args_checked, k);
+    else
+        json_put_value(b, cmd->params, args);
     jline_put(b, "}\n", 2);
     return TARGET_OK;
 }

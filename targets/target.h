@@ -95,10 +95,14 @@ typedef struct target {
     uint64_t *retries; /* per command index: tries after the first, for a target with a
                           retry option in force (NULL: it never tries twice) */
     /* For the dispatch under way, set by target_dispatch (0) and
-     * target_dispatch_checked: bit i says field i of args (i < 64) passed
-     * its type and constraints already (a step's constants, checked once
-     * when its instance was built), so a target that checks arguments (the
-     * runtime's) need not check it again. Others ignore it. */
+     * target_dispatch_checked, and for the prepare before it by
+     * target_prepare (0) and target_prepare_checked: bit i says field i of
+     * args (i < 64) passed its type and constraints already (a step's
+     * constants, checked once when its instance was built), so a target
+     * that checks arguments (the runtime's) need not check it again. Those
+     * fields also keep their values for as long as that args value lives
+     * (the run), so a target may keep what it made of them by args'
+     * address (the process target keeps their JSON). Others ignore it. */
     uint64_t args_checked;
 } target;
 
@@ -270,6 +274,17 @@ static inline int target_dispatch_checked(target *t, const command *cmd, const v
 
 static inline int target_prepare(target *t, const command *cmd, const value *args)
 {
+    t->args_checked = 0;
+    return t->driver->prepare ? t->driver->prepare(t, cmd, args) : TARGET_OK;
+}
+
+/* target_prepare with the caller's mask of constant arguments that passed
+ * their checks (see target.args_checked): the runner's, with a step
+ * instance's. */
+static inline int target_prepare_checked(target *t, const command *cmd, const value *args,
+                                         uint64_t checked)
+{
+    t->args_checked = checked;
     return t->driver->prepare ? t->driver->prepare(t, cmd, args) : TARGET_OK;
 }
 

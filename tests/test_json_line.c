@@ -89,6 +89,55 @@ static void test_encode_by_type(void **state)
     jline_free(&b);
 }
 
+/* A struct with some fields kept: the same text as json_put_value, call
+ * after call, while the other fields change; an unset field, kept or not,
+ * gives no member and no comma; other kept fields fill the memo again. */
+static void test_kept_fields_encode_as_the_whole_struct(void **state)
+{
+    value nums[1] = {{.kind = VAL_INT, .u.i = 5}};
+    value items[6] = {str("first"),
+                      {.kind = VAL_ENUM, .u.e = 0},
+                      {.kind = VAL_INT, .u.i = 1},
+                      {.kind = VAL_NONE},
+                      {.kind = VAL_BOOL, .u.b = true},
+                      {.kind = VAL_LIST, .len = 1, .u.items = nums}};
+    value v = {.kind = VAL_STRUCT, .len = 6, .u.items = items};
+    static const uint64_t masks[] = {0, 0x3e, 0x1e, 0x01, 0x3f, 0x08};
+    for (size_t m = 0; m < sizeof masks / sizeof *masks; m++) {
+        json_kept k = {0};
+        items[0] = str("first"); /* a kept field's bytes stay as they were */
+        char name[3][16];
+        for (int round = 0; round < 3; round++) {
+            /* what the mask does not keep changes each round: name, count, note */
+            snprintf(name[round], sizeof name[round], "n-%d", round);
+            if (!(masks[m] & 1))
+                items[0] = str(name[round]);
+            if (!(masks[m] & 4))
+                items[2] = (value){.kind = VAL_INT, .u.i = round * 1000};
+            if (!(masks[m] & 8))
+                items[3] = round == 1 ? str("noted") : (value){.kind = VAL_NONE};
+            jline want = {0}, got = {0};
+            json_put_value(&want, &rec_ty, &v);
+            json_put_struct_kept(&got, &rec_ty, &v, masks[m], &k);
+            assert_string_equal(text_of(&got), text_of(&want));
+            jline_free(&want);
+            jline_free(&got);
+        }
+        json_kept_free(&k);
+    }
+    /* a memo made for one mask and used with another is made again */
+    json_kept k = {0};
+    items[0] = str("kept");
+    jline a = {0}, b = {0};
+    json_put_struct_kept(&a, &rec_ty, &v, 0x01, &k);
+    items[0] = str("changed");
+    json_put_struct_kept(&b, &rec_ty, &v, 0x02, &k);
+    assert_non_null(strstr(text_of(&b), "\"name\":\"changed\""));
+    jline_free(&a);
+    jline_free(&b);
+    json_kept_free(&k);
+}
+
 static void test_decode_fills_defaults_lists_and_optionals(void **state)
 {
     arena a = {0};
@@ -560,6 +609,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode_by_type),
+        cmocka_unit_test(test_kept_fields_encode_as_the_whole_struct),
         cmocka_unit_test(test_decode_fills_defaults_lists_and_optionals),
         cmocka_unit_test(test_decode_lists_of_any_length),
         cmocka_unit_test(test_decode_reads_any_key_order_spacing_and_escapes),
