@@ -251,6 +251,7 @@ static int field_list(cc *c, type_ctx *tc, const node *map, const char *what, ty
         }
         field *f = &out->fields[out->nfields++];
         f->name = k->text;
+        f->name_len = (uint32_t)strlen(k->text);
         f->at = k;
         f->type = resolve_type(c, tc, v);
         if (!f->type) {
@@ -558,6 +559,7 @@ static int compile_emits(cc *c, command *cmd, const node *emits, const expr_env 
         }
         field *f = &pt->fields[pt->nfields++];
         f->name = k->text;
+        f->name_len = (uint32_t)strlen(k->text);
         f->at = k;
         f->type = expr_type(cmd->payload[i]);
     }

@@ -46,7 +46,8 @@ int cc_query_returns(cc *c, command *q, const node *returns, const expr_env *env
             continue;
         }
         q->returns_exprs[t->nfields] = e;
-        t->fields[t->nfields++] = (field){.name = k->text, .type = expr_type(e), .at = k};
+        t->fields[t->nfields++] = (field){
+            .name = k->text, .name_len = (uint32_t)strlen(k->text), .type = expr_type(e), .at = k};
     }
     q->returns = t;
     return rc;

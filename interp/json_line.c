@@ -139,7 +139,7 @@ static void put_value(jline *b, const ty *t, const value *v, bool nulls)
                 continue;
             /* field names are identifiers: nothing to escape */
             const char *name = t->fields[i].name;
-            size_t len = strlen(name);
+            size_t len = field_name_len(&t->fields[i]);
             room(b, len + 4);
             if (!first)
                 b->data[b->len++] = ',';
@@ -178,7 +178,7 @@ static void put_member(jline *b, const ty *t, const value *v, uint32_t i)
         return;
     const char *name = t->fields[i].name;
     jline_putc(b, '"');
-    jline_put(b, name, strlen(name));
+    jline_put(b, name, field_name_len(&t->fields[i]));
     jline_put(b, "\":", 2);
     put_value(b, t->fields[i].type, &v->u.items[i], false);
 }
@@ -514,12 +514,13 @@ typedef int (*member_fn)(jd *d, const char *key, uint32_t len, void *ctx);
  * or the arena when it has escapes). expect, when not NULL, is the name
  * the caller looks for first (an identifier: nothing in it to escape):
  * written as is, it is taken without scanning, and the result is 1. */
-static int member_key(jd *d, const jpath *what, const char *expect, const char **key, uint32_t *len)
+static int member_key(jd *d, const jpath *what, const field *expect, const char **key,
+                      uint32_t *len)
 {
     if (expect) {
-        size_t n = strlen(expect);
+        size_t n = field_name_len(expect);
         const char *p = d->p;
-        if ((size_t)(d->end - p) > n + 2 && p[0] == '"' && memcmp(p + 1, expect, n) == 0 &&
+        if ((size_t)(d->end - p) > n + 2 && p[0] == '"' && memcmp(p + 1, expect->name, n) == 0 &&
             p[n + 1] == '"' && p[n + 2] == ':') {
             *key = p + 1;
             *len = (uint32_t)n;
@@ -682,7 +683,7 @@ static int struct_member(jd *d, struct_ctx *c)
     size_t i = c->next;
     const char *key = NULL;
     uint32_t len = 0;
-    int hit = member_key(d, c->what, i < t->nfields ? t->fields[i].name : NULL, &key, &len);
+    int hit = member_key(d, c->what, i < t->nfields ? &t->fields[i] : NULL, &key, &len);
     if (hit < 0)
         return -1;
     if (!hit && (i >= t->nfields || !key_is(key, len, t->fields[i].name)))

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "node.h"
 #include "utf8.h" /* utf8_length, which string constraints measure with */
@@ -49,12 +50,19 @@ struct value {
 
 typedef struct field {
     const char *name;
+    uint32_t name_len; /* strlen(name), set by the compiler; 0: not known (field_name_len) */
     const ty *type;
     bool optional; /* may be unset (VAL_NONE); has(name) tests it */
     bool has_default;
     value def;      /* valid when has_default */
     const node *at; /* where it was declared */
 } field;
+
+/* The length of f's name: the compiler's, or counted. */
+static inline size_t field_name_len(const field *f)
+{
+    return f->name_len ? f->name_len : strlen(f->name);
+}
 
 struct ty {
     ty_kind kind;
