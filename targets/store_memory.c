@@ -1612,10 +1612,10 @@ static void txn_reserve(txn *x, uint64_t done, uint64_t cycles)
     size_t pool_used = p->taken * POOL_CHUNK - (size_t)(p->end - p->at);
     size_t log_room =
         x->nchunks ? x->chunks[x->nchunks - 1]->size - x->chunks[x->nchunks - 1]->used : 0;
-    size_t want_pool = room_for(pool_used, done, cycles,
-                                (size_t)(p->end - p->at) + (size_t)(p->spare_end - p->spare));
-    size_t want_log =
-        room_for(log_used(x), done, cycles, log_room + (size_t)(x->log_spare_end - x->log_spare));
+    /* what an earlier reserve left is not counted: the new room replaces it
+       (it stays mapped, unused, until the store is freed) */
+    size_t want_pool = room_for(pool_used, done, cycles, (size_t)(p->end - p->at));
+    size_t want_log = room_for(log_used(x), done, cycles, log_room);
     size_t budget = reserve_budget();
     if (want_pool + want_log > budget) { /* each its share of what there is */
         double scale = (double)budget / ((double)want_pool + (double)want_log);
@@ -1626,7 +1626,7 @@ static void txn_reserve(txn *x, uint64_t done, uint64_t cycles)
     size_t npool = (want_pool + POOL_CHUNK - 1) / POOL_CHUNK, nlog = (want_log + chunk - 1) / chunk;
     char *at;
     if (npool && (at = map_ready(x, npool * POOL_CHUNK))) {
-        p->spare = at; /* what was left of an earlier reserve stays mapped, unused */
+        p->spare = at;
         p->spare_end = at + npool * POOL_CHUNK;
     }
     if (nlog && (at = map_ready(x, nlog * chunk))) {
