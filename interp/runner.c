@@ -62,9 +62,8 @@ typedef struct run_state {
     size_t nabandoned, abandoned_cap;
     size_t nverbs;
     uint64_t timed_commands, timed_cycles;
-    uint64_t untimed_done; /* prefill and warmup cycles this client carried out */
-    double rate;           /* the open loop's rate in force (a sweep's level, --rate), or 0 */
-    uint64_t intended;     /* the open loop's intended start of the cycle under way */
+    double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
+    uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
@@ -262,9 +261,15 @@ static int untimed_cycles(run_state *rs, uint64_t from, uint64_t count, const ch
                 return -1;
             note_outcome(rs, si, rc);
         }
-        rs->untimed_done++;
     }
     return 0;
+}
+
+/* The cycles of untimed_cycles(rs, from, count) that are this client's. */
+static uint64_t untimed_share(const run_state *rs, uint64_t count)
+{
+    uint64_t place = client_place(rs), stride = clients_all(rs);
+    return count > place ? (count - place + stride - 1) / stride : 0;
 }
 
 static int run_setup(run_state *rs)
@@ -1721,7 +1726,9 @@ static int reserve_room(run_state *rs, const run_options *o)
 {
     for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
         run_state *cs = client_state(rs, c);
-        if (target_reserve(cs->t, cs->untimed_done, cycles_to_come(cs, o)) != TARGET_OK)
+        uint64_t done = untimed_share(cs, (uint64_t)cs->prefill) +
+                        untimed_share(cs, (uint64_t)cs->warmup * clients_all(cs));
+        if (target_reserve(cs->t, done, cycles_to_come(cs, o)) != TARGET_OK)
             return err_set(&rs->failure, "run %d, client %d: %s", rs->run, c, cs->t->message);
     }
     return 0;
