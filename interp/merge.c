@@ -367,13 +367,14 @@ static void merge_run(run_result *out, const run_result *const *rs, size_t n, hi
     out->run = rs[0]->run;
     hist_init(&out->all);
     run_sums s = {.first_start = INFINITY, .first_end = INFINITY, .moments = true};
-    uint64_t commands = 0, lock_waits = 0;
+    uint64_t commands = 0, lock_waits = 0, page_faults = 0;
     for (size_t i = 0; i < n; i++) {
         hist_merge(&out->all, &rs[i]->all);
         for (int t = 0; t < STATS_TENTHS; t++)
             add_buckets(&tenths[t], &rs[i]->tenth_hist[t], &tmp);
         commands += rs[i]->fig.commands;
         lock_waits += rs[i]->lock_waits;
+        page_faults += rs[i]->page_faults;
         sum_figures(&s, rs[i]);
     }
     double wall = s.last_end > s.first_start ? s.last_end - s.first_start : 0;
@@ -396,6 +397,7 @@ static void merge_run(run_result *out, const run_result *const *rs, size_t n, hi
     out->roundtrip_floor_p50_ns = stats_median(s.floor, s.nfloor);
     out->roundtrip_floor_before_p50_ns = stats_median(s.floor_before, s.nfloor_before);
     out->lock_waits = lock_waits;
+    out->page_faults = page_faults; /* every shard's process */
     merge_intervals(out, rs, n, &tenths[0], &tmp);
     merge_open_loop(out, rs, n, wall);
     merge_clients(out, rs, n, &s);

@@ -404,6 +404,7 @@ static void add_run(jb *b, cJSON *runs, const run_result *run)
     add_open_loop(b, o, run);
     add_clients(b, o, run);
     add(b, o, "lock_waits", u64_value(b, run->lock_waits));
+    add(b, o, "page_faults", u64_value(b, run->page_faults));
     add_intervals(b, o, run);
     add_us(b, o, "roundtrip_floor_p50_us", run->roundtrip_floor_p50_ns);
     add_us(b, o, "roundtrip_floor_before_p50_us", run->roundtrip_floor_before_p50_ns);

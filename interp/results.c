@@ -626,6 +626,7 @@ static int run_from(arena *a, run_result *run, const node *o)
     open_loop_from(run, get(o, "open_loop"));
     clients_from(a, run, get(o, "clients"));
     run->lock_waits = (uint64_t)int_of(o, "lock_waits");
+    run->page_faults = (uint64_t)int_of(o, "page_faults");
     run->roundtrip_floor_p50_ns = ns_of(o, "roundtrip_floor_p50_us");
     run->roundtrip_floor_before_p50_ns = ns_of(o, "roundtrip_floor_before_p50_us");
     run->round_trips_per_command = num(o, "round_trips_per_command");

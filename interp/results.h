@@ -85,6 +85,7 @@ typedef struct run_result {
     double fairness;      /* Jain's index of their throughputs: 1 when all are equal */
     double stop_spread_s; /* the last client's end minus the first's */
     uint64_t lock_waits;  /* times a client waited for another's lock (SQLite's busy waits) */
+    uint64_t page_faults; /* the process's minor page faults during the timed pass */
     /* a shard's (--shard) or a merge's: each tenth's latencies, for bench
        merge; empty (n 0) otherwise */
     hist_buckets tenth_hist[STATS_TENTHS];

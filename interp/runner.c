@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "alloc.h"
@@ -53,6 +54,7 @@ typedef struct run_state {
     uint64_t *verb_retries; /* tries after the first per verb (the target's retry option) */
     size_t *verb_cmds;      /* per verb: its command's index */
     uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
+    uint64_t page_faults;   /* the process's minor page faults during the timed pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
     uint64_t *verb_failed;  /* conflicts after the target's last try (TARGET_FAILED), per verb */
     uint64_t *flow_failed;  /* the cycles they abandoned, per flow */
@@ -1620,6 +1622,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     collect_open_loop(rs, rr, wall);
     collect_clients(rs, rr);
     rr->lock_waits = rs->lock_waits;
+    rr->page_faults = rs->page_faults;
     judge_run(rs, rr);
 }
 
@@ -1801,6 +1804,14 @@ static void collect_shard(const run_state *rs, run_result *rr, target_result *tr
     tr->tallies_exact = tr->tallies_exact && !rs->seen_unknown;
 }
 
+/* The process's minor page faults so far, every thread's (a first write to
+ * a fresh page is one): read around the timed pass, outside its clock. */
+static uint64_t minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_minflt > 0 ? (uint64_t)ru.ru_minflt : 0;
+}
+
 /* One fresh boot of one target. Returns 0, or -1 with rs->failure set. */
 static int run_once(run_state *rs, const run_options *o, target_result *tr)
 {
@@ -1826,8 +1837,11 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         rc = floor_probe(rs, "before", &floor_ns[0]);
     if (rc == 0 && !o->setup_only)
         rc = start_when_asked(rs, o);
-    if (rc == 0 && !o->setup_only)
+    if (rc == 0 && !o->setup_only) {
+        uint64_t faults = minor_faults();
         rc = rs->nclients > 1 ? timed_pass_many(rs, o, &wall) : timed_pass(rs, o, &wall);
+        rs->page_faults = minor_faults() - faults;
+    }
     if (rc == 0 && !o->setup_only)
         rc = rs->no_setup ? verify_later(tr) : verify(rs, o, tr);
     if (rc == 0 && !o->setup_only)

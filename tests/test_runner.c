@@ -1061,6 +1061,51 @@ static void test_unexpected_success_on_memory_fails_the_run(void **state)
     scratch_close();
 }
 
+/* A run's page faults in its timed pass are reported; the memory target's
+ * reserve makes them far fewer than a pass that grows its store as it goes
+ * (each record and event a string of 400 bytes: a page every ten cycles). */
+static void test_the_reserve_takes_the_page_faults_out_of_the_pass(void **state)
+{
+    static const char yaml[] =
+        "spec: 1\n"
+        "domain: faults\n"
+        "aggregates:\n"
+        "  Item:\n"
+        "    identity: id\n"
+        "    fields: {id: string, note: string}\n"
+        "    commands:\n"
+        "      Make: {creates: true, params: {id: string, note: string}, "
+        "set: {note: arg.note}, emits: Made}\n"
+        "workload:\n"
+        "  cycle:\n"
+        "    - Item.Make: {id: \"i-${n}\", note: \"${n}-"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "\"}\n"
+        "  warmup: 2000\n"
+        "  runs: 1\n"
+        "  targets:\n"
+        "    - memory\n"
+        "    - memory: {label: grows, reserve: false}\n";
+    const plan *p = scratch_open(yaml);
+    run_options o = options();
+    o.iterations = 40000;
+    report r = {0};
+    assert_int_equal(run_one(p, &o, &r), 0);
+    uint64_t reserved = result_for(&r, "memory", 0)->runs[0].page_faults;
+    uint64_t grows = result_for(&r, "grows", 0)->runs[0].page_faults;
+    /* 40,000 cycles of about 1 KB of records and events: 10,000 pages */
+    assert_true(grows > 5000);
+    if (reserved * 4 >= grows)
+        fail_msg("page faults in the pass: %" PRIu64 " with the reserve, %" PRIu64 " without",
+                 reserved, grows);
+    report_free(&r);
+    scratch_close();
+}
+
 static void test_counted_refusals_are_reported_with_goodput(void **state)
 {
     static const char yaml[] = "spec: 1\n"
@@ -1993,6 +2038,7 @@ int main(void)
         T(test_expected_refusals_are_counted_and_the_run_passes),
         T(test_unexpected_success_of_an_expect_step_fails_the_run),
         T(test_unexpected_success_on_memory_fails_the_run),
+        T(test_the_reserve_takes_the_page_faults_out_of_the_pass),
         T(test_counted_refusals_are_reported_with_goodput),
         T(test_scan_rows_are_counted_per_verb),
         T(test_figures_follow_from_the_timed_commands),
