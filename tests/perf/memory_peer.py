@@ -158,7 +158,8 @@ def latency(build):
                 over[verb] = over.get(verb, 0) + 1
         if proc.wait() != 0:
             sys.exit("bench run failed")
-        m = json.load(open(report))["results"][0]["median"]
+        result = json.load(open(report))["results"][0]
+        m, faults = result["median"], result["runs"][0].get("page_faults")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     verbs = ", ".join(f"{v} {ns / 1000:,.1f} us ({over.get(v, 0)} above 100 us)"
                       for v, ns in slowest.items())
@@ -166,8 +167,8 @@ def latency(build):
           f"{m['max_us']:,.1f} us, p99.9 {m['p999_us']:.3f} us, p50 {m['p50_us']:.3f} us (goal: "
           f"max < 100 us on a quiet machine: {'met' if m['max_us'] < 100 else 'MISSED'})")
     print(f"  slowest by verb: {verbs}; {after.ru_nivcsw - usage.ru_nivcsw:,} involuntary context "
-          f"switches (another process took the CPU); pinned to CPU {CPU}, load average {before} before, {load()} "
-          f"after")
+          f"switches (another process took the CPU); {faults} page faults in the timed pass; pinned to "
+          f"CPU {CPU}, load average {before} before, {load()} after")
     # the machine's own gaps over as long a time, on the same CPU, right after
     seconds = m["commands"] / m["throughput_per_s"]
     hic = subprocess.run(["taskset", "-c", CPU, os.path.join(build, "perf_hiccup"),
