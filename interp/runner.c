@@ -54,7 +54,6 @@ typedef struct run_state {
     uint64_t *verb_retries; /* tries after the first per verb (the target's retry option) */
     size_t *verb_cmds;      /* per verb: its command's index */
     uint64_t lock_waits;    /* every session's waits for another's lock, after the pass */
-    uint64_t page_faults;   /* the process's minor page faults during the timed pass */
     uint64_t *flow_counted; /* refusals of on_refusal: count steps, per flow */
     uint64_t *verb_failed;  /* conflicts after the target's last try (TARGET_FAILED), per verb */
     uint64_t *flow_failed;  /* the cycles they abandoned, per flow */
@@ -1578,9 +1577,10 @@ static void collect_clients(const run_state *rs, run_result *rr)
     rr->stop_spread_s = (double)(last_end - first_end) / 1e9;
 }
 
-/* Turns a finished run's histograms into its figures, owned by tr. */
+/* Turns a finished run's histograms into its figures, owned by tr; the
+ * page faults are the process's during the timed pass. */
 static void collect_run(run_state *rs, target_result *tr, double wall, const double floor_ns[2],
-                        uint64_t round_trips)
+                        uint64_t round_trips, uint64_t page_faults)
 {
     run_result *rr = &tr->runs[tr->nruns++];
     memset(rr, 0, sizeof *rr);
@@ -1622,7 +1622,7 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
     collect_open_loop(rs, rr, wall);
     collect_clients(rs, rr);
     rr->lock_waits = rs->lock_waits;
-    rr->page_faults = rs->page_faults;
+    rr->page_faults = page_faults;
     judge_run(rs, rr);
 }
 
@@ -1837,10 +1837,11 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         rc = floor_probe(rs, "before", &floor_ns[0]);
     if (rc == 0 && !o->setup_only)
         rc = start_when_asked(rs, o);
+    uint64_t faults = 0; /* the process's during the timed pass */
     if (rc == 0 && !o->setup_only) {
-        uint64_t faults = minor_faults();
+        faults = minor_faults();
         rc = rs->nclients > 1 ? timed_pass_many(rs, o, &wall) : timed_pass(rs, o, &wall);
-        rs->page_faults = minor_faults() - faults;
+        faults = minor_faults() - faults;
     }
     if (rc == 0 && !o->setup_only)
         rc = rs->no_setup ? verify_later(tr) : verify(rs, o, tr);
@@ -1855,7 +1856,7 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
     target_close(rs->t);
     rs->t = NULL;
     if (rc == 0) {
-        collect_run(rs, tr, wall, floor_ns, trips);
+        collect_run(rs, tr, wall, floor_ns, trips, faults);
         if (o->shard_count > 0 || o->setup_only)
             collect_shard(rs, &tr->runs[tr->nruns - 1], tr);
         if (o->samples)
