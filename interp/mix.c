@@ -49,7 +49,7 @@ struct mix {
     char n_text[24]; /* ${n} in decimal, at n_text + n_at, for the cycle n_text_of - 1 */
     size_t n_at;     /* (every step of a cycle writes the same; 0: none yet) */
     uint64_t n_text_of;
-    memo *memos; /* the expansions shared by templates of one text (memo_of) */
+    memo *memos; /* the expansions shared by templates of one text (memo_assign) */
     size_t nmemos;
 };
 
