@@ -24,6 +24,41 @@ static const unsigned char plain[256] = {
     [0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1, [0x80 ... 0xff] = 2,
 };
 
+/* The end of the plain run at p (before end): the first byte that is not
+ * plain, or end. *kinds gets 2 when a byte past ASCII is in the run. Eight
+ * bytes at a time while there are eight: a word holds a byte to stop at
+ * when one is a quote, a backslash or below 0x20 (the has-zero-byte test of
+ * each, whose lowest flagged byte is exact: a borrow only flags bytes above
+ * a true one). */
+static inline const char *plain_run(const char *p, const char *end, unsigned char *kinds)
+{
+    const uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t stop = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w);
+        stop &= highs;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (stop) { /* the first byte of the word is the lowest */
+            unsigned at = (unsigned)__builtin_ctzll(stop) >> 3;
+            if (w & highs & ((UINT64_C(1) << (8 * at)) - 1))
+                *kinds |= 2;
+            return p + at;
+        }
+#else
+        if (stop)
+            break;
+#endif
+        if (w & highs)
+            *kinds |= 2;
+        p += 8;
+    }
+    for (unsigned char k; p < end && (k = plain[(unsigned char)*p]); p++)
+        *kinds |= k;
+    return p;
+}
+
 /* ---- buffers ---- */
 
 void jline_reserve(jline *b, size_t more)
@@ -45,14 +80,6 @@ static inline void room(jline *b, size_t more)
         jline_reserve(b, more);
 }
 
-void jline_put(jline *b, const char *s, size_t n)
-{
-    room(b, n);
-    if (n)
-        memcpy(b->data + b->len, s, n);
-    b->len += n;
-}
-
 void jline_puts(jline *b, const char *s)
 {
     jline_put(b, s, strlen(s));
@@ -69,9 +96,8 @@ void jline_free(jline *b)
 void json_put_string(jline *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t i = 0;
-    while (i < n && plain[(unsigned char)s[i]])
-        i++;
+    unsigned char kinds = 0;
+    size_t i = (size_t)(plain_run(s, s + n, &kinds) - s);
     room(b, i + 2);
     char *o = b->data + b->len;
     o[0] = '"';
@@ -97,8 +123,7 @@ void json_put_string(jline *b, const char *s, size_t n)
         }
         jline_put(b, esc, len);
         size_t run = ++i;
-        while (i < n && plain[(unsigned char)s[i]])
-            i++;
+        i = (size_t)(plain_run(s + i, s + n, &kinds) - s);
         jline_put(b, s + run, i - run);
     }
     jline_putc(b, '"');
@@ -183,48 +208,68 @@ static void put_member(jline *b, const ty *t, const value *v, uint32_t i)
     put_value(b, t->fields[i].type, &v->u.items[i], false);
 }
 
+/* k's runs for v: each set kept member in place, and before each field not
+ * kept its comma and name, as if it were set. */
+static void kept_fill(const ty *t, const value *v, uint64_t fields, json_kept *k)
+{
+    k->bytes.len = 0;
+    free(k->at);
+    free(k->var);
+    k->at = xcalloc((size_t)v->len + 2, sizeof *k->at);
+    k->var = xcalloc((size_t)v->len + 1, sizeof *k->var);
+    k->nvar = 0;
+    jline_putc(&k->bytes, '{');
+    bool first = true;
+    for (uint32_t i = 0; i < v->len; i++) {
+        if (i < 64 && (fields >> i & 1)) {
+            if (v->u.items[i].kind == VAL_NONE)
+                continue;
+            if (!first)
+                jline_putc(&k->bytes, ',');
+            put_member(&k->bytes, t, v, i);
+        } else {
+            if (!first)
+                jline_putc(&k->bytes, ',');
+            jline_putc(&k->bytes, '"');
+            jline_put(&k->bytes, t->fields[i].name, field_name_len(&t->fields[i]));
+            jline_put(&k->bytes, "\":", 2);
+            k->var[k->nvar++] = i;
+            k->at[k->nvar] = k->bytes.len;
+        }
+        first = false;
+    }
+    jline_putc(&k->bytes, '}');
+    k->at[k->nvar + 1] = k->bytes.len;
+    k->fields = fields;
+    k->ready = true;
+}
+
 void json_put_struct_kept(jline *b, const ty *t, const value *v, uint64_t fields, json_kept *k)
 {
     if (v->kind != VAL_STRUCT) {
         put_value(b, t, v, false);
         return;
     }
-    if (!k->ready || k->fields != fields) {
-        k->bytes.len = 0;
-        free(k->at);
-        k->at = xcalloc((size_t)v->len + 1, sizeof *k->at);
-        for (uint32_t i = 0; i < v->len; i++) {
-            k->at[i] = k->bytes.len;
-            if (i < 64 && (fields >> i & 1))
-                put_member(&k->bytes, t, v, i);
+    if (!k->ready || k->fields != fields)
+        kept_fill(t, v, fields, k);
+    for (uint32_t j = 0; j < k->nvar; j++)
+        if (v->u.items[k->var[j]].kind == VAL_NONE) { /* no member, no comma: the runs do not fit */
+            put_value(b, t, v, false);
+            return;
         }
-        k->at[v->len] = k->bytes.len;
-        k->fields = fields;
-        k->ready = true;
+    jline_put(b, k->bytes.data, k->at[1]);
+    for (uint32_t j = 0; j < k->nvar; j++) {
+        uint32_t i = k->var[j];
+        put_value(b, t->fields[i].type, &v->u.items[i], false);
+        jline_put(b, k->bytes.data + k->at[j + 1], k->at[j + 2] - k->at[j + 1]);
     }
-    jline_putc(b, '{');
-    bool first = true;
-    for (uint32_t i = 0; i < v->len; i++) {
-        size_t at = b->len;
-        if (!first)
-            jline_putc(b, ',');
-        size_t after_comma = b->len;
-        if (i < 64 && (fields >> i & 1))
-            jline_put(b, k->bytes.data + k->at[i], k->at[i + 1] - k->at[i]);
-        else
-            put_member(b, t, v, i);
-        if (b->len == after_comma) /* an unset field: no member, no comma */
-            b->len = at;
-        else
-            first = false;
-    }
-    jline_putc(b, '}');
 }
 
 void json_kept_free(json_kept *k)
 {
     jline_free(&k->bytes);
     free(k->at);
+    free(k->var);
     *k = (json_kept){0};
 }
 
@@ -249,6 +294,7 @@ typedef struct jd {
     bool keep;         /* string values are copied into a even without escapes */
     bool any_text;     /* strings need not keep UTF8_RULE (a refusal's text, sanitised after) */
     size_t number_max; /* when not 0: a number longer than this is refused */
+    bool loose;        /* json_put_value would not write the text read back byte for byte */
     char *why;
     size_t size;
 } jd;
@@ -289,10 +335,24 @@ static int fail(jd *d, const jpath *what, const char *fmt, ...)
     return -1;
 }
 
-static void ws(jd *d)
+static bool is_ws(char c)
 {
-    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\r' || *d->p == '\n'))
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static void ws_run(jd *d)
+{
+    d->loose = true; /* the encoder writes no white space */
+    do
         d->p++;
+    while (d->p < d->end && is_ws(*d->p));
+}
+
+/* Past white space; inlined for the usual case, none. */
+static inline void ws(jd *d)
+{
+    if (d->p < d->end && is_ws(*d->p))
+        ws_run(d);
 }
 
 static const char *found(const jd *d)
@@ -367,10 +427,9 @@ static size_t put_utf8(char *o, uint32_t cp)
  * otherwise into d->a (or nowhere when d->a is NULL: a check only). */
 static int string(jd *d, const jpath *what, const char **s, uint32_t *len)
 {
-    const char *start = d->p + 1, *p = start;
+    const char *start = d->p + 1;
     unsigned char kinds = 0; /* 2 when a byte past ASCII: only then can the rule be broken */
-    for (unsigned char k; p < d->end && (k = plain[(unsigned char)*p]); p++)
-        kinds |= k;
+    const char *p = plain_run(start, d->end, &kinds);
     if (p < d->end && *p == '"') {
         if (!d->any_text && (kinds & 2) && !utf8_keeps_rule(start, (size_t)(p - start)))
             return fail(d, what, UTF8_RULE);
@@ -639,7 +698,7 @@ static int integer(jd *d, const jpath *what, int64_t *out)
     const char *digits = p;
     for (; p < d->end && *p >= '0' && *p <= '9'; p++) {
         unsigned dg = (unsigned)(*p - '0');
-        if (v > (limit - dg) / 10) {
+        if (p - digits >= 18 && v > (limit - dg) / 10) { /* 18 digits fit */
             while (p < d->end && *p >= '0' && *p <= '9')
                 p++;
             return fail(d, what, "%.*s is out of the range of a 64-bit integer",
@@ -651,6 +710,8 @@ static int integer(jd *d, const jpath *what, int64_t *out)
         return fail(d, what, "an integer with a leading zero");
     if (p < d->end && (*p == '.' || *p == 'e' || *p == 'E'))
         return fail(d, what, "expected an integer, got a number with a fraction or exponent");
+    if (neg && v == 0) /* -0, written 0 */
+        d->loose = true;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     d->p = p;
     return 0;
@@ -670,7 +731,8 @@ typedef struct struct_ctx {
     const ty *t;
     const jpath *what;
     value *items;
-    bool *seen;
+    uint64_t seen_few; /* which of fields 0..63 were seen */
+    bool *seen;        /* the fields above, for a type with more */
     int depth;
     size_t next; /* the field after the last member's */
 } struct_ctx;
@@ -681,7 +743,7 @@ static int struct_member(jd *d, struct_ctx *c)
     const ty *t = c->t;
     /* first where an encoder in declaration order puts it: after the last */
     size_t i = c->next;
-    const char *key = NULL;
+    const char *key = NULL, *at = d->p;
     uint32_t len = 0;
     int hit = member_key(d, c->what, i < t->nfields ? &t->fields[i] : NULL, &key, &len);
     if (hit < 0)
@@ -689,18 +751,27 @@ static int struct_member(jd *d, struct_ctx *c)
     if (!hit && (i >= t->nfields || !key_is(key, len, t->fields[i].name)))
         for (i = 0; i < t->nfields && !key_is(key, len, t->fields[i].name);)
             i++;
+    /* before the last member's field, or escaped: the encoder writes neither
+       (the fields it passed over are looked at when the object ends) */
+    if (i < c->next || (!hit && key != at + 1))
+        d->loose = true;
     c->next = i + 1;
     if (i == t->nfields)
         return fail(d, c->what, "'%.*s' is not a field of %s", (int)(len > 100 ? 100 : len), key,
                     path_empty(c->what) ? "the arguments" : "this object");
-    if (c->seen[i])
+    uint64_t bit = i < 64 ? UINT64_C(1) << i : 0;
+    if (bit ? c->seen_few & bit : c->seen[i - 64])
         return fail(d, c->what, "'%s' appears twice", t->fields[i].name);
-    c->seen[i] = true;
+    if (bit)
+        c->seen_few |= bit;
+    else
+        c->seen[i - 64] = true;
     const field *f = &t->fields[i];
     jpath sub = {.up = c->what, .name = f->name, .len = len};
     if (d->p < d->end && *d->p == 'n' && f->optional) {
         if (!literal(d, "null", 4))
             return fail(d, &sub, "an invalid literal");
+        d->loose = true; /* the encoder leaves an unset field out */
         c->items[i] = (value){.kind = VAL_NONE};
         return 0;
     }
@@ -711,10 +782,10 @@ static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int 
 {
     if (*d->p != '{')
         return fail(d, what, "expected an object, got %s", found(d));
-    value *items = arena_alloc(d->a, (t->nfields ? t->nfields : 1) * sizeof *items);
-    bool few[64] = {0}; /* which fields were seen: on the stack for most types */
-    bool *seen = t->nfields <= sizeof few ? few : arena_alloc(d->a, t->nfields);
-    struct_ctx c = {t, what, items, seen, depth, 0};
+    /* every item is decoded or takes its initial value below */
+    value *items = arena_alloc_raw(d->a, (t->nfields ? t->nfields : 1) * sizeof *items);
+    struct_ctx c = {
+        t, what, items, 0, t->nfields > 64 ? arena_alloc(d->a, t->nfields - 64) : NULL, depth, 0};
     if (!open_empty(d, '}'))
         for (int more = 1; more > 0;) {
             ws(d);
@@ -723,13 +794,16 @@ static int decode_struct(jd *d, const ty *t, const jpath *what, value *out, int 
             if ((more = next_or_close(d, what, '}')) < 0)
                 return -1;
         }
-    for (size_t i = 0; i < t->nfields; i++) {
+    uint64_t all = t->nfields >= 64 ? UINT64_MAX : (UINT64_C(1) << t->nfields) - 1;
+    for (size_t i = c.seen_few == all ? 64 : 0; i < t->nfields; i++) {
         const field *f = &t->fields[i];
-        if (seen[i])
+        if (i < 64 ? c.seen_few >> i & 1 : c.seen[i - 64])
             continue;
         if (field_required(f))
             return fail(d, what, "missing '%s'", f->name);
         items[i] = field_initial(f);
+        if (items[i].kind != VAL_NONE) /* a default, which the encoder writes */
+            d->loose = true;
     }
     *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
     return 0;
@@ -747,7 +821,7 @@ static int list_item(jd *d, size_t index, void *ctx)
 {
     list_ctx *c = ctx;
     if (c->n == c->cap) { /* the arena keeps the old array until it is reset */
-        value *more = arena_alloc(d->a, 2 * c->cap * sizeof *more);
+        value *more = arena_alloc_raw(d->a, 2 * c->cap * sizeof *more);
         memcpy(more, c->items, c->n * sizeof *more);
         c->items = more;
         c->cap *= 2;
@@ -760,7 +834,7 @@ static int decode_list(jd *d, const ty *t, const jpath *what, value *out, int de
 {
     if (*d->p != '[')
         return fail(d, what, "expected an array, got %s", found(d));
-    list_ctx c = {t, what, arena_alloc(d->a, 8 * sizeof(value)), 0, 8, depth};
+    list_ctx c = {t, what, arena_alloc_raw(d->a, 8 * sizeof(value)), 0, 8, depth};
     if (array(d, what, list_item, &c) < 0)
         return -1;
     *out = (value){.kind = VAL_LIST, .len = (uint32_t)c.n, .u.items = c.items};
@@ -793,7 +867,9 @@ static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
             return fail(d, what, "expected a string, got %s", found(d));
         if (string(d, what, &s, &len) < 0)
             return -1;
-        if (d->keep && s == start) /* borrowed from the input */
+        if (s != start) /* unescaped: the encoder escapes less */
+            d->loose = true;
+        else if (d->keep) /* borrowed from the input */
             s = arena_strndup(d->a, s, len);
         *out = (value){.kind = VAL_STRING, .len = len, .u.s = s};
         return 0;
@@ -810,8 +886,11 @@ static int decode(jd *d, const ty *t, const jpath *what, value *out, int depth)
             enum_names(t, names, sizeof names);
             return fail(d, what, "expected one of %s, got %s", names, found(d));
         }
+        const char *start = d->p + 1;
         if (string(d, what, &s, &len) < 0)
             return -1;
+        if (s != start)
+            d->loose = true;
         int e = ty_enum_index(t, s, len);
         if (e < 0) {
             enum_names(t, names, sizeof names);
@@ -844,14 +923,164 @@ int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a
     return decode_text(&d, t, what, out);
 }
 
-int json_decode_head(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
-                     const char **rest, char *why, size_t size)
+/* ---- the exact form, read fast ---- */
+
+/* The value of type t at *at in the form json_put_value writes (no white
+ * space, fields in declaration order, unset optional fields left out, no
+ * escapes, no -0, integers of at most 18 digits), decoded into *out with
+ * *at moved past it: 0. -1 at anything else, having consumed nothing that
+ * matters: the caller then reads the text again with the full decoder,
+ * which also words what is wrong. What bench writes to bench serve is in
+ * this form, and so is read here in one tight pass per field. */
+static int exact_value(const char **at, const char *end, const ty *t, arena *a, value *out);
+
+static int exact_string(const char **at, const char *end, const char **s, uint32_t *len)
 {
+    const char *p = *at;
+    if (p >= end || *p != '"')
+        return -1;
+    const char *start = ++p;
+    unsigned char kinds = 0;
+    p = plain_run(start, end, &kinds);
+    if (p >= end || *p != '"' || ((kinds & 2) && !utf8_keeps_rule(start, (size_t)(p - start))))
+        return -1;
+    *s = start;
+    *len = (uint32_t)(p - start);
+    *at = p + 1;
+    return 0;
+}
+
+static int exact_int(const char **at, const char *end, int64_t *out)
+{
+    const char *p = *at;
+    bool neg = p < end && *p == '-';
+    p += neg;
+    const char *digits = p;
+    uint64_t v = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    size_t n = (size_t)(p - digits);
+    if (n == 0 || n > 18 || (*digits == '0' && (n > 1 || neg)) ||
+        (p < end && (*p == '.' || *p == 'e' || *p == 'E')))
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *at = p;
+    return 0;
+}
+
+static int exact_struct(const char **at, const char *end, const ty *t, arena *a, value *out)
+{
+    const char *p = *at;
+    if (p >= end || *p != '{')
+        return -1;
+    value *items = arena_alloc_raw(a, (t->nfields ? t->nfields : 1) * sizeof *items);
+    char sep = '{';
+    for (size_t i = 0; i < t->nfields; i++) {
+        const field *f = &t->fields[i];
+        size_t n = field_name_len(f);
+        if ((size_t)(end - p) > n + 3 && p[0] == sep && p[1] == '"' &&
+            memcmp(p + 2, f->name, n) == 0 && p[n + 2] == '"' && p[n + 3] == ':') {
+            p += n + 4;
+            if (exact_value(&p, end, f->type, a, &items[i]) < 0)
+                return -1;
+            sep = ',';
+        } else if (f->optional && !f->has_default && f->type->kind != TY_LIST) {
+            items[i] = (value){.kind = VAL_NONE}; /* unset, and so left out */
+        } else {
+            return -1;
+        }
+    }
+    if (sep == '{' && (p >= end || *p++ != '{'))
+        return -1;
+    if (p >= end || *p != '}')
+        return -1;
+    *at = p + 1;
+    *out = (value){.kind = VAL_STRUCT, .len = (uint32_t)t->nfields, .u.items = items};
+    return 0;
+}
+
+static int exact_list(const char **at, const char *end, const ty *t, arena *a, value *out)
+{
+    const char *p = *at;
+    if (p >= end || *p++ != '[')
+        return -1;
+    size_t n = 0, cap = 8;
+    value *items = arena_alloc_raw(a, cap * sizeof *items);
+    if (p < end && *p == ']') {
+        p++;
+    } else {
+        for (;;) {
+            if (n == cap) { /* the arena keeps the old array until it is reset */
+                value *more = arena_alloc_raw(a, 2 * cap * sizeof *more);
+                memcpy(more, items, n * sizeof *more);
+                items = more;
+                cap *= 2;
+            }
+            if (exact_value(&p, end, t->elem, a, &items[n++]) < 0 || p >= end)
+                return -1;
+            if (*p == ']') {
+                p++;
+                break;
+            }
+            if (*p++ != ',')
+                return -1;
+        }
+    }
+    *at = p;
+    *out = (value){.kind = VAL_LIST, .len = (uint32_t)n, .u.items = items};
+    return 0;
+}
+
+static int exact_value(const char **at, const char *end, const ty *t, arena *a, value *out)
+{
+    const char *s;
+    uint32_t len;
+    switch (t->kind) {
+    case TY_INT: out->kind = VAL_INT; return exact_int(at, end, &out->u.i);
+    case TY_STRING:
+        if (exact_string(at, end, &s, &len) < 0)
+            return -1;
+        *out = (value){.kind = VAL_STRING, .len = len, .u.s = s};
+        return 0;
+    case TY_BOOL: {
+        const char *p = *at;
+        bool yes = end - p >= 4 && !memcmp(p, "true", 4);
+        if (!yes && !(end - p >= 5 && !memcmp(p, "false", 5)))
+            return -1;
+        *at = p + (yes ? 4 : 5);
+        *out = (value){.kind = VAL_BOOL, .u.b = yes};
+        return 0;
+    }
+    case TY_ENUM: {
+        int e;
+        if (exact_string(at, end, &s, &len) < 0 || (e = ty_enum_index(t, s, len)) < 0)
+            return -1;
+        *out = (value){.kind = VAL_ENUM, .u.e = e};
+        return 0;
+    }
+    case TY_STRUCT: return exact_struct(at, end, t, a, out);
+    case TY_LIST: return exact_list(at, end, t, a, out);
+    }
+    return -1;
+}
+
+int json_decode_head(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
+                     const char **rest, bool *exact, char *why, size_t size)
+{
+    const char *p = s;
+    if (exact_value(&p, s + n, t, a, out) == 0) {
+        *rest = p;
+        if (exact)
+            *exact = true;
+        return 0;
+    }
     jd d = {.p = s, .end = s + n, .a = a, .why = why, .size = size};
     jpath root = {.name = what, .len = strlen(what)};
     if (decode(&d, t, &root, out, 0) < 0)
         return -1;
     *rest = d.p;
+    if (exact)
+        *exact = !d.loose;
     return 0;
 }
 

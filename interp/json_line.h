@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "arena.h"
 #include "types.h"
@@ -22,9 +23,19 @@ typedef struct jline {
 } jline;
 
 void jline_reserve(jline *b, size_t more);
-void jline_put(jline *b, const char *s, size_t n);
 void jline_puts(jline *b, const char *s);
 void jline_free(jline *b);
+
+/* Appends s[0..n); inline, as the protocol's lines are built of many short
+ * pieces. */
+static inline void jline_put(jline *b, const char *s, size_t n)
+{
+    if (b->cap - b->len < n)
+        jline_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
 
 static inline void jline_putc(jline *b, char c)
 {
@@ -40,20 +51,24 @@ void json_put_string(jline *b, const char *s, size_t n);
  * out, lists as arrays. */
 void json_put_value(jline *b, const ty *t, const value *v);
 
-/* What json_put_struct_kept keeps of a struct: each kept field's member
- * ("name":value, or nothing for an unset one), encoded once. */
+/* What json_put_struct_kept keeps of a struct: its text with the fields
+ * that change left out, as runs between them (the kept fields' members,
+ * commas, the braces and the others' names), built once. */
 typedef struct json_kept {
     bool ready;
     uint64_t fields; /* the kept fields, a bit each */
-    jline bytes;     /* their members, one after another */
-    size_t *at;      /* per field of the struct: where its member starts in bytes; one more */
+    jline bytes;     /* the runs, one after another */
+    size_t *at;      /* where run j starts in bytes; nvar + 2 of them */
+    uint32_t *var;   /* the fields not kept, in order: the value of var[j] follows run j */
+    uint32_t nvar;
 } json_kept;
 /* json_put_value of the struct v (laid out as t), with the members of the
  * fields whose bit (i < 64) is set in `fields` taken from *k, which the
  * first call with k fills and later ones reuse: for a value whose fields of
  * those bits never change (a step instance's constant arguments), so that
- * only the others are encoded each time. A k filled for other fields is
- * filled again. Free k with json_kept_free. */
+ * only the others are encoded each time (all of it again when one of them
+ * is unset). A k filled for other fields is filled again. Free k with
+ * json_kept_free. */
 void json_put_struct_kept(jline *b, const ty *t, const value *v, uint64_t fields, json_kept *k);
 void json_kept_free(json_kept *k);
 
@@ -68,9 +83,12 @@ int json_decode(const char *s, size_t n, const ty *t, const char *what, arena *a
                 char *why, size_t size);
 
 /* json_decode of the value at the start of s[0..n), whatever follows it:
- * *rest is the text after the value. */
+ * *rest is the text after the value. *exact (when not NULL) says whether
+ * json_put_value of *out writes s[0..*rest - s) again byte for byte: no
+ * white space, fields in declaration order, no escapes, no null and no
+ * absent field with a default, no -0. */
 int json_decode_head(const char *s, size_t n, const ty *t, const char *what, arena *a, value *out,
-                     const char **rest, char *why, size_t size);
+                     const char **rest, bool *exact, char *why, size_t size);
 
 /* The stored form, as the SQL targets keep values: json_put_stored writes
  * unset optional fields as null instead of leaving them out (left out, one

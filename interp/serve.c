@@ -36,6 +36,13 @@ typedef struct tap_store {
     const plan *p;
     jline heads;     /* per event of the plan: {"name":"E","payload": */
     size_t *head_at; /* where each starts in heads; one more for the end */
+    /* the request's args, when their text is what json_put_value would
+     * write of them (json_decode_head's exact): an event whose payload is
+     * those very args (the default payload) copies the text */
+    const value *echo_items;
+    const ty *echo_type;
+    const char *echo_text;
+    size_t echo_len;
 } tap_store;
 
 static int tap_result(tap_store *t, int rc)
@@ -90,7 +97,11 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     if (b->len)
         jline_putc(b, ',');
     jline_put(b, t->heads.data + t->head_at[i], t->head_at[i + 1] - t->head_at[i]);
-    json_put_value(b, ev->payload, payload);
+    if (t->echo_text && payload->kind == VAL_STRUCT && payload->u.items == t->echo_items &&
+        (ev->payload == t->echo_type || ty_compatible(ev->payload, t->echo_type)))
+        jline_put(b, t->echo_text, t->echo_len);
+    else
+        json_put_value(b, ev->payload, payload);
     jline_putc(b, '}');
     return rc;
 }
@@ -375,15 +386,24 @@ static bool answer_canonical(server *sv, const char *line, size_t n)
         cmd = plan_find_verb(sv->p, name);
     }
     value a;
+    bool exact;
     if (!cmd || cmd->query ||
         json_decode_head(args, n - (size_t)(args - line), cmd->params, "", &sv->scratch, &a, &rest,
-                         why, sizeof why) < 0 ||
-        rest == line + n || *rest++ != '}')
+                         &exact, why, sizeof why) < 0 ||
+        rest == line + n || *rest != '}')
         return false;
-    for (; rest < line + n; rest++)
-        if (*rest != ' ' && *rest != '\t' && *rest != '\r' && *rest != '\n')
+    for (const char *p = rest + 1; p < line + n; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
             return false;
+    tap_store *t = &sv->tap;
+    if (exact && a.kind == VAL_STRUCT) {
+        t->echo_items = a.u.items;
+        t->echo_type = cmd->params;
+        t->echo_text = args;
+        t->echo_len = (size_t)(rest - args);
+    }
     answer_decoded(sv, cmd, &a);
+    t->echo_text = NULL;
     return true;
 }
 

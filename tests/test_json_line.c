@@ -425,13 +425,67 @@ static void test_canonical_requests_are_found_fast(void **state)
     const char *rest;
     char why[256];
     assert_int_equal(
-        json_decode_head(line, strlen(line), &kept_ty, "", &a, &v, &rest, why, sizeof why), 0);
+        json_decode_head(line, strlen(line), &kept_ty, "", &a, &v, &rest, NULL, why, sizeof why),
+        0);
     assert_string_equal(rest, "}  ");
     assert_int_equal(v.u.items[1].u.i, 5);
     assert_int_equal(
-        json_decode_head("{\"n\":\"5\"}", 9, &kept_ty, "", &a, &v, &rest, why, sizeof why), -1);
+        json_decode_head("{\"n\":\"5\"}", 9, &kept_ty, "", &a, &v, &rest, NULL, why, sizeof why),
+        -1);
     assert_string_equal(why, "n: expected an integer, got a string");
     arena_free(&a);
+}
+
+/* json_decode_head says when the text is exactly what json_put_value
+ * writes of what it read (bench serve then echoes the text as a default
+ * payload), and reads the same value either way. */
+static void test_decode_head_says_when_the_text_is_exact(void **state)
+{
+    static const struct {
+        const char *text;
+        bool exact;
+    } cases[] = {
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":3,\"list\":[1,2]}", true},
+        {"{\"name\":\"a\",\"size\":\"small\",\"count\":-3,\"ok\":true,\"list\":[]}", true},
+        {"{\"name\":\"\xc3\xa9t\xc3\xa9 and a long "
+         "tail\",\"size\":\"large\",\"count\":0,\"list\":[]}",
+         true},
+        /* 19 digits: past the fast read, which the full one then finds exact */
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":1234567890123456789,\"list\":[]}", true},
+        {" {\"name\":\"a\",\"size\":\"large\",\"count\":3,\"list\":[]}", false},
+        {"{\"name\":\"a\", \"size\":\"large\",\"count\":3,\"list\":[]}", false},
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":3,\"list\":[1, 2]}", false},
+        {"{\"size\":\"large\",\"name\":\"a\",\"count\":3,\"list\":[]}", false},
+        {"{\"name\":\"a\",\"size\":\"large\",\"list\":[]}", false}, /* count's default */
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":3}", false}, /* list's [] */
+        {"{\"name\":\"\\u0061\",\"size\":\"large\",\"count\":3,\"list\":[]}", false},
+        {"{\"name\":\"a\",\"size\":\"\\u006carge\",\"count\":3,\"list\":[]}", false},
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":-0,\"list\":[]}", false},
+        {"{\"name\":\"a\",\"size\":\"large\",\"count\":3,\"note\":null,\"list\":[]}", false},
+        {"{\"\\u006eame\":\"a\",\"size\":\"large\",\"count\":3,\"list\":[]}", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *text = cases[i].text;
+        size_t n = strlen(text);
+        arena a = {0};
+        value head, full;
+        const char *rest = NULL;
+        bool exact = !cases[i].exact;
+        char why[256];
+        if (json_decode_head(text, n, &rec_ty, "", &a, &head, &rest, &exact, why, sizeof why) < 0)
+            fail_msg("%s: %s", text, why);
+        assert_ptr_equal(rest, text + n);
+        if (exact != cases[i].exact)
+            fail_msg("%s: exact %d", text, exact);
+        assert_int_equal(json_decode(text, n, &rec_ty, "", &a, &full, why, sizeof why), 0);
+        assert_true(value_equal(&head, &full));
+        jline b = {0};
+        json_put_value(&b, &rec_ty, &head);
+        if (exact && strcmp(text_of(&b), text) != 0)
+            fail_msg("%s: written again as %s", text, text_of(&b));
+        jline_free(&b);
+        arena_free(&a);
+    }
 }
 
 static void test_answers_are_read(void **state)
@@ -619,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_stored_form_reads_back_exactly),
         cmocka_unit_test(test_requests_are_told_apart),
         cmocka_unit_test(test_canonical_requests_are_found_fast),
+        cmocka_unit_test(test_decode_head_says_when_the_text_is_exact),
         cmocka_unit_test(test_answers_are_read),
         cmocka_unit_test(test_serve_answers_events_are_read_fast_as_cjson_reads_them),
     };

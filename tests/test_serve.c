@@ -718,6 +718,34 @@ static void test_serve_strings_round_trip_escapes(void **state)
     assert_int_equal(serve_stop(s), 0);
 }
 
+/* The event that carries the arguments (the default payload) carries them
+ * in the encoder's form however the request wrote them: echoed when they
+ * are in it already, encoded again when spaced, reordered, escaped, with
+ * -0 or a null. */
+static void test_serve_default_payloads_are_in_the_encoders_form(void **state)
+{
+    static const char *args[] = {
+        "{\"name\":\"p1\",\"topping\":\"Basil\",\"amount\":3}",
+        "{\"name\":\"p1\", \"topping\":\"Basil\",\"amount\":3}",
+        "{\"amount\":3,\"name\":\"p1\",\"topping\":\"Basil\"}",
+        "{\"name\":\"p\\u0031\",\"topping\":\"Basil\",\"amount\":3}",
+        "{\"name\":\"p1\",\"topping\":\"Basil\",\"amount\":3} ",
+    };
+    server *s = serve_start("specs/pizzas.yaml");
+    assert_non_null(strstr(ask(s, CREATE("p1")), "\"ok\":true"));
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "{\"verb\":\"Order.AddTopping\",\"args\":%s}", args[i]);
+        const char *got = ask(s, line);
+        static const char want[] =
+            "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":"
+            "{\"name\":\"p1\",\"topping\":\"Basil\",\"amount\":3}}]}";
+        if (strcmp(got, want) != 0)
+            fail_msg("args %s\n  got  %s\n  want %s", args[i], got, want);
+    }
+    assert_int_equal(serve_stop(s), 0);
+}
+
 /* A request line longer than 16 MiB (SERVE_LINE_MAX) is answered with an error once
  * its newline comes, without keeping it; the next line is served. */
 static void test_serve_refuses_a_line_longer_than_the_limit(void **state)
@@ -1216,6 +1244,7 @@ int main(void)
         cmocka_unit_test(test_serve_finds_canonical_requests_by_their_head),
         cmocka_unit_test(test_serve_argument_errors_name_the_path),
         cmocka_unit_test(test_serve_strings_round_trip_escapes),
+        cmocka_unit_test(test_serve_default_payloads_are_in_the_encoders_form),
         cmocka_unit_test(test_serve_refuses_a_line_longer_than_the_limit),
         cmocka_unit_test(test_serve_answers_a_last_line_without_newline),
         cmocka_unit_test(test_protocol_schema_accepts_the_lines_it_should),

@@ -2,7 +2,8 @@
  * parsed as serve_answer does (its fast read of the canonical shape must
  * mean what the full parse means), its args decoded against a struct type and
  * checked, and the value encoded again (in the protocol's form and in the
- * stored form, which must decode back). */
+ * stored form, which must decode back). Args the fast read calls exact
+ * must encode to the very bytes read. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,15 +33,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *verb, *args, *rest;
     size_t vlen;
     value fast, full;
+    bool exact = false;
     if (json_request_canonical(s, size, &verb, &vlen, &args) &&
-        json_decode_head(args, size - (size_t)(args - s), &fz_args, "args", &a, &fast, &rest, why,
-                         sizeof why) == 0 &&
+        json_decode_head(args, size - (size_t)(args - s), &fz_args, "args", &a, &fast, &rest,
+                         &exact, why, sizeof why) == 0 &&
         rest < s + size && *rest == '}' && only_spaces(rest + 1, s + size)) {
         if (parsed != 0 || r.kind != JSON_REQUEST_COMMAND || strlen(r.verb) != vlen ||
             memcmp(r.verb, verb, vlen) != 0 || !r.args ||
             json_decode(r.args, r.args_len, &fz_args, "args", &a, &full, why, sizeof why) != 0 ||
             !value_equal(&fast, &full))
             __builtin_trap();
+        if (exact) { /* serve echoes such args as an event's payload: the encoder's bytes */
+            jline again = {0};
+            json_put_value(&again, &fz_args, &fast);
+            if (again.len != (size_t)(rest - args) || memcmp(again.data, args, again.len) != 0)
+                __builtin_trap();
+            jline_free(&again);
+        }
     }
     if (parsed == 0 && r.args) {
         value v;
