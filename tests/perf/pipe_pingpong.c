@@ -21,6 +21,7 @@
 
 #include "clock.h"
 #include "hist.h"
+#include "line_io.h"
 
 /* As bench writes them for cycle 123456 of specs/pizzas.yaml. */
 static const char request[] =
@@ -29,35 +30,6 @@ static const char request[] =
 static const char answer[] =
     "{\"ok\":true,\"events\":[{\"name\":\"ToppingAdded\",\"payload\":{\"name\":\"pizza-123456\","
     "\"topping\":\"Basil\",\"amount\":3}}]}\n";
-
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        if (w <= 0)
-            return -1;
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads until a newline; returns -1 at end of input. Lines never straddle
- * two round trips here: each side waits for the other's whole line. */
-static int read_line(int fd, char *buf, size_t size)
-{
-    size_t have = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, size - have);
-        if (n <= 0)
-            return -1;
-        have += (size_t)n;
-        if (memchr(buf + have - (size_t)n, '\n', (size_t)n))
-            return 0;
-        if (have == size)
-            return -1;
-    }
-}
 
 static void echo_child(int in, int out)
 {
