@@ -98,7 +98,9 @@ double stats_signed_rank_p(const double *d, size_t n, size_t *m);
  * - one of its histograms has two separate modes (stats_two_modes);
  * - its floor moved: the floors before and after the timed pass differ by
  *   more than STATS_FLOOR_MOVED (the higher over the lower);
- * - a floor is above the run's p50, which it is meant to explain. */
+ * - a floor is above the run's p50, which it is meant to explain, and (when
+ *   the spread is looked at) above every tenth's p50 too: a floor within the
+ *   tenths' p50s is taken at one of the pass's own moments. */
 #define STATS_TENTHS_SPREAD 1.5
 #define STATS_FLOOR_MOVED 1.5
 /* Below this many timed commands (20 a tenth) a tenth's p50 is too noisy to

@@ -455,6 +455,26 @@ static void test_stats_stability_flags_floor_moved_and_above_p50(void **state)
     assert_false(stable_of(&f, NULL, NAN, 52880, reason, sizeof reason));
     assert_string_equal(
         reason, "the round-trip floor 52.88 us is above the p50 3.955 us it should explain");
+    /* the process target on pizzas (a run of 2026-12-02): the floor probe
+       before the pass came out at 9.356 us, above the p50 of 8.668 us but
+       within the tenths' p50s (7.474 to 10.484 us): one of the pass's own
+       moments, not a floor that fails to explain it */
+    static const double tenths_us[STATS_TENTHS] = {10.484, 9.916, 8.66,  8.074, 9.316,
+                                                   8.212,  9.308, 7.654, 7.474, 7.854};
+    f = steady_figures(8668);
+    for (int t = 0; t < STATS_TENTHS; t++)
+        f.tenths[t].p50_ns = tenths_us[t] * 1000;
+    assert_true(stable_of(&f, NULL, 9356, 8284, reason, sizeof reason));
+    assert_string_equal(reason, "");
+    assert_false(stable_of(&f, NULL, 9356, 10490, reason, sizeof reason));
+    assert_string_equal(reason, "the round-trip floor 10.49 us is above the p50 8.668 us it "
+                                "should explain, and every tenth's (at most 10.48 us)");
+    /* too few commands to judge the tenths: the p50 alone */
+    f.commands = STATS_SPREAD_MIN_COMMANDS - 1;
+    assert_false(stable_of(&f, NULL, 9356, 8284, reason, sizeof reason));
+    assert_string_equal(
+        reason, "the round-trip floor 9.356 us is above the p50 8.668 us it should explain");
+    f = steady_figures(3955);
     /* a reason that does not fit is cut short, NUL-terminated */
     char small[16];
     assert_false(stable_of(&f, NULL, NAN, 52880, small, sizeof small));
