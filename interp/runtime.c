@@ -470,6 +470,8 @@ static value fresh_record(runtime *rt, const aggregate *agg, const value *key)
 static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx *ctx,
                                  const value **aliases)
 {
+    if (!cmd->nreads)
+        return RUNTIME_OK;
     value *vals = scratch_values(rt, cmd->nreads);
     for (size_t i = 0; i < cmd->nreads; i++) {
         const read_spec *r = &cmd->reads[i];

@@ -179,6 +179,53 @@ static size_t items_bytes(const value *v)
     return (v->kind == VAL_LIST ? list_room(v->len) : v->len) * sizeof(value);
 }
 
+/* Short strings, the most a store holds, copied and compared without a
+ * call: from w to 2w bytes (w 4 or 8) as two words of w that may overlap,
+ * the first w bytes and the last w. */
+static inline void words_copy(char *dst, const char *src, size_t n, size_t w)
+{
+    char head[8], tail[8];
+    memcpy(head, src, w);
+    memcpy(tail, src + n - w, w);
+    memcpy(dst, head, w);
+    memcpy(dst + n - w, tail, w);
+}
+
+static inline bool words_equal(const char *a, const char *b, size_t n, size_t w)
+{
+    return memcmp(a, b, w) == 0 && memcmp(a + n - w, b + n - w, w) == 0;
+}
+
+/* memcpy of n bytes; short ones without a call. */
+static inline void bytes_copy(char *dst, const char *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        words_copy(dst, src, n, 8);
+    } else if (n >= 4 && n < 8) {
+        words_copy(dst, src, n, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
+/* memcmp(a, b, n) == 0; short ones without a call. */
+static inline bool bytes_equal(const char *a, const char *b, size_t n)
+{
+    if (n >= 8 && n <= 16)
+        return words_equal(a, b, n, 8);
+    if (n >= 4 && n < 8)
+        return words_equal(a, b, n, 4);
+    if (n >= 4)
+        return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 /* Frees what v points at (v itself is the caller's). */
 static void own_free(pool *p, const value *v)
 {
@@ -197,7 +244,7 @@ static void own_copy(pool *p, value *dst, const value *src)
     *dst = *src;
     if (src->kind == VAL_STRING && src->len) {
         char *s = pool_alloc(p, src->len);
-        memcpy(s, src->u.s, src->len);
+        bytes_copy(s, src->u.s, src->len);
         dst->u.s = s;
     } else if ((src->kind == VAL_STRUCT || src->kind == VAL_LIST) && src->len) {
         dst->u.items = pool_alloc(p, items_bytes(src));
@@ -224,6 +271,27 @@ static uint64_t mix64(uint64_t h)
     return h;
 }
 
+/* The bytes of s from i to its end (1 to 7 of them) as one word, zero
+ * padded, without a call: the last eight bytes of a longer string shifted,
+ * or two loads that overlap (4 to 7 bytes), or three bytes. */
+static uint64_t tail_word(const char *s, uint32_t len, uint32_t i)
+{
+    uint32_t rem = len - i;
+    const unsigned char *p = (const unsigned char *)s + i;
+    if (len >= 8) {
+        uint64_t w;
+        memcpy(&w, s + len - 8, sizeof w);
+        return w >> (8 - rem) * 8;
+    }
+    if (rem >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, sizeof a);
+        memcpy(&b, p + rem - 4, sizeof b);
+        return a | (uint64_t)b << (rem - 4) * 8;
+    }
+    return p[0] | (uint64_t)p[rem / 2] << rem / 2 * 8 | (uint64_t)p[rem - 1] << (rem - 1) * 8;
+}
+
 /* A string key eight bytes a step (FNV-1a's multiply on words, the tail
  * zero-padded, the length folded in so that padding cannot collide), then
  * mixed. */
@@ -238,11 +306,8 @@ static uint64_t key_hash(const value *k)
         memcpy(&w, k->u.s + i, sizeof w);
         h = (h ^ w) * 0x100000001b3ULL;
     }
-    if (i < k->len) {
-        uint64_t w = 0;
-        memcpy(&w, k->u.s + i, k->len - i);
-        h = (h ^ w) * 0x100000001b3ULL;
-    }
+    if (i < k->len)
+        h = (h ^ tail_word(k->u.s, k->len, i)) * 0x100000001b3ULL;
     return mix64(h);
 }
 
@@ -261,8 +326,7 @@ static bool value_same(const value *a, const value *b)
 static bool key_equal(const value *a, const value *b)
 {
     if (a->kind == VAL_STRING)
-        return b->kind == VAL_STRING && a->len == b->len &&
-               (a->len == 0 || memcmp(a->u.s, b->u.s, a->len) == 0);
+        return b->kind == VAL_STRING && a->len == b->len && bytes_equal(a->u.s, b->u.s, a->len);
     return a->kind == b->kind && a->u.i == b->u.i;
 }
 
@@ -857,17 +921,54 @@ static void *cursor_take(cursor *c, size_t n, size_t align)
     return p;
 }
 
+/* A struct or list none of whose items is a struct or list (an event's
+ * payload, most often): its items in one array with their strings' bytes
+ * right after, taken at once and the array copied whole. 1: copied; 0: the
+ * chunk has no room; -1: not flat (copy_into goes item by item). */
+static int copy_flat(value *dst, const value *src, cursor *c)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < src->len; i++) {
+        const value *v = &src->u.items[i];
+        if (v->kind == VAL_STRUCT || v->kind == VAL_LIST)
+            return -1;
+        if (v->kind == VAL_STRING)
+            bytes += v->len;
+    }
+    size_t array = (size_t)src->len * sizeof(value);
+    value *items = cursor_take(c, array + bytes, _Alignof(value));
+    if (!items)
+        return 0;
+    memcpy(items, src->u.items, array);
+    char *b = (char *)items + array;
+    for (uint32_t i = 0; i < src->len; i++) {
+        value *v = &items[i];
+        if (v->kind != VAL_STRING)
+            continue;
+        bytes_copy(b, v->u.s, v->len);
+        v->u.s = b;
+        b += v->len;
+    }
+    *dst = *src;
+    dst->u.items = items;
+    return 1;
+}
+
 /* *dst becomes a copy of src in the chunk, in one pass; false when the
  * chunk has no room left for it (the caller starts a larger chunk). */
 static bool copy_into(value *dst, const value *src, cursor *c)
 {
+    if ((src->kind == VAL_STRUCT || src->kind == VAL_LIST) && src->len) {
+        int flat = copy_flat(dst, src, c);
+        if (flat >= 0)
+            return flat == 1;
+    }
     *dst = *src;
     if (src->kind == VAL_STRING) {
         char *b = cursor_take(c, src->len, 1);
         if (!b)
             return false;
-        if (src->len)
-            memcpy(b, src->u.s, src->len);
+        bytes_copy(b, src->u.s, src->len);
         dst->u.s = b;
     } else if (src->kind == VAL_STRUCT || src->kind == VAL_LIST) {
         value *items = cursor_take(c, (size_t)src->len * sizeof *items, _Alignof(value));
@@ -1012,7 +1113,7 @@ static int tx_load(memory_store *m, txn *x, const aggregate *agg, const value *k
         l->key = key;
         l->seen = *key;
         if (key->kind == VAL_STRING && key->len)
-            memcpy(l->bytes, key->u.s, key->len);
+            bytes_copy(l->bytes, key->u.s, key->len);
         l->agg = agg->index;
         l->t = t;
         l->hash = hash;
@@ -1037,7 +1138,7 @@ static int find(memory_store *m, txn *x, const aggregate *agg, const value *key,
     const lookup *l = &x->last;
     if (l->key == key && l->agg == agg->index && l->version == l->t->version &&
         value_same(&l->seen, key) &&
-        (key->kind != VAL_STRING || key->len == 0 || memcmp(l->bytes, key->u.s, key->len) == 0)) {
+        (key->kind != VAL_STRING || bytes_equal(l->bytes, key->u.s, key->len))) {
         *hash = l->hash;
         *t = l->t;
         *where = l->where;
