@@ -11,13 +11,38 @@
  * time. Placement is the caller's (taskset). A benchmark, not a test; the
  * idea is jHiccup's, the code this project's.
  *
- * usage: perf_hiccup [SECONDS]   (default 5) */
+ * It also counts the local timer interrupts this CPU took meanwhile
+ * (/proc/interrupts, LOC): the kernel's tick, which on a virtual machine
+ * can itself cost tens of microseconds.
+ *
+ * With RATE and SERVICE_NS it then replays an open loop on the time the
+ * loop had: cycles intended every 1/RATE s (a constant rate), each taking
+ * SERVICE_NS of the CPU, one after another, the CPU gone in every gap the
+ * loop saw (above 1 us). A cycle starts at its intended time, or when the
+ * one before it ends, or when the CPU comes back, whichever is last; its
+ * lag is that start less its intended time (pgbench -R's). It prints that
+ * lag's p50 and p99: what an open loop at that rate and service time lags
+ * on this CPU at this time from the machine's gaps alone, whatever runs it.
+ *
+ * usage: perf_hiccup [SECONDS [RATE SERVICE_NS]]   (default 5) */
+#define _GNU_SOURCE
+#include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A gap is a stretch the loop did not run: from one clock read to the
+ * next, when over GAP_MIN_NS (a read is tens of nanoseconds). */
+enum { GAP_MIN_NS = 1000 };
+
+typedef struct away {
+    uint64_t from, to;
+} away;
 
 static uint64_t now_ns(void)
 {
@@ -39,13 +64,103 @@ static unsigned long long steal_ticks(void)
     return n == 8 ? v[7] : 0;
 }
 
+/* The local timer interrupts CPU cpu has taken (/proc/interrupts' LOC
+ * line), or -1 when unknown. */
+static long long timer_interrupts(int cpu)
+{
+    FILE *f = fopen("/proc/interrupts", "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    long long n = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "LOC:", 4) != 0)
+            continue;
+        p += 4;
+        for (int c = 0; c <= cpu; c++) {
+            char *end;
+            long long v = strtoll(p, &end, 10);
+            if (end == p)
+                break;
+            if (c == cpu)
+                n = v;
+            p = end;
+        }
+        break;
+    }
+    fclose(f);
+    return n;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile q of the n sorted values. */
+static double rank(const uint64_t *v, size_t n, double q)
+{
+    size_t r = (size_t)ceil(q * (double)n);
+    return (double)v[r ? r - 1 : 0];
+}
+
+/* The open loop replayed on the gaps g[0..ng) of [start, end): prints its
+ * lag's p50 and p99 (see the top of the file). */
+static void replay(const away *g, size_t ng, uint64_t start, uint64_t end, double rate,
+                   double service_ns)
+{
+    double period = 1e9 / rate;
+    size_t n = (size_t)((double)(end - start) / period);
+    uint64_t *lag = malloc((n ? n : 1) * sizeof *lag);
+    if (!lag) {
+        fprintf(stderr, "perf_hiccup: out of memory\n");
+        exit(1);
+    }
+    size_t gi = 0;
+    double finish = (double)start;
+    for (size_t k = 0; k < n; k++) {
+        double intended = (double)start + (double)k * period;
+        double at = intended > finish ? intended : finish;
+        while (gi < ng && (double)g[gi].to <= at)
+            gi++;
+        if (gi < ng && (double)g[gi].from <= at)
+            at = (double)g[gi++].to; /* the CPU was away: the cycle starts when it is back */
+        lag[k] = (uint64_t)(at - intended);
+        finish = at + service_ns;
+        for (size_t j = gi; j < ng && (double)g[j].from < finish; j++)
+            finish += (double)(g[j].to - g[j].from); /* a gap inside the cycle lengthens it */
+    }
+    qsort(lag, n, sizeof *lag, by_value);
+    printf("an open loop at %.0f cycles/s of %.0f ns each (%.2f of the CPU), replayed on the "
+           "time this loop had: lag p50 %.3f us, p99 %.3f us over %zu cycles\n",
+           rate, service_ns, rate * service_ns / 1e9, n ? rank(lag, n, 0.5) / 1000.0 : NAN,
+           n ? rank(lag, n, 0.99) / 1000.0 : NAN, n);
+    free(lag);
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? strtod(argv[1], NULL) : 5;
-    if (!(seconds > 0 && seconds <= 3600)) {
-        fprintf(stderr, "usage: perf_hiccup [SECONDS]   (SECONDS above 0, at most 3600)\n");
+    double rate = argc > 3 ? strtod(argv[2], NULL) : 0;
+    double service_ns = argc > 3 ? strtod(argv[3], NULL) : 0;
+    if (!(seconds > 0 && seconds <= 3600) || argc == 3 || argc > 4 ||
+        (argc == 4 && !(rate > 0 && rate <= 1e9 && service_ns >= 0 && service_ns < 1e9))) {
+        fprintf(stderr, "usage: perf_hiccup [SECONDS [RATE SERVICE_NS]]   (SECONDS above 0, at "
+                        "most 3600; RATE cycles/s above 0; SERVICE_NS at least 0)\n");
         return 2;
     }
+    size_t ng = 0, cap = 1 << 16;
+    away *gaps = malloc(cap * sizeof *gaps);
+    if (!gaps) {
+        fprintf(stderr, "perf_hiccup: out of memory\n");
+        return 1;
+    }
+    int cpu = sched_getcpu();
+    long long loc0 = timer_interrupts(cpu);
     struct rusage before, after;
     getrusage(RUSAGE_SELF, &before);
     unsigned long long steal0 = steal_ticks();
@@ -54,6 +169,18 @@ int main(int argc, char **argv)
     long over20 = 0, over50 = 0, over100 = 0, over1000 = 0;
     while (prev < end) {
         uint64_t t = now_ns(), gap = t - prev;
+        if (gap > GAP_MIN_NS) {
+            if (ng == cap) {
+                away *more = realloc(gaps, 2 * cap * sizeof *gaps);
+                if (!more) {
+                    fprintf(stderr, "perf_hiccup: out of memory\n");
+                    return 1;
+                }
+                gaps = more;
+                cap *= 2;
+            }
+            gaps[ng++] = (away){prev, t};
+        }
         prev = t;
         longest = gap > longest ? gap : longest;
         over20 += gap > 20000;
@@ -62,13 +189,21 @@ int main(int argc, char **argv)
         over1000 += gap > 1000000;
     }
     getrusage(RUSAGE_SELF, &after);
+    long long loc1 = timer_interrupts(cpu);
     long tick = sysconf(_SC_CLK_TCK);
+    char timers[96] = "";
+    if (loc0 >= 0 && loc1 >= loc0 && sched_getcpu() == cpu)
+        snprintf(timers, sizeof timers, "; %lld local timer interrupts on CPU %d", loc1 - loc0,
+                 cpu);
     printf(
         "a loop that only reads the clock, %.1f s: longest gap %.1f us; %ld gaps over 20 us, %ld "
-        "over 50 us, %ld over 100 us, %ld over 1 ms; %ld involuntary context switches; the "
+        "over 50 us, %ld over 100 us, %ld over 1 ms%s; %ld involuntary context switches; the "
         "host took %.2f s of CPU from this machine meanwhile (steal)\n",
-        seconds, (double)longest / 1000.0, over20, over50, over100, over1000,
+        seconds, (double)longest / 1000.0, over20, over50, over100, over1000, timers,
         after.ru_nivcsw - before.ru_nivcsw,
         tick > 0 ? (double)(steal_ticks() - steal0) / (double)tick : 0.0);
+    if (argc == 4)
+        replay(gaps, ng, start, prev, rate, service_ns);
+    free(gaps);
     return 0;
 }
