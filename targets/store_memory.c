@@ -106,6 +106,10 @@ typedef struct pool {
     size_t nchunks, chunks_cap;
     size_t taken;            /* chunks begun in all, malloc'd or reserved */
     char *spare, *spare_end; /* reserved room (memory_reserve), a chunk at a time */
+    /* blocks over POOL_MAX (malloc'd) this pool allocated less those it
+       freed: one pool may free another's (two clients, one record), so
+       only the sum over the store's pools counts them */
+    int64_t large;
 } pool;
 
 static unsigned pool_class(size_t n)
@@ -115,8 +119,10 @@ static unsigned pool_class(size_t n)
 
 static void *pool_alloc(pool *p, size_t n)
 {
-    if (n > POOL_MAX)
+    if (n > POOL_MAX) {
+        p->large++;
         return xmalloc(n);
+    }
     unsigned c = pool_class(n);
     void *b = p->free[c];
     if (b) {
@@ -150,6 +156,7 @@ static void pool_free(pool *p, void *b, size_t n)
     if (!b)
         return;
     if (n > POOL_MAX) {
+        p->large--;
         free(b);
         return;
     }
@@ -582,12 +589,14 @@ static void table_remove(table *t, slot *sl)
     t->slots[gap] = (slot){0};
 }
 
-static void table_free(pool *p, table *t)
+/* Unmaps t, freeing its records one by one when records_too (else their
+ * pool's chunks go whole, with nothing malloc'd apart in them). */
+static void table_free(pool *p, table *t, bool records_too)
 {
-    for (size_t i = 0; i < t->cap; i++)
+    for (size_t i = 0; records_too && i < t->cap; i++)
         if (t->slots[i].rec)
             record_free(p, t->slots[i].rec);
-    for (size_t i = t->moved; i < t->old_cap; i++)
+    for (size_t i = t->moved; records_too && i < t->old_cap; i++)
         if (t->old[i].rec && t->old[i].rec != TOMB)
             record_free(p, t->old[i].rec);
     slots_unmap(t->slots, t->cap);
@@ -1583,8 +1592,12 @@ void memory_store_free(store *s)
         free(m->stripes);
         pthread_mutex_destroy(&m->mu);
     }
+    /* the records' blocks are the pool's, which goes whole with its
+       chunks: they are walked only when one of them may be malloc'd apart
+       (a block over POOL_MAX still live, or a session left open) */
+    bool walk = m->own.pool.large != 0 || m->sessions;
     for (size_t a = 0; m->tables && a < (m->p->naggs << m->stripe_bits); a++)
-        table_free(&m->own.pool, &m->tables[a]);
+        table_free(&m->own.pool, &m->tables[a], walk);
     for (size_t a = 0; m->index && a < m->p->naggs; a++)
         skip_free(m->index[a]);
     txn_free(&m->own);
@@ -1969,6 +1982,8 @@ static void memory_session_close(store *s)
     hand_over(&m->own.pool.chunks, &m->own.pool.nchunks, &m->own.pool.chunks_cap, x->pool.chunks,
               x->pool.nchunks);
     x->pool.nchunks = 0;
+    m->own.pool.large += x->pool.large;
+    x->pool.large = 0;
     for (size_t i = 0; i < x->nchunks; i++) {
         if (m->own.nchunks == m->own.chunks_cap) {
             m->own.chunks_cap = m->own.chunks_cap ? 2 * m->own.chunks_cap : 16;
