@@ -145,7 +145,10 @@ int json_answer_read(const char *s, size_t n, char *msg, size_t msize);
  * and valid JSON throughout; 0, with names as it was, for every other line
  * (the caller then parses it in full). A line this accepts, cJSON parses
  * too, to the same names: payload numbers longer than cJSON reads, and
- * anything nested deeper than 64 levels, are left to it. */
-int json_answer_events(const char *s, size_t n, jline *names);
+ * anything nested deeper than 64 levels, are left to it. known[0..known_len)
+ * (NULL: none) is JSON the caller wrote itself, a request's args: a payload
+ * of exactly those bytes is valid without being read again (bench serve
+ * echoes a command's args as its event's payload). */
+int json_answer_events(const char *s, size_t n, jline *names, const char *known, size_t known_len);
 
 #endif

@@ -103,7 +103,8 @@ typedef struct process_target {
     int out_fd; /* the child's stdout (our read end); with connect the socket */
     int err_fd; /* the child's stderr (our read end, non-blocking); -1 with connect */
     int timeout_ms;
-    jline req; /* the request line prepare encoded */
+    jline req;             /* the request line prepare encoded */
+    const command *req_of; /* the command it is of (NULL: another line) */
     /* per step instance (args' address), the JSON of its constant arguments
        (target.args_checked), encoded once a run; PROCESS_KEPT at most */
     struct kept_args {
@@ -853,7 +854,11 @@ static int check_answer(process_target *pt, const command *cmd, const char *line
 {
     jline *got = &pt->got;
     got->len = 0;
-    bool events = !cmd->query && json_answer_events(line, len, got) == 1;
+    /* the request's args, which bench serve echoes as a payload */
+    size_t at = pt->prefix_len[cmd->index];
+    const char *sent = pt->req_of == cmd && pt->req.len > at + 2 ? pt->req.data + at : NULL;
+    bool events = !cmd->query &&
+                  json_answer_events(line, len, got, sent, sent ? pt->req.len - at - 2 : 0) == 1;
     int bad = 0;
     if (!events) {
         cJSON *root = parse_whole(line, len);
@@ -1238,6 +1243,7 @@ static int process_prepare(target *t, const command *cmd, const value *args)
     pt->scan_limit = cmd->scan ? args->u.items[cmd->scan_limit].u.i : 0;
     jline *b = &pt->req;
     b->len = 0;
+    pt->req_of = NULL;
     jline_put(b, pt->prefixes.data + pt->prefix_at[cmd->index], pt->prefix_len[cmd->index]);
     json_kept *k = t->args_checked ? kept_for(pt, cmd, args) : NULL;
     if (k)
@@ -1245,6 +1251,7 @@ static int process_prepare(target *t, const command *cmd, const value *args)
     else
         json_put_value(b, cmd->params, args);
     jline_put(b, "}\n", 2);
+    pt->req_of = cmd;
     return TARGET_OK;
 }
 
@@ -1458,6 +1465,7 @@ static int process_read(target *t, const aggregate *agg, const value *key, arena
         return read_instance(pt, agg, key, a, out);
     jline *b = &pt->req;
     b->len = 0;
+    pt->req_of = NULL;
     jline_puts(b, "{\"record\":{\"aggregate\":");
     json_put_string(b, agg->name, strlen(agg->name));
     jline_puts(b, ",\"id\":");
