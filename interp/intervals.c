@@ -109,8 +109,11 @@ static void close_one(intervals *iv, uint64_t end)
     interval *it = &iv->items[iv->n++];
     uint64_t from = iv->start + (uint64_t)(iv->n - 1) * iv->every_ns;
     *it = (interval){.start_ns = from - iv->start, .length_ns = end - from};
-    for (size_t v = 0; v < iv->nverbs; v++) /* the loop records the verbs' only */
+    for (size_t v = 0; v < iv->nverbs; v++) { /* the loop records the verbs' only */
         hist_merge(&iv->cur, &iv->cur_verbs[v]);
+        if (iv->fold_verbs)
+            hist_merge(&iv->fold_verbs[v], &iv->cur_verbs[v]);
+    }
     figures_of(&iv->cur, it);
     snapshot(&iv->cur, &it->all);
     it->nverbs = iv->nverbs;

@@ -37,6 +37,10 @@ typedef struct intervals {
     hist cur;                 /* the interval closing: its verbs' merged (close_one) */
     hist *cur_verbs;
     size_t nverbs;
+    /* NULL, or nverbs histograms each closing interval's verbs are also
+       merged into: the pass's per-verb histograms, which then need no
+       record of their own per command (complete once intervals_finish) */
+    hist *fold_verbs;
     interval *items;
     size_t n, cap;
 } intervals;

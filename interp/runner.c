@@ -431,8 +431,9 @@ timed_step(run_state *rs, step_inst *si, uint64_t n, unsigned tenth, uint64_t fr
     if (drc == TARGET_FAILED)
         return abandon_cycle(rs, si, n, t1, rc);
     hist_sample hs = hist_sample_of(ns);
-    hist_add(&rs->tenths[tenth], &hs); /* the run's histogram is their merge (all_of_tenths) */
-    hist_add(&rs->verbs[si->verb], &hs);
+    /* the run's histogram is the tenths' merge (all_of_tenths), each verb's
+       its intervals' (fold_verbs) */
+    hist_add(&rs->tenths[tenth], &hs);
     intervals_add(&rs->iv, (size_t)si->verb, &hs);
     if (open) {
         hist_record(&rs->service, t1 - t0);
@@ -568,6 +569,7 @@ static int timed_pass(run_state *rs, const run_options *o, double *wall_seconds)
     mix_reset_counts(rs->mx); /* the flows' shares are the timed pass's */
     if (intervals_init(&rs->iv, every, 0, rs->nverbs) < 0) /* before the clock starts */
         return err_set(&rs->failure, "run %d: out of memory", rs->run);
+    rs->iv.fold_verbs = rs->verbs;
     /* each loop its own machine code: the closed one tests nothing of the open one's */
     return pp.open ? timed_loop(rs, o, &pp, live, wall_seconds, true)
                    : timed_loop(rs, o, &pp, live, wall_seconds, false);
@@ -834,6 +836,7 @@ static int timed_pass_many(run_state *rs, const run_options *o, double *wall_sec
         mix_reset_counts(cs->mx);
         if (intervals_init(&cs->iv, every, 0, cs->nverbs) < 0)
             rc = err_set(&rs->failure, "run %d: out of memory", rs->run);
+        cs->iv.fold_verbs = cs->verbs;
     }
     start_gate gate = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     rs->start_epoch_s = epoch_seconds();

@@ -1554,6 +1554,25 @@ static void test_duration_times_the_pass_and_intervals_cover_it(void **state)
         sum += run->intervals[i].commands;
     }
     assert_int_equal(sum, run->fig.commands);
+    /* each verb's histogram is its intervals' merged: the same counts, all
+       of them, and its percentiles within their extremes */
+    uint64_t verbs_sum = 0;
+    for (size_t v = 0; v < run->nverbs; v++) {
+        uint64_t of_intervals = 0, lo = UINT64_MAX, hi = 0;
+        for (size_t i = 0; i < run->nintervals; i++) {
+            const hist_buckets *b = &run->intervals[i].verbs[v];
+            of_intervals += b->total;
+            if (b->total) {
+                lo = b->min < lo ? b->min : lo;
+                hi = b->max > hi ? b->max : hi;
+            }
+        }
+        assert_true(run->verbs[v].count > 0);
+        assert_int_equal(run->verbs[v].count, of_intervals);
+        assert_true(run->verbs[v].p50_ns >= (double)lo && run->verbs[v].p99_ns <= (double)hi);
+        verbs_sum += run->verbs[v].count;
+    }
+    assert_int_equal(verbs_sum, run->fig.commands);
     assert_int_equal(result_for(&r, "a", 0)->verify, VERIFY_PASS);
     report_free(&r);
 }
