@@ -8,8 +8,11 @@ cost bench reports (harness_cost_ns_per_command: the wall time per command
 of its null pass) and the wall time per command of the three 1,000,000-cycle
 null runs. The goal, null at most 60 ns a command, is judged on the median
 of the five harness costs; the long runs are reported beside it (on a busy
-machine they also hold the time other processes took the CPU). Exits 1 when
-the goal is missed."""
+machine they also hold the time other processes took the CPU). After them it
+runs perf_clock_cost (tests/perf/clock_cost.c, beside BENCH) on the same CPU
+and prints what the two clock reads of a command cost alone: a floor under
+the harness cost that no change to bench can lower, on this host. Exits 1
+when the goal is missed."""
 import json
 import os
 import statistics
@@ -43,6 +46,12 @@ def main():
     cost = statistics.median(costs)
     ok = cost <= GOAL_NS
     print(f"  bench on CPU {cpu} (--cpu {cpu}), load average {load:.2f} before")
+    clock = json.loads(subprocess.run(
+        ["taskset", "-c", str(cpu), os.path.join(os.path.dirname(bench), "perf_clock_cost")],
+        check=True, capture_output=True, text=True).stdout)
+    print(f"  the two clock reads of a command alone ({clock['clock']}), on CPU {cpu}: "
+          f"{clock['pair_ns']:.1f} ns a pair (fastest batch {clock['pair_min_ns']:.1f}; one "
+          f"clock_gettime {clock['clock_gettime_ns']:.1f} ns): the least a command can cost here")
     print(f"  harness cost, median of {INVOCATIONS} invocations = {cost:.1f} ns a command "
           f"(goal <= {GOAL_NS:.0f}: {'met' if ok else 'MISSED'}); 1,000,000-cycle null runs, "
           f"median = {statistics.median(walls):.1f} ns a command (reported)")
