@@ -10,9 +10,9 @@ null runs. The goal, null at most 60 ns a command, is judged on the median
 of the five harness costs; the long runs are reported beside it (on a busy
 machine they also hold the time other processes took the CPU). After them it
 runs perf_clock_cost (tests/perf/clock_cost.c, beside BENCH) on the same CPU
-and prints what the two clock reads of a command cost alone: a floor under
-the harness cost that no change to bench can lower, on this host. Exits 1
-when the goal is missed."""
+and prints what the two clock reads of a command cost alone: on this host,
+a floor under the harness cost for as long as a command is timed by two
+reads. Exits 1 when the goal is missed."""
 import json
 import os
 import statistics
