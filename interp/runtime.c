@@ -66,6 +66,10 @@ struct runtime {
      * are known before the command runs (policy_keys), and how many */
     policy_key **policy_keys;
     size_t *npolicy_keys;
+    /* per command index: the store's direct path serves it (find_direct),
+       with room in the lists it appends to (NULL: a transaction) */
+    const store_room **direct;
+    size_t *nrooms;
     bool conflict;     /* the dispatch's create was refused as already existing */
     bool args_checked; /* the dispatched command's arguments passed their checks */
     bool answered;     /* the dispatch was a query that succeeded: answer holds its returns */
@@ -316,6 +320,47 @@ static int find_changed(runtime *rt)
     return rt->changes ? 0 : -1;
 }
 
+/* Whether cmd can take a store's direct path (store.h): it writes only its
+ * own record (an update, a create or a delete; its reads only load) and
+ * its event runs no policy, so everything it checks comes before its one
+ * write; and no field is both set and appended to (the direct write
+ * applies a set and an append to different fields). */
+static bool direct_fits(const command *cmd)
+{
+    if (cmd->query || cmd->scan || !cmd->agg || (cmd->event && cmd->event->npolicies))
+        return false;
+    for (size_t i = 0; i < cmd->neffects; i++)
+        for (size_t j = i + 1; j < cmd->neffects; j++)
+            if (cmd->effects[i].field == cmd->effects[j].field)
+                return false;
+    return true;
+}
+
+/* Which commands take the store's direct path, and the room in the lists
+ * each appends to (an item per append). */
+static int find_direct(runtime *rt)
+{
+    const plan *p = rt->p;
+    size_t n = p->ncommands ? p->ncommands : 1;
+    rt->direct = calloc(n, sizeof *rt->direct);
+    rt->nrooms = calloc(n, sizeof *rt->nrooms);
+    if (!rt->direct || !rt->nrooms)
+        return -1;
+    for (size_t c = 0; c < p->ncommands; c++) {
+        const command *cmd = p->commands[c];
+        if (!direct_fits(cmd))
+            continue;
+        store_room *room = calloc(cmd->neffects + 1, sizeof *room);
+        if (!room)
+            return -1;
+        for (size_t i = 0; i < cmd->neffects; i++)
+            if (cmd->effects[i].kind == EFFECT_APPEND)
+                room[rt->nrooms[c]++] = (store_room){.field = cmd->effects[i].field, .n = 1};
+        rt->direct[c] = room;
+    }
+    return 0;
+}
+
 int runtime_new(const plan *p, store *s, runtime **out)
 {
     *out = NULL;
@@ -324,7 +369,7 @@ int runtime_new(const plan *p, store *s, runtime **out)
         return -1;
     rt->p = p;
     rt->s = s;
-    if (find_changed(rt) < 0) {
+    if (find_changed(rt) < 0 || (s->ops->direct_find && find_direct(rt) < 0)) {
         runtime_free(rt);
         return -1;
     }
@@ -355,6 +400,10 @@ void runtime_free(runtime *rt)
     free(rt->fresh_checks_changed);
     free(rt->free_params);
     free(rt->changes);
+    for (size_t c = 0; rt->direct && c < rt->p->ncommands; c++)
+        free((void *)rt->direct[c]);
+    free((void *)rt->direct);
+    free(rt->nrooms);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -466,9 +515,10 @@ static value fresh_record(runtime *rt, const aggregate *agg, const value *key)
     return (value){.kind = VAL_STRUCT, .len = (uint32_t)st->nfields, .u.items = items};
 }
 
-/* Loads every `reads` alias; an absent one refuses. */
+/* Loads every `reads` alias (by the store's direct path when the command
+ * takes it); an absent one refuses. */
 static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx *ctx,
-                                 const value **aliases)
+                                 const value **aliases, bool direct)
 {
     if (!cmd->nreads)
         return RUNTIME_OK;
@@ -479,7 +529,9 @@ static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx
         runtime_status st = eval(rt, cmd, r->key, ctx, &key);
         if (st != RUNTIME_OK)
             return st;
-        int rc = rt->s->ops->load(rt->s, r->agg, &key, &vals[i]);
+        store_ref ref;
+        int rc = direct ? rt->s->ops->direct_find(rt->s, r->agg, &key, NULL, 0, &ref, &vals[i])
+                        : rt->s->ops->load(rt->s, r->agg, &key, &vals[i]);
         if (rc < 0)
             return store_failed(rt, cmd);
         if (rc == 0) {
@@ -731,6 +783,29 @@ static uint32_t check_from(const ty *st, const changed_field *ch, const value *w
     return before;
 }
 
+/* Field constraints are invariants of the new state next (old before it):
+ * only what the effects changed when by_field (the record was changed
+ * field by field: the rest passed before), only what a create sets when
+ * the rest pass as they start, else all of it. */
+static runtime_status check_state(runtime *rt, const command *cmd, const value *old,
+                                  const value *next, bool by_field)
+{
+    char why[RUNTIME_WHY_MAX];
+    const ty *st = cmd->agg->state;
+    if (!by_field && !(cmd->creates && rt->fresh_checks_changed[cmd->index]))
+        return value_check(st, next, "", why, sizeof why) < 0 ? refuse(rt, cmd, "%s", why)
+                                                              : RUNTIME_OK;
+    const changed_field *ch = rt->changed[cmd->index];
+    for (size_t i = 0; i < rt->nchanged[cmd->index]; i++) {
+        const value *nv = &next->u.items[ch[i].field];
+        uint32_t from = check_from(st, &ch[i], &old->u.items[ch[i].field], nv);
+        if (from != UINT32_MAX &&
+            value_check_field(st, (size_t)ch[i].field, nv, from, why, sizeof why) < 0)
+            return refuse(rt, cmd, "%s", why);
+    }
+    return RUNTIME_OK;
+}
+
 /* One command inside the open transaction: every check, the save (or, for a
  * deleting command, the removal), the event and its policies. depth counts policy hops from the
  * dispatched command; checked: the arguments not to check again (0 for a policy's). */
@@ -783,7 +858,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
             ? alias_room
             : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
-    runtime_status st = load_reads(rt, cmd, &pre, aliases);
+    runtime_status st = load_reads(rt, cmd, &pre, aliases, false);
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
     value next = old;
@@ -794,27 +869,13 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (st != RUNTIME_OK)
         return st;
 
-    /* field constraints are invariants of the new state: only what the
-       effects changed is checked in place (the rest passed before), and
-       only what a create sets when the rest pass as they start */
     if (in_place && rt->s->ops->update(rt->s, agg, key, rt->changes, cmd->neffects, &next) < 0)
         return store_failed(rt, cmd);
-    if (in_place || (cmd->creates && rt->fresh_checks_changed[cmd->index])) {
-        const changed_field *ch = rt->changed[cmd->index];
-        for (size_t i = 0; i < rt->nchanged[cmd->index]; i++) {
-            uint32_t from = check_from(agg->state, &ch[i], &old.u.items[ch[i].field],
-                                       &next.u.items[ch[i].field]);
-            if (from != UINT32_MAX &&
-                value_check_field(agg->state, (size_t)ch[i].field, &next.u.items[ch[i].field], from,
-                                  why, sizeof why) < 0)
-                return refuse(rt, cmd, "%s", why);
-        }
-    } else if (value_check(agg->state, &next, "", why, sizeof why) < 0) {
-        return refuse(rt, cmd, "%s", why);
-    }
+    st = check_state(rt, cmd, &old, &next, in_place);
     expr_ctx post = {
         .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
-    st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
+    if (st == RUNTIME_OK)
+        st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
     if (st != RUNTIME_OK)
         return st;
 
@@ -830,6 +891,106 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (!cmd->event)
         return RUNTIME_OK;
     return emit(rt, cmd, args, key, &post, depth);
+}
+
+/* The record's new state after the changes of cmd's effects (rt->changes),
+ * as the checks after the effects see it, with nothing written: its
+ * fields as they are (in room when they fit), each set one replaced, each
+ * list appended to one item longer: the item goes into the room the direct
+ * find made past the list's length (an unset optional list: the item
+ * alone). */
+static value next_view(runtime *rt, const command *cmd, const value *old, value *room)
+{
+    value *items = old->len <= EXECUTE_ROOM ? room : scratch_values(rt, old->len);
+    memcpy(items, old->u.items, old->len * sizeof *items);
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const store_change *c = &rt->changes[i];
+        value *f = &items[c->field];
+        if (!c->append) {
+            *f = c->v;
+        } else if (f->kind == VAL_LIST) {
+            f->u.items[f->len++] = c->v;
+        } else {
+            value *one = scratch_values(rt, 1);
+            *one = c->v;
+            *f = (value){.kind = VAL_LIST, .len = 1, .u.items = one};
+        }
+    }
+    return (value){.kind = VAL_STRUCT, .len = old->len, .u.items = items};
+}
+
+/* A command on the store's direct path (find_direct): execute's steps,
+ * checks and words, but every check before the one write, so a refusal has
+ * nothing to undo. The record is read where it lies (nothing changes it
+ * before the write), the new state is a view (next_view), and the write
+ * takes the changes, the created record or the removal, and the event. */
+static runtime_status direct(runtime *rt, const command *cmd, const value *args, uint64_t checked)
+{
+    char why[RUNTIME_WHY_MAX];
+    if (check_args(cmd->params, args, checked, rt->free_params[cmd->index], why, sizeof why) < 0)
+        return refuse(rt, cmd, "%s", why);
+    rt->args_checked = true;
+    store *s = rt->s;
+    const aggregate *agg = cmd->agg;
+    const value *key = &args->u.items[cmd->identity_param];
+    store_ref ref;
+    value old;
+    runtime_status st;
+    int rc = s->ops->direct_find(s, agg, key, rt->direct[cmd->index], rt->nrooms[cmd->index], &ref,
+                                 &old);
+    if (rc < 0 || rc == cmd->creates) {
+        st = rc < 0 ? store_failed(rt, cmd)
+                    : (cmd->creates ? already_exists(rt, cmd, key) : absent(rt, cmd, key));
+        goto release;
+    }
+    if (cmd->creates)
+        old = fresh_record(rt, agg, key);
+    const value *alias_room[EXECUTE_ROOM];
+    const value **aliases =
+        cmd->nreads < EXECUTE_ROOM
+            ? alias_room
+            : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+    expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
+    st = load_reads(rt, cmd, &pre, aliases, true);
+    if (st == RUNTIME_OK)
+        st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
+    bool by_field = !cmd->creates && !cmd->deletes && cmd->neffects;
+    value next = old, next_room[EXECUTE_ROOM];
+    if (st == RUNTIME_OK && by_field) {
+        st = compute_effects(rt, cmd, &pre);
+        if (st == RUNTIME_OK)
+            next = next_view(rt, cmd, &old, next_room);
+    } else if (st == RUNTIME_OK) {
+        st = apply_effects(rt, cmd, &old, &pre, &next);
+    }
+    if (st == RUNTIME_OK)
+        st = check_state(rt, cmd, &old, &next, by_field);
+    expr_ctx post = {
+        .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
+    if (st == RUNTIME_OK)
+        st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
+    value payload = *args;
+    if (st == RUNTIME_OK && cmd->event && cmd->payload)
+        st = build_struct(rt, cmd, cmd->event->payload, cmd->payload, &post, &payload);
+    if (st != RUNTIME_OK)
+        goto release;
+    store_write w = {
+        .kind = cmd->creates   ? STORE_WRITE_CREATE
+                : cmd->deletes ? STORE_WRITE_REMOVE
+                               : STORE_WRITE_UPDATE,
+        .agg = agg,
+        .key = key,
+        .ref = &ref,
+        .changes = rt->changes,
+        .nchanges = by_field ? cmd->neffects : 0,
+        .state = &next,
+        .event = cmd->event,
+        .payload = &payload,
+    };
+    return s->ops->direct_write(s, &w) < 0 ? store_failed(rt, cmd) : RUNTIME_OK;
+release:
+    s->ops->direct_release(s);
+    return st;
 }
 
 /* A create the store checks itself was refused for another reason: the
@@ -871,7 +1032,7 @@ static runtime_status query(runtime *rt, const command *q, const value *args, ui
         return absent(rt, q, key);
     const value **aliases = arena_alloc(&rt->scratch, (q->nreads + 1) * sizeof *aliases);
     expr_ctx ctx = {.self = &rec, .args = args, .aliases = aliases, .scratch = &rt->scratch};
-    runtime_status st = load_reads(rt, q, &ctx, aliases);
+    runtime_status st = load_reads(rt, q, &ctx, aliases, false);
     if (st == RUNTIME_OK)
         st = run_checks(rt, q, q->guards, q->nguards, &ctx);
     if (st == RUNTIME_OK)
@@ -928,6 +1089,8 @@ runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const v
         return scan(rt, cmd, args, checked);
     if (cmd->query)
         return query(rt, cmd, args, checked);
+    if (rt->direct && rt->direct[cmd->index])
+        return direct(rt, cmd, args, checked);
     store *s = rt->s;
     if (s->ops->begin(s) < 0)
         return store_failed(rt, cmd);

@@ -31,6 +31,40 @@ typedef struct store_change {
     value v;
 } store_change;
 
+/* The direct path (store_ops.direct_find, direct_write, direct_release):
+ * where a record a direct_find located is, in the store's own words; the
+ * caller keeps it between that find and the write. */
+typedef struct store_ref {
+    uint64_t word[5];
+} store_ref;
+
+/* Room a direct_find makes in a list field of the record it finds: for n
+ * more items past the list's length. */
+typedef struct store_room {
+    int field;
+    uint32_t n;
+} store_room;
+
+typedef enum store_write_kind {
+    STORE_WRITE_UPDATE, /* the changes, in order, to the record found */
+    STORE_WRITE_CREATE, /* a new record of state where the find found none */
+    STORE_WRITE_REMOVE, /* the record found goes */
+} store_write_kind;
+
+/* Everything one command writes (direct_write): its record's change and its
+ * event. Every value is lent, as everything handed to a store. */
+typedef struct store_write {
+    store_write_kind kind;
+    const aggregate *agg;
+    const value *key;            /* the key the find was given */
+    const store_ref *ref;        /* what that find set */
+    const store_change *changes; /* STORE_WRITE_UPDATE */
+    size_t nchanges;             /* STORE_WRITE_UPDATE */
+    const value *state;          /* STORE_WRITE_CREATE: laid out as agg->state */
+    const event_def *event;      /* NULL: none */
+    const value *payload;        /* the event's */
+} store_write;
+
 /* save and commit of a store that sets checks_creates return this when a
  * created record's identity already exists; nothing of the transaction is
  * kept, and the caller rolls back as after a refusal. */
@@ -103,6 +137,34 @@ typedef struct store_ops {
      * or -1 on error. */
     int (*update)(store *s, const aggregate *agg, const value *key, const store_change *changes,
                   size_t n, value *state);
+    /* The direct path, optional (NULL: the runtime always opens a
+     * transaction). For a command that writes only its own record and whose
+     * event runs no policy, the runtime checks everything before anything is
+     * written, so nothing ever needs undoing: it finds the command's record
+     * (and those its reads load) with direct_find, then writes all at once
+     * with direct_write, or nothing with direct_release. One of the two ends
+     * every sequence of finds, failed ones included, and no other call comes
+     * between.
+     *
+     * direct_find: 1 with the record's state in *state when found, 0 when
+     * absent (the ref then says where it would go), -1 on error. Each list
+     * field of room gets room for n more items past its length, in its own
+     * block (the items before keep their values; the block may move): until
+     * the write or the release, the caller may write those n items as its
+     * scratch (the state's field shows the list's length, its items the
+     * block). What it hands back is lent until the write or the release,
+     * and nobody else changes the records found meanwhile (a store with
+     * sessions holds their locks). */
+    int (*direct_find)(store *s, const aggregate *agg, const value *key, const store_room *room,
+                       size_t nroom, store_ref *ref, value *state);
+    /* Writes w (its record's change, then its event) and ends the sequence.
+     * What the changes replace is freed after the write, so a change or the
+     * payload may point into the record as it was. An append copies its
+     * value into the room its find made. Returns 0, or -1 on error (nothing
+     * is kept then, but for room made). */
+    int (*direct_write)(store *s, const store_write *w);
+    /* Ends the sequence writing nothing. */
+    void (*direct_release)(store *s);
 } store_ops;
 
 struct store {

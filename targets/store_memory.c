@@ -806,6 +806,8 @@ typedef struct txn {
     size_t nmaps, maps_cap;
     value *rows; /* a scan's answer: the records' states, lent from their blocks */
     size_t rows_cap;
+    value *olds; /* a direct write's: what its sets replaced, freed after it */
+    size_t olds_cap;
 } txn;
 
 typedef struct memory_store memory_store;
@@ -1396,6 +1398,153 @@ static int tx_commit(memory_store *m, txn *x)
     return 0;
 }
 
+/* ---- the direct path: every check before the one write (store.h) ----
+ *
+ * A direct_find locates a record as a load does (its stripe taken for a
+ * session) and makes room in the lists the command appends to; the write
+ * then copies the changes in and the event into the log, and frees what
+ * the sets replaced; the release takes nothing back but the stripes, since
+ * nothing was written. So no undo log, no lookup kept for the write, and
+ * no transaction: the runtime takes this path for the commands that write
+ * only their own record and run no policy (runtime.c). */
+
+/* What a direct_find leaves in its store_ref. */
+typedef struct direct_ref {
+    uint64_t hash, version; /* the table's version then */
+    table *t;
+    slot *where; /* the record's slot, or the empty one where it would go */
+    record *rec; /* NULL: absent */
+} direct_ref;
+
+_Static_assert(sizeof(direct_ref) <= sizeof(store_ref), "a direct_ref fits in a store_ref");
+
+/* Room in the list l for n more items past its length, in a block of the
+ * list's size class (the items move when it is full); an unset optional
+ * list is left unset (the caller's appended items are its whole view). */
+static void list_make_room(pool *p, value *l, uint32_t n)
+{
+    if (l->kind != VAL_LIST || list_room(l->len) >= (size_t)l->len + n)
+        return;
+    value *bigger = pool_alloc(p, list_room(l->len + n) * sizeof *bigger);
+    if (l->len) {
+        memcpy(bigger, l->u.items, l->len * sizeof *bigger);
+        pool_free(p, l->u.items, list_room(l->len) * sizeof(value));
+    }
+    l->u.items = bigger;
+}
+
+static int tx_direct_find(memory_store *m, txn *x, const aggregate *agg, const value *key,
+                          const store_room *room, size_t nroom, store_ref *ref, value *state)
+{
+    uint64_t hash = key_hash(key);
+    if (touch(m, x, hash) < 0)
+        return -1;
+    direct_ref d = {.hash = hash, .t = table_of(m, agg->index, hash)};
+    d.rec = table_find(d.t, hash, key, &d.where);
+    d.version = d.t->version;
+    memcpy(ref, &d, sizeof d);
+    if (!d.rec)
+        return 0;
+    for (size_t i = 0; i < nroom; i++)
+        list_make_room(&x->pool, &d.rec->state.u.items[room[i].field], room[i].n);
+    *state = d.rec->state;
+    return 1;
+}
+
+/* Room in x->olds for n values. Returns 0, or -1 when out of memory. */
+static int olds_room(txn *x, size_t n)
+{
+    while (x->olds_cap < n)
+        if (array_reserve((void **)&x->olds, &x->olds_cap, x->olds_cap, sizeof *x->olds) < 0)
+            return oom(x);
+    return 0;
+}
+
+/* The changes of w to the record r, in order: a set's new value copied in
+ * (the old one kept in x->olds, to free once every change is copied, since
+ * a change may point into it), an append's item copied into the room the
+ * find made (into a new list, for an unset one). */
+static void direct_changes(txn *x, record *r, const store_write *w)
+{
+    for (size_t i = 0; i < w->nchanges; i++) {
+        const store_change *c = &w->changes[i];
+        value *fv = &r->state.u.items[c->field];
+        if (!c->append) {
+            x->olds[i] = *fv;
+            own_copy(&x->pool, fv, &c->v);
+            continue;
+        }
+        x->olds[i] = (value){.kind = VAL_NONE};
+        if (fv->kind != VAL_LIST)
+            *fv = (value){.kind = VAL_LIST};
+        list_make_room(&x->pool, fv, 1);
+        own_copy(&x->pool, &fv->u.items[fv->len], &c->v);
+        fv->len++;
+    }
+    for (size_t i = 0; i < w->nchanges; i++)
+        own_free(&x->pool, &x->olds[i]);
+}
+
+/* The slot of the record d found, or of the empty one where it goes: as
+ * the find left it unless a slot of its table has moved since. */
+static slot *direct_where(const direct_ref *d, const value *key)
+{
+    if (d->t->version == d->version)
+        return d->where;
+    slot *where;
+    (void)table_find(d->t, d->hash, key, &where);
+    return where;
+}
+
+static int tx_direct_write(memory_store *m, txn *x, const store_write *w)
+{
+    direct_ref d;
+    memcpy(&d, w->ref, sizeof d);
+    skip_list *ix = m->index[w->agg->index];
+    skip_node *nd = NULL;
+    int rc = -1;
+    /* what may fail comes first, so that a failure keeps nothing: the
+       room, then the event (whose payload may point into what the changes
+       replace) */
+    if (w->kind == STORE_WRITE_UPDATE && olds_room(x, w->nchanges) < 0)
+        goto done;
+    if (w->kind == STORE_WRITE_CREATE &&
+        (table_room(d.t) < 0 || (ix && !(nd = skip_node_new(ix))))) {
+        oom(x);
+        goto done;
+    }
+    if (w->event &&
+        log_append(x, (uint32_t)w->event->index, (uint32_t)w->agg->index, w->key, w->payload) < 0) {
+        free(nd);
+        goto done;
+    }
+    switch (w->kind) {
+    case STORE_WRITE_UPDATE: direct_changes(x, d.rec, w); break;
+    case STORE_WRITE_CREATE: {
+        record *r = record_new(&x->pool, w->key, w->state);
+        if (nd) {
+            nd->rec = r;
+            r->node = nd;
+            skip_insert(ix, nd);
+        }
+        table_insert(d.t, direct_where(&d, w->key), d.hash, r);
+        break;
+    }
+    case STORE_WRITE_REMOVE:
+        if (d.rec->node)
+            free(skip_unlink(ix, &d.rec->key));
+        table_remove(d.t, direct_where(&d, w->key));
+        record_free(&x->pool, d.rec);
+        break;
+    }
+    if (w->event)
+        x->events[w->event->index]++;
+    rc = 0;
+done:
+    release(m, x);
+    return rc;
+}
+
 /* Every table's records, and the events the store's callers committed (the
  * closed sessions' handed over to the store's own). */
 static int tx_count(memory_store *m, uint64_t *aggs, uint64_t *events)
@@ -1499,6 +1648,25 @@ static int mem_scan(store *s, const aggregate *agg, const value *from, int64_t l
     return tx_scan(m, &m->own, agg, from, limit, out);
 }
 
+static int mem_direct_find(store *s, const aggregate *agg, const value *key, const store_room *room,
+                           size_t nroom, store_ref *ref, value *state)
+{
+    memory_store *m = (memory_store *)s;
+    return tx_direct_find(m, &m->own, agg, key, room, nroom, ref, state);
+}
+
+static int mem_direct_write(store *s, const store_write *w)
+{
+    memory_store *m = (memory_store *)s;
+    return tx_direct_write(m, &m->own, w);
+}
+
+static void mem_direct_release(store *s)
+{
+    memory_store *m = (memory_store *)s;
+    release(m, &m->own);
+}
+
 static const store_ops memory_store_ops = {
     .begin = mem_begin,
     .load = mem_load,
@@ -1510,6 +1678,9 @@ static const store_ops memory_store_ops = {
     .count = mem_count,
     .scan = mem_scan,
     .update = mem_update,
+    .direct_find = mem_direct_find,
+    .direct_write = mem_direct_write,
+    .direct_release = mem_direct_release,
 };
 
 /* Whether every transaction of p touches one record: no command reads
@@ -1549,6 +1720,7 @@ static void txn_free(txn *x)
     free(x->events);
     free(x->undos);
     free(x->txn_events);
+    free(x->olds);
 }
 
 int memory_store_new(const plan *p, store **out)
@@ -1915,6 +2087,25 @@ static int ses_count(store *s, uint64_t *aggs, uint64_t *events)
     return rc;
 }
 
+static int ses_direct_find(store *s, const aggregate *agg, const value *key, const store_room *room,
+                           size_t nroom, store_ref *ref, value *state)
+{
+    mem_session *ms = (mem_session *)s;
+    return tx_direct_find(ms->m, &ms->x, agg, key, room, nroom, ref, state);
+}
+
+static int ses_direct_write(store *s, const store_write *w)
+{
+    mem_session *ms = (mem_session *)s;
+    return tx_direct_write(ms->m, &ms->x, w);
+}
+
+static void ses_direct_release(store *s)
+{
+    mem_session *ms = (mem_session *)s;
+    release(ms->m, &ms->x);
+}
+
 static const store_ops memory_session_ops = {
     .begin = ses_begin,
     .load = ses_load,
@@ -1927,6 +2118,9 @@ static const store_ops memory_session_ops = {
     .read_begin = ses_read_begin,
     .scan = ses_scan,
     .update = ses_update,
+    .direct_find = ses_direct_find,
+    .direct_write = ses_direct_write,
+    .direct_release = ses_direct_release,
 };
 
 static int memory_session(store *s, store **out, char *err, size_t size)

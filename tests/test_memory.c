@@ -561,6 +561,91 @@ static void test_update_appends_and_sets_in_place_and_rollback_undoes_them(void 
     memory_store_free(s);
 }
 
+/* The direct path (store.h): a find makes room past a list's length that
+ * the caller may write as scratch; a release keeps nothing of it; a write
+ * creates, changes (a set may point into what it replaces, and the room
+ * holds the appended item) or removes, with its event, at once. */
+static void test_direct_path_writes_once_or_nothing(void **state)
+{
+    store *s = open_store();
+    value key = str("d"), items[2], out;
+    value st = list_state(items, key);
+    store_ref ref;
+    store_write w = {.agg = &aggs[0], .key = &key, .ref = &ref, .event = &events[0]};
+    /* absent: a create where the find looked, with its event */
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 0);
+    w.kind = STORE_WRITE_CREATE;
+    w.state = &st;
+    w.payload = &st;
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+    /* 40 appends, each through the room its find made (the list moves to
+       larger blocks on the way); the item written there as scratch first */
+    store_room room = {.field = 1, .n = 1};
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, &room, 1, &ref, &out), 1);
+        assert_int_equal(out.u.items[1].len, (uint32_t)i);
+        out.u.items[1].u.items[i] = num(-1);
+        store_change ch = {.field = 1, .append = true, .v = num(i)};
+        w = (store_write){.kind = STORE_WRITE_UPDATE,
+                          .agg = &aggs[0],
+                          .key = &key,
+                          .ref = &ref,
+                          .changes = &ch,
+                          .nchanges = 1,
+                          .event = &events[1],
+                          .payload = &ch.v};
+        assert_int_equal(s->ops->direct_write(s, &w), 0);
+    }
+    /* a release after scratch in the room keeps the list as it was */
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, &room, 1, &ref, &out), 1);
+    out.u.items[1].u.items[40] = str("scratch");
+    s->ops->direct_release(s);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].len, 40);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(out.u.items[1].u.items[i].u.i, i);
+    /* a set whose new value is the old one's tail: copied before it goes */
+    store_change rename = {.field = 0, .v = str("a longer name than the key")};
+    w = (store_write){.kind = STORE_WRITE_UPDATE,
+                      .agg = &aggs[0],
+                      .key = &key,
+                      .ref = &ref,
+                      .changes = &rename,
+                      .nchanges = 1};
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 1);
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 1);
+    value tail = out.u.items[0];
+    tail.u.s += 9;
+    tail.len -= 9;
+    rename.v = tail;
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[0].len, 17);
+    assert_memory_equal(out.u.items[0].u.s, "name than the key", 17);
+    uint64_t a[2], e[2];
+    counts(s, a, e);
+    assert_int_equal(a[0], 1);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(e[1], 40);
+    /* a removal, with its event: the identity may come again */
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 1);
+    w = (store_write){.kind = STORE_WRITE_REMOVE,
+                      .agg = &aggs[0],
+                      .key = &key,
+                      .ref = &ref,
+                      .event = &events[1],
+                      .payload = &out};
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 0);
+    counts(s, a, e);
+    assert_int_equal(a[0], 0);
+    assert_int_equal(e[1], 41);
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 0);
+    s->ops->direct_release(s);
+    memory_store_free(s);
+}
+
 /* While a table grows (its old slots moved a few per insert) every record
  * stays findable, removals from either table hold, and a rollback of a
  * removal or a create leaves it as it was. */
@@ -784,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_removal_applies_at_commit_and_rollback_undoes_it),
         cmocka_unit_test(test_removal_keeps_every_other_record_findable),
         cmocka_unit_test(test_update_appends_and_sets_in_place_and_rollback_undoes_them),
+        cmocka_unit_test(test_direct_path_writes_once_or_nothing),
         cmocka_unit_test(test_records_stay_findable_while_a_table_grows),
         cmocka_unit_test(test_reserve_readies_room_for_the_cycles_to_come),
         cmocka_unit_test(test_reserve_without_a_measure_maps_nothing),
