@@ -120,6 +120,7 @@ static const func *func_named(const char *name)
 }
 
 struct expr {
+    expr_head head; /* first: expr_run reads it through the header */
     const char *text;
     const ty *type;
     const xnode *root;
@@ -1094,6 +1095,7 @@ static int compile(arena *a, const char *text, size_t len, const node *at, const
     e->text = arena_strndup(a, text, len);
     e->type = t;
     e->root = root;
+    e->head = (expr_head){.run = root ? root->run : NULL, .root = root};
     *out = e;
     return 0;
 }

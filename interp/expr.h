@@ -96,6 +96,22 @@ typedef enum expr_status {
     EXPR_UNSET = -3,    /* read an optional field that is not set */
 } expr_status;
 
+struct xnode;
+/* The start of every compiled expression, public for expr_run: its root
+ * node and the function that evaluates it (the rest is expr.c's). */
+typedef struct expr_head {
+    expr_status (*run)(const struct xnode *root, const expr_ctx *ctx, value *out);
+    const struct xnode *root;
+} expr_head;
+
+/* expr_eval without a call of its own, for the runtime's hot path: the
+ * same result, but *out may be written when the status is not EXPR_OK. */
+static inline expr_status expr_run(const expr *e, const expr_ctx *ctx, value *out)
+{
+    const expr_head *h = (const expr_head *)(const void *)e;
+    return h->run(h->root, ctx, out);
+}
+
 /* Evaluates e. The result may point into the values of ctx (strings,
  * structs, lists are not copied) or into ctx->scratch (a concatenation). Returns EXPR_OK or a
  * negative status; *out is set only on EXPR_OK. */

@@ -459,22 +459,22 @@ static runtime_status eval_failed(runtime *rt, const command *cmd, const expr *e
     return refuse(rt, cmd, "%s in \"%s\"", expr_status_text(s), expr_text(e));
 }
 
-static runtime_status eval(runtime *rt, const command *cmd, const expr *e, const expr_ctx *ctx,
-                           value *out)
+static inline runtime_status eval(runtime *rt, const command *cmd, const expr *e,
+                                  const expr_ctx *ctx, value *out)
 {
-    expr_status s = expr_eval(e, ctx, out);
+    expr_status s = expr_run(e, ctx, out);
     return s == EXPR_OK ? RUNTIME_OK : eval_failed(rt, cmd, e, s);
 }
 
 /* Runs checks in order; the first false one refuses with its own text. */
-static runtime_status run_checks(runtime *rt, const command *cmd, const check *checks, size_t n,
-                                 const expr_ctx *ctx)
+static inline runtime_status run_checks(runtime *rt, const command *cmd, const check *checks,
+                                        size_t n, const expr_ctx *ctx)
 {
     for (size_t i = 0; i < n; i++) {
         value v;
-        runtime_status st = eval(rt, cmd, checks[i].cond, ctx, &v);
-        if (st != RUNTIME_OK)
-            return st;
+        expr_status s = expr_run(checks[i].cond, ctx, &v);
+        if (s != EXPR_OK)
+            return eval_failed(rt, cmd, checks[i].cond, s);
         if (!v.u.b)
             return refuse(rt, cmd, "%s", checks[i].refuse);
     }
@@ -735,9 +735,20 @@ static runtime_status emit(runtime *rt, const command *cmd, const value *args, c
  * set in checked, which the caller checked already (runtime_dispatch_checked):
  * the same sentence, since value_check reports the first field that fails in
  * field order and those passed. */
-static int check_args(const ty *params, const value *args, uint64_t checked, uint64_t loose,
-                      char *why, size_t size)
+static inline int check_args(const ty *params, const value *args, uint64_t checked, uint64_t loose,
+                             char *why, size_t size)
 {
+    size_t nf = params->nfields;
+    /* the common case, without a call: every field not checked already is of
+       a type without constraints, and set */
+    uint64_t rest = nf < 64 ? ~checked & ((UINT64_C(1) << nf) - 1) : 0;
+    if (nf < 64 && !(rest & ~loose)) {
+        for (; rest; rest &= rest - 1)
+            if (args->u.items[__builtin_ctzll(rest)].kind == VAL_NONE)
+                break;
+        if (!rest)
+            return 0;
+    }
     if (!checked && !loose)
         return value_check(params, args, "", why, size);
     size_t n = params->nfields;
@@ -986,6 +997,7 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
         .state = &next,
         .event = cmd->event,
         .payload = &payload,
+        .key_field = cmd->payload ? -1 : cmd->identity_param,
     };
     return s->ops->direct_write(s, &w) < 0 ? store_failed(rt, cmd) : RUNTIME_OK;
 release:

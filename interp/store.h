@@ -63,6 +63,9 @@ typedef struct store_write {
     const value *state;          /* STORE_WRITE_CREATE: laid out as agg->state */
     const event_def *event;      /* NULL: none */
     const value *payload;        /* the event's */
+    /* the payload's field that is the key itself (the same value), or -1
+       when the caller does not say (the store looks) */
+    int key_field;
 } store_write;
 
 /* save and commit of a store that sets checks_creates return this when a

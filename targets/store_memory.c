@@ -117,37 +117,47 @@ static unsigned pool_class(size_t n)
     return n <= 16 ? 0 : (unsigned)(64 - __builtin_clzll((unsigned long long)n - 1)) - 4;
 }
 
-static void *pool_alloc(pool *p, size_t n)
+/* A new chunk for the pool (the rest of the current one is left: under 4
+ * KB), from the reserve while it lasts. */
+static __attribute__((noinline)) void pool_refill(pool *p)
 {
-    if (n > POOL_MAX) {
-        p->large++;
-        return xmalloc(n);
-    }
-    unsigned c = pool_class(n);
-    void *b = p->free[c];
-    if (b) {
-        memcpy(&p->free[c], b, sizeof(void *));
-        return b;
-    }
-    size_t size = (size_t)16 << c;
-    /* a new chunk (the rest of the current one is left: under 4 KB), from the
-       reserve while it lasts */
-    if ((size_t)(p->end - p->at) < size && (size_t)(p->spare_end - p->spare) >= POOL_CHUNK) {
+    if ((size_t)(p->spare_end - p->spare) >= POOL_CHUNK) {
         p->at = p->spare;
         p->end = p->spare += POOL_CHUNK;
-        p->taken++;
-    } else if ((size_t)(p->end - p->at) < size) {
+    } else {
         if (p->nchunks == p->chunks_cap) {
             p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
             p->chunks = xreallocarray(p->chunks, p->chunks_cap, sizeof *p->chunks);
         }
         p->at = p->chunks[p->nchunks++] = xmalloc(POOL_CHUNK);
         p->end = p->at + POOL_CHUNK;
-        p->taken++;
     }
+    p->taken++;
+}
+
+/* A block of size class c (16 << c bytes). */
+static inline void *pool_take(pool *p, unsigned c)
+{
+    void *b = p->free[c];
+    if (b) {
+        memcpy(&p->free[c], b, sizeof(void *));
+        return b;
+    }
+    size_t size = (size_t)16 << c;
+    if ((size_t)(p->end - p->at) < size)
+        pool_refill(p);
     b = p->at;
     p->at += size;
     return b;
+}
+
+static void *pool_alloc(pool *p, size_t n)
+{
+    if (n > POOL_MAX) {
+        p->large++;
+        return xmalloc(n);
+    }
+    return pool_take(p, pool_class(n));
 }
 
 /* Frees b, of n bytes as allocated. */
@@ -264,6 +274,142 @@ static void own_copy(pool *p, value *dst, const value *src)
     }
 }
 
+/* ---- layouts: how a type's values are copied, worked out once per store ----
+ *
+ * own_copy walks a value by the kinds it finds. The direct path's writes
+ * know the type beforehand (the store has the plan): a field that holds no
+ * memory is copied with the record's items and nothing more; a string
+ * field gets its bytes; a struct with no list inside (a ledger entry and
+ * its amount, a payload) is copied by its tree plan: each struct one block
+ * of its size class and one memcpy of its items, then its string fields
+ * and its struct fields. Anything else is walked. */
+
+enum { TREE_DEPTH = 8 }; /* structs inside structs a tree plan follows */
+
+/* A struct of at most 64 fields with no list anywhere inside. */
+typedef struct tree_plan tree_plan;
+struct tree_plan {
+    uint32_t n;       /* fields */
+    uint64_t strings; /* bit i: field i is a string */
+    uint64_t structs; /* bit i: field i is a struct, of plan sub[i] */
+    unsigned cls;     /* the pool class of its items; POOL_CLASSES: over POOL_MAX */
+    const tree_plan **sub;
+};
+
+typedef enum own_how {
+    OWN_NOTHING, /* an int, bool or enum: the 16 bytes are the value */
+    OWN_STRING,
+    OWN_TREE, /* a struct with no list inside: tree_plan */
+    OWN_WALK, /* own_copy */
+} own_how;
+
+/* How to copy a value of one type (a field's, or a list field's items'). */
+typedef struct layout {
+    own_how how;
+    const tree_plan *tree; /* OWN_TREE */
+} layout;
+
+/* The tree plan of t, in a (NULL: not a struct, or too large or deep, or
+ * with a list inside; or out of memory). */
+static const tree_plan *tree_plan_of(arena *a, const ty *t, int depth)
+{
+    if (!t || t->kind != TY_STRUCT || !t->nfields || t->nfields > 64 || depth > TREE_DEPTH)
+        return NULL;
+    tree_plan *tp = arena_alloc(a, sizeof *tp);
+    const tree_plan **sub = arena_alloc(a, t->nfields * sizeof *sub);
+    if (!tp || !sub)
+        return NULL;
+    *tp = (tree_plan){.n = (uint32_t)t->nfields, .sub = sub};
+    for (size_t i = 0; i < t->nfields; i++) {
+        const ty *ft = t->fields[i].type;
+        if (ft->kind == TY_LIST)
+            return NULL;
+        if (ft->kind == TY_STRING)
+            tp->strings |= UINT64_C(1) << i;
+        if (ft->kind == TY_STRUCT && !(sub[i] = tree_plan_of(a, ft, depth + 1)))
+            return NULL;
+        if (ft->kind == TY_STRUCT)
+            tp->structs |= UINT64_C(1) << i;
+    }
+    size_t bytes = t->nfields * sizeof(value);
+    tp->cls = bytes <= POOL_MAX ? pool_class(bytes) : POOL_CLASSES;
+    return tp;
+}
+
+static layout layout_of(arena *a, const ty *t)
+{
+    if (!t)
+        return (layout){.how = OWN_WALK};
+    switch (t->kind) {
+    case TY_INT:
+    case TY_BOOL:
+    case TY_ENUM: return (layout){.how = OWN_NOTHING};
+    case TY_STRING: return (layout){.how = OWN_STRING};
+    case TY_STRUCT: {
+        const tree_plan *tp = tree_plan_of(a, t, 0);
+        return tp ? (layout){.how = OWN_TREE, .tree = tp} : (layout){.how = OWN_WALK};
+    }
+    case TY_LIST: break;
+    }
+    return (layout){.how = OWN_WALK};
+}
+
+/* A string's bytes into the pool (v is the caller's copy of the value). */
+static inline void own_bytes(pool *p, value *v)
+{
+    if (!v->len) {
+        v->u.s = "";
+        return;
+    }
+    char *b = pool_alloc(p, v->len);
+    bytes_copy(b, v->u.s, v->len);
+    v->u.s = b;
+}
+
+/* *dst becomes a copy of the struct src (of plan tp) owned by the store;
+ * dst may be src. */
+static void own_tree(pool *p, value *dst, const value *src, const tree_plan *tp)
+{
+    value *items = tp->cls < POOL_CLASSES ? pool_take(p, tp->cls)
+                                          : pool_alloc(p, (size_t)tp->n * sizeof *items);
+    memcpy(items, src->u.items, (size_t)tp->n * sizeof *items);
+    *dst = *src;
+    dst->u.items = items;
+    for (uint64_t m = tp->strings; m; m &= m - 1) {
+        value *v = &items[__builtin_ctzll(m)];
+        if (v->kind == VAL_STRING)
+            own_bytes(p, v);
+    }
+    for (uint64_t m = tp->structs; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        value *v = &items[i];
+        if (v->kind == VAL_STRUCT && v->len == tp->sub[i]->n)
+            own_tree(p, v, v, tp->sub[i]);
+        else
+            own_copy(p, v, v);
+    }
+}
+
+/* own_copy of src, a value of the type whose layout is lo. */
+static inline void own_by(pool *p, value *dst, const value *src, const layout *lo)
+{
+    if (lo->how == OWN_NOTHING || (lo->how == OWN_STRING && src->kind == VAL_STRING)) {
+        *dst = *src;
+        if (lo->how == OWN_STRING)
+            own_bytes(p, dst);
+    } else if (lo->how == OWN_TREE && src->kind == VAL_STRUCT && src->len == lo->tree->n) {
+        own_tree(p, dst, src, lo->tree);
+    } else {
+        own_copy(p, dst, src);
+    }
+}
+
+/* An aggregate's layouts: per field of its state, the field's and (for a
+ * list) its items'. */
+typedef struct agg_layout {
+    layout *field, *item;
+} agg_layout;
+
 /* ---- keys ---- */
 
 static uint64_t mix64(uint64_t h)
@@ -360,6 +506,25 @@ static record *record_new(pool *p, const value *key, const value *state)
     r->state = (value){.kind = VAL_STRUCT, .len = state->len, .u.items = (value *)(r + 1)};
     for (uint32_t i = 0; i < state->len; i++)
         own_copy(p, &r->state.u.items[i], &state->u.items[i]);
+    r->node = NULL;
+    return r;
+}
+
+/* record_new by the layouts of the state's fields (NULL: own_copy's walk). */
+static record *record_new_by(pool *p, const value *key, const value *state, const agg_layout *al)
+{
+    if (!al || !al->field)
+        return record_new(p, key, state);
+    record *r = pool_alloc(p, record_bytes(state->len));
+    r->key = *key;
+    if (key->kind == VAL_STRING)
+        own_bytes(p, &r->key);
+    value *items = (value *)(r + 1);
+    r->state = (value){.kind = VAL_STRUCT, .len = state->len, .u.items = items};
+    memcpy(items, state->u.items, state->len * sizeof *items);
+    for (uint32_t i = 0; i < state->len; i++)
+        if (al->field[i].how != OWN_NOTHING)
+            own_by(p, &items[i], &state->u.items[i], &al->field[i]);
     r->node = NULL;
     return r;
 }
@@ -834,11 +999,14 @@ struct memory_store {
     table *tables;        /* per aggregate index, then per stripe */
     skip_list **index; /* per aggregate index: its ordered index when the plan scans it, or NULL */
     txn own;
-    bool shared;           /* sessions exist: each takes the stripes it touches */
-    stripe *stripes;       /* 1 << stripe_bits, a cache line each */
-    pthread_mutex_t mu;    /* guards the session list and what closed sessions hand over */
-    mem_session *sessions; /* the open ones */
-    bool reserve;          /* the reserve option: memory_reserve maps ahead */
+    bool shared;                  /* sessions exist: each takes the stripes it touches */
+    stripe *stripes;              /* 1 << stripe_bits, a cache line each */
+    pthread_mutex_t mu;           /* guards the session list and what closed sessions hand over */
+    mem_session *sessions;        /* the open ones */
+    agg_layout *layouts;          /* per aggregate index (field NULL: a plan without types) */
+    const tree_plan **event_tree; /* per event index: its payload's, or NULL */
+    arena plans;                  /* where the layouts' tree plans live */
+    bool reserve;                 /* the reserve option: memory_reserve maps ahead */
     uint64_t reserve_done, reserve_cycles; /* every reserve's so far, for the tables */
 };
 
@@ -1040,6 +1208,105 @@ static log_chunk *log_chunk_new(txn *x, size_t need)
     ch->reserved = reserved;
     x->chunks[x->nchunks++] = ch;
     return ch;
+}
+
+/* The bytes a copy of the struct v (of plan tp) takes: its items' arrays
+ * (in *arrays) and its strings' bytes (in *bytes). */
+static inline void tree_size(const value *v, const tree_plan *tp, size_t *arrays, size_t *bytes);
+
+static __attribute__((noinline)) void tree_size_sub(const value *v, const tree_plan *tp,
+                                                    size_t *arrays, size_t *bytes)
+{
+    tree_size(v, tp, arrays, bytes);
+}
+
+static inline void tree_size(const value *v, const tree_plan *tp, size_t *arrays, size_t *bytes)
+{
+    *arrays += (size_t)tp->n * sizeof(value);
+    for (uint64_t m = tp->strings; m; m &= m - 1) {
+        const value *f = &v->u.items[__builtin_ctzll(m)];
+        *bytes += f->kind == VAL_STRING ? f->len : 0;
+    }
+    for (uint64_t m = tp->structs; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        const value *f = &v->u.items[i];
+        if (f->kind == VAL_STRUCT)
+            tree_size_sub(f, tp->sub[i], arrays, bytes);
+    }
+}
+
+/* *dst becomes a copy of the struct src (of plan tp): its arrays from *arr
+ * on, its bytes from *b on (both moved past what it takes); dst may be src. */
+static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
+                             char **b);
+
+static __attribute__((noinline)) void tree_copy_sub(value *v, const tree_plan *tp, value **arr,
+                                                    char **b)
+{
+    tree_copy(v, v, tp, arr, b);
+}
+
+static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
+                             char **b)
+{
+    value *items = *arr;
+    *arr += tp->n;
+    memcpy(items, src->u.items, (size_t)tp->n * sizeof *items);
+    *dst = *src;
+    dst->u.items = items;
+    for (uint64_t m = tp->strings; m; m &= m - 1) {
+        value *v = &items[__builtin_ctzll(m)];
+        if (v->kind != VAL_STRING)
+            continue;
+        bytes_copy(*b, v->u.s, v->len);
+        v->u.s = *b;
+        *b += v->len;
+    }
+    for (uint64_t m = tp->structs; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(m);
+        if (items[i].kind == VAL_STRUCT)
+            tree_copy_sub(&items[i], tp->sub[i], arr, b);
+    }
+}
+
+/* log_append of a payload that is a struct of tree plan tp, whose field
+ * key_field is the key itself (-1: none), in one block: the entry, the
+ * payload's arrays, then the bytes of its strings and, when apart, of the
+ * key. */
+static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *key,
+                           const value *payload, const tree_plan *tp, int key_field)
+{
+    enum { HEAD = (sizeof(log_entry) + 15) / 16 * 16 };
+    size_t arrays = 0, bytes = 0;
+    tree_size(payload, tp, &arrays, &bytes);
+    bool key_apart = key_field < 0 && key->kind == VAL_STRING;
+    size_t need = HEAD + arrays + bytes + (key_apart ? key->len : 0);
+    log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
+    size_t at = ch ? (ch->used + 15) & ~(size_t)15 : 0;
+    if (!ch || at > ch->size || ch->size - at < need) {
+        if (!(ch = log_chunk_new(x, need)))
+            return oom(x);
+        at = 0;
+    }
+    char *base = (char *)ch->data + at;
+    log_entry *e = (log_entry *)base;
+    value *arr = (value *)(base + HEAD);
+    char *b = base + HEAD + arrays;
+    tree_copy(&e->payload, payload, tp, &arr, &b);
+    e->event = event;
+    e->agg = agg;
+    if (key_field >= 0) {
+        e->key = e->payload.u.items[key_field];
+    } else {
+        e->key = *key;
+        if (key_apart) {
+            bytes_copy(b, key->u.s, key->len);
+            e->key.u.s = b;
+            b += key->len;
+        }
+    }
+    ch->used = (size_t)(b - (char *)ch->data);
+    return 0;
 }
 
 /* Copies the event into the log's current chunk in one pass; an event that
@@ -1464,21 +1731,22 @@ static int olds_room(txn *x, size_t n)
  * (the old one kept in x->olds, to free once every change is copied, since
  * a change may point into it), an append's item copied into the room the
  * find made (into a new list, for an unset one). */
-static void direct_changes(txn *x, record *r, const store_write *w)
+static void direct_changes(txn *x, record *r, const store_write *w, const agg_layout *al)
 {
+    static const layout walk = {.how = OWN_WALK};
     for (size_t i = 0; i < w->nchanges; i++) {
         const store_change *c = &w->changes[i];
         value *fv = &r->state.u.items[c->field];
         if (!c->append) {
             x->olds[i] = *fv;
-            own_copy(&x->pool, fv, &c->v);
+            own_by(&x->pool, fv, &c->v, al->field ? &al->field[c->field] : &walk);
             continue;
         }
         x->olds[i] = (value){.kind = VAL_NONE};
         if (fv->kind != VAL_LIST)
             *fv = (value){.kind = VAL_LIST};
         list_make_room(&x->pool, fv, 1);
-        own_copy(&x->pool, &fv->u.items[fv->len], &c->v);
+        own_by(&x->pool, &fv->u.items[fv->len], &c->v, al->item ? &al->item[c->field] : &walk);
         fv->len++;
     }
     for (size_t i = 0; i < w->nchanges; i++)
@@ -1513,15 +1781,24 @@ static int tx_direct_write(memory_store *m, txn *x, const store_write *w)
         oom(x);
         goto done;
     }
-    if (w->event &&
-        log_append(x, (uint32_t)w->event->index, (uint32_t)w->agg->index, w->key, w->payload) < 0) {
-        free(nd);
-        goto done;
+    if (w->event) {
+        uint32_t ev = (uint32_t)w->event->index, agg = (uint32_t)w->agg->index;
+        const tree_plan *tp = m->event_tree[ev];
+        int logged = tp && w->payload->kind == VAL_STRUCT && w->payload->len == tp->n
+                         ? log_append_tree(x, ev, agg, w->key, w->payload, tp,
+                                           w->key_field >= 0 ? w->key_field
+                                                             : key_in_payload(w->key, w->payload))
+                         : log_append(x, ev, agg, w->key, w->payload);
+        if (logged < 0) {
+            free(nd);
+            goto done;
+        }
     }
+    const agg_layout *al = &m->layouts[w->agg->index];
     switch (w->kind) {
-    case STORE_WRITE_UPDATE: direct_changes(x, d.rec, w); break;
+    case STORE_WRITE_UPDATE: direct_changes(x, d.rec, w, al); break;
     case STORE_WRITE_CREATE: {
-        record *r = record_new(&x->pool, w->key, w->state);
+        record *r = record_new_by(&x->pool, w->key, w->state, al);
         if (nd) {
             nd->rec = r;
             r->node = nd;
@@ -1700,6 +1977,47 @@ static bool one_record_per_txn(const plan *p)
     return true;
 }
 
+/* The layouts of every aggregate's fields and every event's payload (a
+ * plan made by hand without types gets none: everything is walked). */
+static int layouts_make(memory_store *m)
+{
+    const plan *p = m->p;
+    m->layouts = calloc(p->naggs ? p->naggs : 1, sizeof *m->layouts);
+    m->event_tree = calloc(p->nevents ? p->nevents : 1, sizeof *m->event_tree);
+    if (!m->layouts || !m->event_tree)
+        return -1;
+    for (size_t a = 0; a < p->naggs; a++) {
+        const ty *st = p->aggs[a].state;
+        if (!st || !st->nfields)
+            continue;
+        agg_layout *al = &m->layouts[a];
+        al->field = calloc(st->nfields, sizeof *al->field);
+        al->item = calloc(st->nfields, sizeof *al->item);
+        if (!al->field || !al->item)
+            return -1;
+        for (size_t f = 0; f < st->nfields; f++) {
+            const ty *ft = st->fields[f].type;
+            al->field[f] = layout_of(&m->plans, ft);
+            al->item[f] =
+                ft->kind == TY_LIST ? layout_of(&m->plans, ft->elem) : (layout){.how = OWN_WALK};
+        }
+    }
+    for (size_t e = 0; e < p->nevents; e++)
+        m->event_tree[e] = tree_plan_of(&m->plans, p->events[e].payload, 0);
+    return 0;
+}
+
+static void layouts_free(memory_store *m)
+{
+    for (size_t a = 0; m->layouts && a < m->p->naggs; a++) {
+        free(m->layouts[a].field);
+        free(m->layouts[a].item);
+    }
+    free(m->layouts);
+    free((void *)m->event_tree);
+    arena_free(&m->plans);
+}
+
 static int txn_init(txn *x, const plan *p, char *error)
 {
     x->error = error;
@@ -1747,6 +2065,10 @@ int memory_store_new(const plan *p, store **out)
             memory_store_free(&m->base);
             return -1;
         }
+    if (layouts_make(m) < 0) {
+        memory_store_free(&m->base);
+        return -1;
+    }
     *out = &m->base;
     return 0;
 }
@@ -1773,6 +2095,7 @@ void memory_store_free(store *s)
     for (size_t a = 0; m->index && a < m->p->naggs; a++)
         skip_free(m->index[a]);
     txn_free(&m->own);
+    layouts_free(m);
     free(m->index);
     free(m->tables);
     free(m);
