@@ -66,10 +66,9 @@ struct runtime {
      * are known before the command runs (policy_keys), and how many */
     policy_key **policy_keys;
     size_t *npolicy_keys;
-    /* per command index: the store's direct path serves it (find_direct),
-       with room in the lists it appends to (NULL: a transaction) */
-    const store_room **direct;
-    size_t *nrooms;
+    /* per command index: how the store's direct path carries it out
+       (find_direct), or NULL: in a transaction */
+    struct direct_cmd **direct;
     bool conflict;     /* the dispatch's create was refused as already existing */
     bool args_checked; /* the dispatched command's arguments passed their checks */
     bool answered;     /* the dispatch was a query that succeeded: answer holds its returns */
@@ -336,28 +335,153 @@ static bool direct_fits(const command *cmd)
     return true;
 }
 
-/* Which commands take the store's direct path, and the room in the lists
- * each appends to (an item per append). */
+/* Where a value that the direct path puts into a change comes from,
+ * worked out once (find_direct): a required argument's slot, a constant, a
+ * built struct's field left to its initial value, or an expression. */
+typedef enum src_kind {
+    SRC_EXPR,
+    SRC_ARG,   /* arg.x of a parameter that is not optional */
+    SRC_CONST, /* and a field's initial value */
+} src_kind;
+
+typedef struct src {
+    src_kind kind;
+    int arg;       /* SRC_ARG: the parameter's index */
+    value k;       /* SRC_CONST */
+    const expr *e; /* SRC_EXPR */
+} src;
+
+/* An effect of a command on the direct path: its field, and where its
+ * value comes from (or each field of an appended struct built field by
+ * field). */
+typedef struct direct_effect {
+    int field;
+    bool append;
+    src v;      /* unless built */
+    src *build; /* NULL, or one per field of the appended item's type */
+    uint32_t nbuild;
+} direct_effect;
+
+/* How a command runs on the store's direct path. */
+typedef struct direct_cmd {
+    direct_effect *effects; /* one per effect of the command, in its order */
+    /* an update's changed fields that a check may refuse (changed_field
+       entries of those that can fail: find_changed's, less those whose
+       checks cannot fail), in field order */
+    changed_field *checks;
+    size_t nchecks;
+    /* an update whose checks, ensures or payload read its new state (the
+       view, next_view): the find makes room in the lists it appends to */
+    bool view;
+    store_room *room;
+    size_t nroom;
+} direct_cmd;
+
+/* The src of e in cmd: an argument, a constant or an expression. */
+static src src_of(const command *cmd, const expr *e)
+{
+    value k;
+    if (expr_constant(e, &k))
+        return (src){.kind = SRC_CONST, .k = k};
+    expr_scope scope;
+    int alias;
+    const char *path;
+    if (expr_name_path(e, &scope, &alias, &path) && scope == SCOPE_ARG && !strchr(path, '.')) {
+        int i = ty_field_index(cmd->params, path);
+        if (i >= 0 && !cmd->params->fields[i].optional)
+            return (src){.kind = SRC_ARG, .arg = i};
+    }
+    return (src){.kind = SRC_EXPR, .e = e};
+}
+
+/* Whether the check of ch after cmd can refuse anything: not when nothing
+ * is checked, when only a list's max_items is and the list has none, or when
+ * the field's type takes every value of its kind and what is set cannot be
+ * unset (a successful expression never is). */
+static bool check_can_fail(const command *cmd, const changed_field *ch)
+{
+    const ty *ft = cmd->agg->state->fields[ch->field].type;
+    bool bounded = ft->kind == TY_LIST && ft->has_max_items;
+    switch (ch->check) {
+    case CHECK_NONE: return false;
+    case CHECK_ROOM: return bounded;
+    case CHECK_ITEM: return ch->item || bounded;
+    case CHECK_ALL: break;
+    }
+    if (ft->kind == TY_LIST)
+        return bounded || !ch->appends_only || !value_type_unconstrained(ft->elem);
+    return !value_type_unconstrained(ft);
+}
+
+static void direct_cmd_free(direct_cmd *dc, size_t neffects)
+{
+    if (!dc)
+        return;
+    for (size_t i = 0; dc->effects && i < neffects; i++)
+        free(dc->effects[i].build);
+    free(dc->effects);
+    free(dc->checks);
+    free(dc->room);
+    free(dc);
+}
+
+/* How cmd runs on the direct path, or NULL when out of memory. */
+static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
+{
+    direct_cmd *dc = calloc(1, sizeof *dc);
+    if (!dc)
+        return NULL;
+    size_t ne = cmd->neffects, nch = rt->nchanged[cmd->index];
+    dc->effects = calloc(ne + 1, sizeof *dc->effects);
+    dc->checks = calloc(nch + 1, sizeof *dc->checks);
+    dc->room = calloc(ne + 1, sizeof *dc->room);
+    if (!dc->effects || !dc->checks || !dc->room) {
+        direct_cmd_free(dc, ne);
+        return NULL;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        const effect *e = &cmd->effects[i];
+        direct_effect *de = &dc->effects[i];
+        de->field = e->field;
+        de->append = e->kind != EFFECT_SET;
+        if (de->append)
+            dc->room[dc->nroom++] = (store_room){.field = e->field, .n = 1};
+        if (e->value) {
+            de->v = src_of(cmd, e->value);
+            continue;
+        }
+        const ty *elem = cmd->agg->state->fields[e->field].type->elem;
+        de->nbuild = (uint32_t)elem->nfields;
+        de->build = calloc(elem->nfields + 1, sizeof *de->build);
+        if (!de->build) {
+            direct_cmd_free(dc, ne);
+            return NULL;
+        }
+        for (size_t f = 0; f < elem->nfields; f++)
+            de->build[f] = e->build[f]
+                               ? src_of(cmd, e->build[f])
+                               : (src){.kind = SRC_CONST, .k = field_initial(&elem->fields[f])};
+    }
+    const changed_field *ch = rt->changed[cmd->index];
+    for (size_t i = 0; !cmd->creates && i < nch; i++)
+        if (check_can_fail(cmd, &ch[i]))
+            dc->checks[dc->nchecks++] = ch[i];
+    dc->view = !cmd->creates && (dc->nchecks || cmd->nensures || cmd->payload);
+    if (!dc->view)
+        dc->nroom = 0;
+    return dc;
+}
+
+/* Which commands take the store's direct path, and how (direct_cmd). */
 static int find_direct(runtime *rt)
 {
     const plan *p = rt->p;
-    size_t n = p->ncommands ? p->ncommands : 1;
-    rt->direct = calloc(n, sizeof *rt->direct);
-    rt->nrooms = calloc(n, sizeof *rt->nrooms);
-    if (!rt->direct || !rt->nrooms)
+    rt->direct = calloc(p->ncommands ? p->ncommands : 1, sizeof *rt->direct);
+    if (!rt->direct)
         return -1;
-    for (size_t c = 0; c < p->ncommands; c++) {
-        const command *cmd = p->commands[c];
-        if (!direct_fits(cmd))
-            continue;
-        store_room *room = calloc(cmd->neffects + 1, sizeof *room);
-        if (!room)
+    for (size_t c = 0; c < p->ncommands; c++)
+        if (direct_fits(p->commands[c]) && !(rt->direct[c] = direct_cmd_make(rt, p->commands[c])))
             return -1;
-        for (size_t i = 0; i < cmd->neffects; i++)
-            if (cmd->effects[i].kind == EFFECT_APPEND)
-                room[rt->nrooms[c]++] = (store_room){.field = cmd->effects[i].field, .n = 1};
-        rt->direct[c] = room;
-    }
     return 0;
 }
 
@@ -401,9 +525,8 @@ void runtime_free(runtime *rt)
     free(rt->free_params);
     free(rt->changes);
     for (size_t c = 0; rt->direct && c < rt->p->ncommands; c++)
-        free((void *)rt->direct[c]);
-    free((void *)rt->direct);
-    free(rt->nrooms);
+        direct_cmd_free(rt->direct[c], rt->p->commands[c]->neffects);
+    free(rt->direct);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -904,6 +1027,50 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     return emit(rt, cmd, args, key, &post, depth);
 }
 
+enum { DIRECT_FRAME = 32 }; /* values direct() keeps on its frame for built items */
+
+/* The value src gives, as the expression would (an argument, a constant). */
+static inline runtime_status src_value(runtime *rt, const command *cmd, const src *sv,
+                                       const expr_ctx *ctx, value *out)
+{
+    switch (sv->kind) {
+    case SRC_ARG: *out = ctx->args->u.items[sv->arg]; return RUNTIME_OK;
+    case SRC_CONST: *out = sv->k; return RUNTIME_OK;
+    case SRC_EXPR: break;
+    }
+    return eval(rt, cmd, sv->e, ctx, out);
+}
+
+/* compute_effects by dc: each effect's value into rt->changes, every one on
+ * the state before (ctx); a built item's fields in frame (*used of
+ * DIRECT_FRAME taken) while they fit, else in scratch. */
+static runtime_status direct_effects(runtime *rt, const command *cmd, const direct_cmd *dc,
+                                     const expr_ctx *ctx, value *frame, size_t *used)
+{
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const direct_effect *de = &dc->effects[i];
+        store_change *ch = &rt->changes[i];
+        ch->field = de->field;
+        ch->append = de->append;
+        runtime_status st;
+        if (!de->build) {
+            if ((st = src_value(rt, cmd, &de->v, ctx, &ch->v)) != RUNTIME_OK)
+                return st;
+            continue;
+        }
+        value *items = frame + *used;
+        if (*used + de->nbuild <= DIRECT_FRAME)
+            *used += de->nbuild;
+        else
+            items = scratch_values(rt, de->nbuild);
+        for (uint32_t f = 0; f < de->nbuild; f++)
+            if ((st = src_value(rt, cmd, &de->build[f], ctx, &items[f])) != RUNTIME_OK)
+                return st;
+        ch->v = (value){.kind = VAL_STRUCT, .len = de->nbuild, .u.items = items};
+    }
+    return RUNTIME_OK;
+}
+
 /* The record's new state after the changes of cmd's effects (rt->changes),
  * as the checks after the effects see it, with nothing written: its
  * fields as they are (in room when they fit), each set one replaced, each
@@ -930,13 +1097,33 @@ static value next_view(runtime *rt, const command *cmd, const value *old, value 
     return (value){.kind = VAL_STRUCT, .len = old->len, .u.items = items};
 }
 
+/* An update's checks on the direct path: those of dc's checks, which are
+ * the changed fields whose checks can fail, in check_state's words. */
+static runtime_status direct_checks(runtime *rt, const command *cmd, const direct_cmd *dc,
+                                    const value *old, const value *next)
+{
+    char why[RUNTIME_WHY_MAX];
+    const ty *st = cmd->agg->state;
+    for (size_t i = 0; i < dc->nchecks; i++) {
+        const changed_field *ch = &dc->checks[i];
+        const value *nv = &next->u.items[ch->field];
+        uint32_t from = check_from(st, ch, &old->u.items[ch->field], nv);
+        if (from != UINT32_MAX &&
+            value_check_field(st, (size_t)ch->field, nv, from, why, sizeof why) < 0)
+            return refuse(rt, cmd, "%s", why);
+    }
+    return RUNTIME_OK;
+}
+
 /* A command on the store's direct path (find_direct): execute's steps,
  * checks and words, but every check before the one write, so a refusal has
  * nothing to undo. The record is read where it lies (nothing changes it
- * before the write), the new state is a view (next_view), and the write
- * takes the changes, the created record or the removal, and the event. */
+ * before the write); an update's new state is a view (next_view), made only
+ * when something reads it; the write takes the changes, the created record
+ * or the removal, and the event. */
 static runtime_status direct(runtime *rt, const command *cmd, const value *args, uint64_t checked)
 {
+    const direct_cmd *dc = rt->direct[cmd->index];
     char why[RUNTIME_WHY_MAX];
     if (check_args(cmd->params, args, checked, rt->free_params[cmd->index], why, sizeof why) < 0)
         return refuse(rt, cmd, "%s", why);
@@ -947,11 +1134,17 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     store_ref ref;
     value old;
     runtime_status st;
-    int rc = s->ops->direct_find(s, agg, key, rt->direct[cmd->index], rt->nrooms[cmd->index], &ref,
-                                 &old);
-    if (rc < 0 || rc == cmd->creates) {
-        st = rc < 0 ? store_failed(rt, cmd)
-                    : (cmd->creates ? already_exists(rt, cmd, key) : absent(rt, cmd, key));
+    int rc = s->ops->direct_find(s, agg, key, dc->room, dc->nroom, &ref, &old);
+    if (rc < 0) {
+        st = store_failed(rt, cmd);
+        goto release;
+    }
+    if (cmd->creates && rc == 1) {
+        st = already_exists(rt, cmd, key);
+        goto release;
+    }
+    if (!cmd->creates && rc == 0) {
+        st = absent(rt, cmd, key);
         goto release;
     }
     if (cmd->creates)
@@ -966,19 +1159,22 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
     bool by_field = !cmd->creates && !cmd->deletes && cmd->neffects;
-    value next = old, next_room[EXECUTE_ROOM];
+    value next = old, next_room[EXECUTE_ROOM], frame[DIRECT_FRAME];
+    size_t used = 0;
     if (st == RUNTIME_OK && by_field) {
-        st = compute_effects(rt, cmd, &pre);
-        if (st == RUNTIME_OK)
+        st = direct_effects(rt, cmd, dc, &pre, frame, &used);
+        if (st == RUNTIME_OK && dc->view) {
             next = next_view(rt, cmd, &old, next_room);
+            st = direct_checks(rt, cmd, dc, &old, &next);
+        }
     } else if (st == RUNTIME_OK) {
         st = apply_effects(rt, cmd, &old, &pre, &next);
+        if (st == RUNTIME_OK)
+            st = check_state(rt, cmd, &old, &next, false);
     }
-    if (st == RUNTIME_OK)
-        st = check_state(rt, cmd, &old, &next, by_field);
     expr_ctx post = {
         .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
-    if (st == RUNTIME_OK)
+    if (st == RUNTIME_OK && cmd->nensures)
         st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
     value payload = *args;
     if (st == RUNTIME_OK && cmd->event && cmd->payload)
