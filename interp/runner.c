@@ -973,6 +973,43 @@ static int sh_scan(store *s, const aggregate *agg, const value *from, int64_t li
     return sh->inner->ops->scan(sh->inner, agg, from, limit, out);
 }
 
+static int sh_update(store *s, const aggregate *agg, const value *key, const store_change *changes,
+                     size_t n, value *state)
+{
+    shadow *sh = (shadow *)s;
+    return sh->inner->ops->update(sh->inner, agg, key, changes, n, state);
+}
+
+static int sh_direct_find(store *s, const aggregate *agg, const value *key, const store_room *room,
+                          size_t nroom, store_ref *ref, value *state)
+{
+    shadow *sh = (shadow *)s;
+    return sh->inner->ops->direct_find(sh->inner, agg, key, room, nroom, ref, state);
+}
+
+/* A direct write is its own commit: a created record's identity is noted
+ * as committed once the write holds. */
+static int sh_direct_write(store *s, const store_write *w)
+{
+    shadow *sh = (shadow *)s;
+    int rc = sh->inner->ops->direct_write(sh->inner, w);
+    if (rc == 0 && w->kind == STORE_WRITE_CREATE) {
+        if (sh->nkeys == sh->cap) {
+            sh->cap = sh->cap ? sh->cap * 2 : 256;
+            sh->keys = xrealloc(sh->keys, sh->cap * sizeof *sh->keys);
+        }
+        sh->keys[sh->nkeys++] = (shadow_key){.agg = w->agg, .key = value_copy(&sh->mem, w->key)};
+        sh->committed = sh->nkeys;
+    }
+    return rc;
+}
+
+static void sh_direct_release(store *s)
+{
+    shadow *sh = (shadow *)s;
+    sh->inner->ops->direct_release(sh->inner);
+}
+
 static void shadow_free(shadow *sh)
 {
     mix_free(sh->mx);
@@ -1024,7 +1061,13 @@ static int shadow_replay(run_state *rs, shadow *sh)
                           .rollback = sh_rollback,
                           .count = sh_count,
                           .checks_creates = sh->inner->ops->checks_creates,
-                          .scan = sh->inner->ops->scan ? sh_scan : NULL};
+                          .scan = sh->inner->ops->scan ? sh_scan : NULL,
+                          .update = sh->inner->ops->update ? sh_update : NULL};
+    if (sh->inner->ops->direct_find) { /* the shadow takes the path the memory target takes */
+        sh->ops.direct_find = sh_direct_find;
+        sh->ops.direct_write = sh_direct_write;
+        sh->ops.direct_release = sh_direct_release;
+    }
     sh->base.ops = &sh->ops;
     /* a shard's cycles are its own numbers from its own stream */
     uint64_t place = client_place(rs), stride = clients_all(rs);
