@@ -78,6 +78,8 @@ struct xnode {
     const struct func *f;       /* XOP_CALL: its row of funcs[] */
     xnode *args[FUNC_MAX_ARGS]; /* XOP_CALL: f->arity of them */
     xrun run;                   /* set by lower() */
+    uint8_t leaf;               /* an int read without a call of its own (int_leaf), set by
+                                   lower() */
     bool folded;                /* the whole subtree is a constant: k holds its value */
     value k;                    /* folded: the value; a compare with a constant: that constant */
 };
@@ -1505,6 +1507,57 @@ static expr_status run_cmp_len_field_k(const xnode *n, const expr_ctx *x, value 
     return EXPR_OK;
 }
 
+/* An int operand read in place, without a call of its own: a constant (in
+ * k), a field one or two steps into its scope, len() of a one-step list
+ * field. */
+enum { LEAF_NONE, LEAF_K, LEAF_F1, LEAF_F2, LEAF_LEN1 };
+
+static inline expr_status leaf_int(const xnode *n, const expr_ctx *x, int64_t *out)
+{
+    const value *v;
+    switch (n->leaf) {
+    case LEAF_K: *out = n->k.u.i; return EXPR_OK;
+    case LEAF_F1: v = field1(n->name, x); break;
+    case LEAF_F2: v = field2(n->name, x); break;
+    default: /* LEAF_LEN1 */
+        if (!(v = field1(n->args[0]->name, x)))
+            return EXPR_UNSET;
+        *out = v->len;
+        return EXPR_OK;
+    }
+    if (!v)
+        return EXPR_UNSET;
+    *out = v->u.i;
+    return EXPR_OK;
+}
+
+/* int op int, both sides leaves: `balance >= arg.amount.cents`. */
+static expr_status run_cmp_leaves(const xnode *n, const expr_ctx *x, value *out)
+{
+    int64_t l, r;
+    expr_status s = leaf_int(n->l, x, &l);
+    if (s == EXPR_OK)
+        s = leaf_int(n->r, x, &r);
+    if (s == EXPR_OK)
+        *out = bool_value(int_holds(n->op, l, r));
+    return s;
+}
+
+/* int + - * / % int with both sides leaves (`balance + arg.amount.cents`,
+ * `len(ledger) + 1`), or unary minus of one. */
+static expr_status run_arith_leaves(const xnode *n, const expr_ctx *x, value *out)
+{
+    int64_t l, r = 0, v;
+    expr_status s = leaf_int(n->l, x, &l);
+    if (s == EXPR_OK && n->r)
+        s = leaf_int(n->r, x, &r);
+    if (s == EXPR_OK)
+        s = arith(n->op, l, r, &v);
+    if (s == EXPR_OK)
+        *out = int_value(v);
+    return s;
+}
+
 /* int + - * / % int, unary minus. */
 static expr_status run_arith_int(const xnode *n, const expr_ctx *x, value *out)
 {
@@ -1549,7 +1602,7 @@ static xrun lower_compare(xnode *n)
         n->k = const_of(n->r);
     if (is_kind(n->l, TY_INT) && is_kind(n->r, TY_INT)) {
         if (!k)
-            return run_cmp_int;
+            return n->l->leaf && n->r->leaf ? run_cmp_leaves : run_cmp_int;
         if (is_field1(n->l))
             return run_cmp_field_k;
         if (n->l->op == XOP_CALL && n->l->run == run_len_list && is_field1(n->l->args[0]))
@@ -1600,6 +1653,23 @@ static bool whole(const xnode *n)
     }
 }
 
+/* Whether n, lowered, is an int leaf (leaf_int), and which; a constant's
+ * value goes into k. */
+static void set_leaf(xnode *n)
+{
+    n->leaf = LEAF_NONE;
+    if (!is_kind(n, TY_INT))
+        return;
+    if (is_const(n)) {
+        n->k = const_of(n);
+        n->leaf = LEAF_K;
+    } else if (n->op == XOP_NAME && (n->name->nidx == 1 || n->name->nidx == 2)) {
+        n->leaf = n->name->nidx == 1 ? LEAF_F1 : LEAF_F2;
+    } else if (n->op == XOP_CALL && n->run == run_len_list && is_field1(n->args[0])) {
+        n->leaf = LEAF_LEN1;
+    }
+}
+
 static void lower(xnode *n)
 {
     assert(whole(n));
@@ -1617,8 +1687,14 @@ static void lower(xnode *n)
     case XOP_INT:
     case XOP_STR:
     case XOP_BOOL:
-    case XOP_ENUM: n->run = run_lit; return;
-    case XOP_NAME: n->run = lower_name(n); return;
+    case XOP_ENUM:
+        n->run = run_lit;
+        set_leaf(n);
+        return;
+    case XOP_NAME:
+        n->run = lower_name(n);
+        set_leaf(n);
+        return;
     case XOP_CALL:
         n->run = n->f->eval == ev_len && is_kind(n->args[0], TY_LIST) ? run_len_list : run_call;
         break;
@@ -1631,7 +1707,11 @@ static void lower(xnode *n)
     case XOP_LE:
     case XOP_GT:
     case XOP_GE: n->run = lower_compare(n); break;
-    default: n->run = is_kind(n, TY_INT) ? run_arith_int : ev_arith; break;
+    default:
+        n->run = !is_kind(n, TY_INT)                   ? ev_arith
+                 : n->l->leaf && (!n->r || n->r->leaf) ? run_arith_leaves
+                                                       : run_arith_int;
+        break;
     }
     bool all = n->op != XOP_CALL || n->f->eval != ev_has;
     if (n->l)
@@ -1647,6 +1727,7 @@ static void lower(xnode *n)
         n->folded = true;
         n->run = run_const;
     }
+    set_leaf(n);
 }
 
 expr_status expr_eval(const expr *e, const expr_ctx *ctx, value *out)

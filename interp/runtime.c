@@ -69,7 +69,8 @@ struct runtime {
     /* per command index: how the store's direct path carries it out
        (find_direct), or NULL: in a transaction */
     struct direct_cmd **direct;
-    bool conflict;     /* the dispatch's create was refused as already existing */
+    value **fresh; /* per aggregate index: a new record's fields as they start (field_initial) */
+    bool conflict; /* the dispatch's create was refused as already existing */
     bool args_checked; /* the dispatched command's arguments passed their checks */
     bool answered;     /* the dispatch was a query that succeeded: answer holds its returns */
     value answer;      /* in scratch, or lent from the store's records */
@@ -370,8 +371,9 @@ typedef struct direct_cmd {
        checks cannot fail), in field order */
     changed_field *checks;
     size_t nchecks;
-    /* an update whose checks, ensures or payload read its new state (the
-       view, next_view): the find makes room in the lists it appends to */
+    /* a create, or an update whose checks, ensures or payload read its new
+       state (the view, next_view: the find makes room in the lists it
+       appends to) */
     bool view;
     store_room *room;
     size_t nroom;
@@ -463,11 +465,12 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
                                : (src){.kind = SRC_CONST, .k = field_initial(&elem->fields[f])};
     }
     const changed_field *ch = rt->changed[cmd->index];
-    for (size_t i = 0; !cmd->creates && i < nch; i++)
+    for (size_t i = 0; i < nch; i++)
         if (check_can_fail(cmd, &ch[i]))
             dc->checks[dc->nchecks++] = ch[i];
-    dc->view = !cmd->creates && (dc->nchecks || cmd->nensures || cmd->payload);
-    if (!dc->view)
+    /* a create's new state is the record written: always made */
+    dc->view = cmd->creates || dc->nchecks || cmd->nensures || cmd->payload;
+    if (cmd->creates || !dc->view)
         dc->nroom = 0;
     return dc;
 }
@@ -485,6 +488,23 @@ static int find_direct(runtime *rt)
     return 0;
 }
 
+/* Each aggregate's fields as a new record starts (rt->fresh). */
+static int find_fresh(runtime *rt)
+{
+    const plan *p = rt->p;
+    rt->fresh = calloc(p->naggs ? p->naggs : 1, sizeof *rt->fresh);
+    if (!rt->fresh)
+        return -1;
+    for (size_t a = 0; a < p->naggs; a++) {
+        const ty *st = p->aggs[a].state;
+        if (!(rt->fresh[a] = calloc(st->nfields ? st->nfields : 1, sizeof(value))))
+            return -1;
+        for (size_t f = 0; f < st->nfields; f++)
+            rt->fresh[a][f] = field_initial(&st->fields[f]);
+    }
+    return 0;
+}
+
 int runtime_new(const plan *p, store *s, runtime **out)
 {
     *out = NULL;
@@ -493,7 +513,8 @@ int runtime_new(const plan *p, store *s, runtime **out)
         return -1;
     rt->p = p;
     rt->s = s;
-    if (find_changed(rt) < 0 || (s->ops->direct_find && find_direct(rt) < 0)) {
+    if (find_fresh(rt) < 0 || find_changed(rt) < 0 ||
+        (s->ops->direct_find && find_direct(rt) < 0)) {
         runtime_free(rt);
         return -1;
     }
@@ -527,6 +548,9 @@ void runtime_free(runtime *rt)
     for (size_t c = 0; rt->direct && c < rt->p->ncommands; c++)
         direct_cmd_free(rt->direct[c], rt->p->commands[c]->neffects);
     free(rt->direct);
+    for (size_t a = 0; rt->fresh && a < rt->p->naggs; a++)
+        free(rt->fresh[a]);
+    free(rt->fresh);
     arena_free(&rt->scratch);
     free(rt);
 }
@@ -628,14 +652,15 @@ static runtime_status build_struct(runtime *rt, const command *cmd, const ty *t,
     return RUNTIME_OK;
 }
 
-static value fresh_record(runtime *rt, const aggregate *agg, const value *key)
+/* A new record of key: its fields as they start (rt->fresh), in room when
+ * it holds EXECUTE_ROOM of them (NULL: scratch). */
+static value fresh_record(runtime *rt, const aggregate *agg, const value *key, value *room)
 {
-    const ty *st = agg->state;
-    value *items = scratch_values(rt, st->nfields);
-    for (size_t i = 0; i < st->nfields; i++)
-        items[i] = field_initial(&st->fields[i]);
+    size_t n = agg->state->nfields;
+    value *items = room && n <= EXECUTE_ROOM ? room : scratch_values(rt, n);
+    memcpy(items, rt->fresh[agg->index], n * sizeof *items);
     items[agg->identity] = *key;
-    return (value){.kind = VAL_STRUCT, .len = (uint32_t)st->nfields, .u.items = items};
+    return (value){.kind = VAL_STRUCT, .len = (uint32_t)n, .u.items = items};
 }
 
 /* Loads every `reads` alias (by the store's direct path when the command
@@ -973,7 +998,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
     if (!cmd->creates && rc == 0)
         return absent(rt, cmd, key);
     if (cmd->creates)
-        old = fresh_record(rt, agg, key);
+        old = fresh_record(rt, agg, key, NULL);
     /* a store may change the record it lent in place (update, and save):
        the old state is kept as a shallow copy of its fields, which stay
        valid until commit or rollback */
@@ -1097,6 +1122,30 @@ static value next_view(runtime *rt, const command *cmd, const value *old, value 
     return (value){.kind = VAL_STRUCT, .len = old->len, .u.items = items};
 }
 
+/* A created record's state: the new record's fields (fresh) with the
+ * changes of cmd's effects (rt->changes) applied, in room when they fit; an
+ * appended list is a new one of the items it starts with and the item. */
+static value created_state(runtime *rt, const command *cmd, const value *fresh, value *room)
+{
+    value *items = fresh->len <= EXECUTE_ROOM ? room : scratch_values(rt, fresh->len);
+    memcpy(items, fresh->u.items, fresh->len * sizeof *items);
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const store_change *c = &rt->changes[i];
+        value *f = &items[c->field];
+        if (!c->append) {
+            *f = c->v;
+            continue;
+        }
+        uint32_t n = f->kind == VAL_LIST ? f->len : 0; /* an unset optional list is [] */
+        value *list = scratch_values(rt, (size_t)n + 1);
+        if (n)
+            memcpy(list, f->u.items, n * sizeof *list);
+        list[n] = c->v;
+        *f = (value){.kind = VAL_LIST, .len = n + 1, .u.items = list};
+    }
+    return (value){.kind = VAL_STRUCT, .len = fresh->len, .u.items = items};
+}
+
 /* An update's checks on the direct path: those of dc's checks, which are
  * the changed fields whose checks can fail, in check_state's words. */
 static runtime_status direct_checks(runtime *rt, const command *cmd, const direct_cmd *dc,
@@ -1147,8 +1196,9 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
         st = absent(rt, cmd, key);
         goto release;
     }
+    value fresh_room[EXECUTE_ROOM];
     if (cmd->creates)
-        old = fresh_record(rt, agg, key);
+        old = fresh_record(rt, agg, key, fresh_room);
     const value *alias_room[EXECUTE_ROOM];
     const value **aliases =
         cmd->nreads < EXECUTE_ROOM
@@ -1161,11 +1211,16 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     bool by_field = !cmd->creates && !cmd->deletes && cmd->neffects;
     value next = old, next_room[EXECUTE_ROOM], frame[DIRECT_FRAME];
     size_t used = 0;
-    if (st == RUNTIME_OK && by_field) {
+    if (st == RUNTIME_OK && (by_field || cmd->creates)) {
         st = direct_effects(rt, cmd, dc, &pre, frame, &used);
         if (st == RUNTIME_OK && dc->view) {
-            next = next_view(rt, cmd, &old, next_room);
-            st = direct_checks(rt, cmd, dc, &old, &next);
+            next = cmd->creates ? created_state(rt, cmd, &old, next_room)
+                                : next_view(rt, cmd, &old, next_room);
+            /* a create whose other fields may not pass as they start is
+               checked whole, as check_state does */
+            st = cmd->creates && !rt->fresh_checks_changed[cmd->index]
+                     ? check_state(rt, cmd, &old, &next, false)
+                     : direct_checks(rt, cmd, dc, &old, &next);
         }
     } else if (st == RUNTIME_OK) {
         st = apply_effects(rt, cmd, &old, &pre, &next);
