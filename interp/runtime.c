@@ -363,6 +363,21 @@ typedef struct direct_effect {
     uint32_t nbuild;
 } direct_effect;
 
+/* A check of the direct path that a quick test passes in place when it
+ * can (the test failing, the full check is asked, for its words). */
+typedef enum quick_kind {
+    QUICK_NONE,
+    QUICK_INT,    /* an int field set whole: within its bounds */
+    QUICK_STRING, /* a string field without pattern set whole: its byte count decides */
+    QUICK_ITEMS,  /* an item built field by field into a list without max_items, each
+                     checked field of it an int (the item's type in t) */
+} quick_kind;
+
+typedef struct quick {
+    quick_kind kind;
+    const ty *t; /* the field's type (QUICK_INT, QUICK_STRING), the item's (QUICK_ITEMS) */
+} quick;
+
 /* How a command runs on the store's direct path. */
 typedef struct direct_cmd {
     direct_effect *effects; /* one per effect of the command, in its order */
@@ -370,6 +385,7 @@ typedef struct direct_cmd {
        entries of those that can fail: find_changed's, less those whose
        checks cannot fail), in field order */
     changed_field *checks;
+    quick *quick; /* one per check */
     size_t nchecks;
     /* a create, or an update whose checks, ensures or payload read its new
        state (the view, next_view: the find makes room in the lists it
@@ -415,6 +431,43 @@ static bool check_can_fail(const command *cmd, const changed_field *ch)
     return !value_type_unconstrained(ft);
 }
 
+/* The quick test of the changed field ch of cmd (quick_kind). */
+static quick quick_of(const command *cmd, const changed_field *ch)
+{
+    const ty *ft = cmd->agg->state->fields[ch->field].type;
+    if (ch->check == CHECK_ALL && ft->kind == TY_INT)
+        return (quick){.kind = QUICK_INT, .t = ft};
+    if (ch->check == CHECK_ALL && ft->kind == TY_STRING && !ft->re)
+        return (quick){.kind = QUICK_STRING, .t = ft};
+    if (ch->check != CHECK_ITEM || ft->has_max_items || ft->elem->kind != TY_STRUCT)
+        return (quick){.kind = QUICK_NONE};
+    for (uint64_t m = ch->item; m; m &= m - 1)
+        if (ft->elem->fields[__builtin_ctzll(m)].type->kind != TY_INT)
+            return (quick){.kind = QUICK_NONE};
+    return (quick){.kind = QUICK_ITEMS, .t = ft->elem};
+}
+
+/* Whether nv, the new value of ch's field, passes q in place. */
+static inline bool quick_passes(const quick *q, const changed_field *ch, const value *nv)
+{
+    switch (q->kind) {
+    case QUICK_INT: return nv->kind == VAL_INT && value_int_fits(q->t, nv->u.i);
+    case QUICK_STRING: return nv->kind == VAL_STRING && value_bytes_fit(q->t, nv->len);
+    case QUICK_ITEMS: {
+        const value *item = &nv->u.items[nv->len - 1];
+        for (uint64_t m = ch->item; m; m &= m - 1) {
+            unsigned f = (unsigned)__builtin_ctzll(m);
+            const value *fv = &item->u.items[f];
+            if (fv->kind != VAL_INT || !value_int_fits(q->t->fields[f].type, fv->u.i))
+                return false;
+        }
+        return true;
+    }
+    case QUICK_NONE: break;
+    }
+    return false;
+}
+
 static void direct_cmd_free(direct_cmd *dc, size_t neffects)
 {
     if (!dc)
@@ -423,6 +476,7 @@ static void direct_cmd_free(direct_cmd *dc, size_t neffects)
         free(dc->effects[i].build);
     free(dc->effects);
     free(dc->checks);
+    free(dc->quick);
     free(dc->room);
     free(dc);
 }
@@ -436,8 +490,9 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
     size_t ne = cmd->neffects, nch = rt->nchanged[cmd->index];
     dc->effects = calloc(ne + 1, sizeof *dc->effects);
     dc->checks = calloc(nch + 1, sizeof *dc->checks);
+    dc->quick = calloc(nch + 1, sizeof *dc->quick);
     dc->room = calloc(ne + 1, sizeof *dc->room);
-    if (!dc->effects || !dc->checks || !dc->room) {
+    if (!dc->effects || !dc->checks || !dc->quick || !dc->room) {
         direct_cmd_free(dc, ne);
         return NULL;
     }
@@ -466,8 +521,10 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
     }
     const changed_field *ch = rt->changed[cmd->index];
     for (size_t i = 0; i < nch; i++)
-        if (check_can_fail(cmd, &ch[i]))
+        if (check_can_fail(cmd, &ch[i])) {
+            dc->quick[dc->nchecks] = quick_of(cmd, &ch[i]);
             dc->checks[dc->nchecks++] = ch[i];
+        }
     /* a create's new state is the record written: always made */
     dc->view = cmd->creates || dc->nchecks || cmd->nensures || cmd->payload;
     if (cmd->creates || !dc->view)
@@ -1156,6 +1213,8 @@ static runtime_status direct_checks(runtime *rt, const command *cmd, const direc
     for (size_t i = 0; i < dc->nchecks; i++) {
         const changed_field *ch = &dc->checks[i];
         const value *nv = &next->u.items[ch->field];
+        if (quick_passes(&dc->quick[i], ch, nv))
+            continue;
         uint32_t from = check_from(st, ch, &old->u.items[ch->field], nv);
         if (from != UINT32_MAX &&
             value_check_field(st, (size_t)ch->field, nv, from, why, sizeof why) < 0)

@@ -36,6 +36,23 @@ bool value_valid(const ty *t, const value *v);
 /* True when every value of t's kind passes t's checks (an int or string
  * without bounds or pattern, a bool): only an unset one can be refused. */
 bool value_type_unconstrained(const ty *t);
+/* Quick tests for the runtime's hot path, inline: true when the value
+ * certainly passes t's bounds (false: ask value_check, which has the
+ * words). An int within t's min and max: */
+static inline bool value_int_fits(const ty *t, int64_t i)
+{
+    return (!t->has_min || i >= t->min) && (!t->has_max || i <= t->max);
+}
+
+/* A string of `bytes` bytes of valid UTF-8 (1 to 4 bytes a code point)
+ * whose byte count alone says it holds at least t's min_len code points
+ * and at most its max_len (t has no pattern). */
+static inline bool value_bytes_fit(const ty *t, uint32_t bytes)
+{
+    return (!t->has_min_len || ((int64_t)bytes + 3) / 4 >= t->min_len) &&
+           (!t->has_max_len || (int64_t)bytes <= t->max_len);
+}
+
 /* A deep copy of v in arena a: structs, lists and strings are copied, so the
  * copy outlives whatever v points into. */
 value value_copy(arena *a, const value *v);

@@ -1690,7 +1690,9 @@ _Static_assert(sizeof(direct_ref) <= sizeof(store_ref), "a direct_ref fits in a 
  * list is left unset (the caller's appended items are its whole view). */
 static void list_make_room(pool *p, value *l, uint32_t n)
 {
-    if (l->kind != VAL_LIST || list_room(l->len) >= (size_t)l->len + n)
+    /* one more item: a list is full when its length is a power of two (or 0) */
+    if (l->kind != VAL_LIST ||
+        (n == 1 ? (l->len & (l->len - 1)) != 0 : list_room(l->len) >= (size_t)l->len + n))
         return;
     value *bigger = pool_alloc(p, list_room(l->len + n) * sizeof *bigger);
     if (l->len) {
