@@ -448,7 +448,7 @@ static uint64_t tail_word(const char *s, uint32_t len, uint32_t i)
 /* A string key eight bytes a step (FNV-1a's multiply on words, the tail
  * zero-padded, the length folded in so that padding cannot collide), then
  * mixed. */
-static uint64_t key_hash(const value *k)
+static inline __attribute__((always_inline)) uint64_t key_hash(const value *k)
 {
     if (k->kind != VAL_STRING)
         return mix64((uint64_t)k->u.i);
@@ -587,7 +587,8 @@ static void slots_unmap(slot *s, size_t cap)
 
 /* The slot of key in the current table: its record's, or the empty one
  * where it would go. */
-static slot *table_slot(const table *t, uint64_t hash, const value *key)
+static inline __attribute__((always_inline)) slot *table_slot(const table *t, uint64_t hash,
+                                                              const value *key)
 {
     size_t mask = t->cap - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
@@ -620,7 +621,8 @@ static slot *old_slot(const table *t, uint64_t hash, const value *key)
 
 /* The record of key, with the slot it is in (the empty slot of the current
  * table where it would go when absent). */
-static record *table_find(const table *t, uint64_t hash, const value *key, slot **where)
+static inline __attribute__((always_inline)) record *table_find(const table *t, uint64_t hash,
+                                                                const value *key, slot **where)
 {
     *where = NULL;
     if (!t->cap)
