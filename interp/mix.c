@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "bytes.h"
 #include "draw.h"
 #include "pool.h"
 
@@ -215,14 +216,18 @@ typedef struct text {
     size_t len;
 } text;
 
-static void put(text *t, const char *s, size_t n)
+static __attribute__((noinline)) void grow(text *t, size_t n)
 {
-    if (t->len + n + 1 > *t->cap) {
-        while (t->len + n + 1 > *t->cap)
-            *t->cap *= 2;
-        *t->buf = xrealloc(*t->buf, *t->cap);
-    }
-    memcpy(*t->buf + t->len, s, n);
+    while (t->len + n + 1 > *t->cap)
+        *t->cap *= 2;
+    *t->buf = xrealloc(*t->buf, *t->cap);
+}
+
+static inline void put(text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > *t->cap)
+        grow(t, n);
+    bytes_copy(*t->buf + t->len, s, n);
     t->len += n;
 }
 
@@ -261,10 +266,21 @@ static void put_int(text *t, int64_t v)
     put(t, b + at, sizeof b - at);
 }
 
-/* ${n}: written once per cycle, however many steps name it. */
+/* ${n}: written once per cycle, however many steps name it; when the
+ * cycle follows the one it was written for (one client's cycles do), the
+ * last text is counted up by one in place. */
 static void put_n(mix *m, text *t)
 {
-    if (m->n_text_of != m->n + 1) {
+    if (m->n_text_of != m->n + 1 && m->n_text_of && m->n_text_of == m->n) {
+        size_t i = sizeof m->n_text;
+        while (i > m->n_at && m->n_text[i - 1] == '9')
+            m->n_text[--i] = '0';
+        if (i > m->n_at)
+            m->n_text[i - 1]++;
+        else /* all nines: one digit more */
+            m->n_text[--m->n_at] = '1';
+        m->n_text_of = m->n + 1;
+    } else if (m->n_text_of != m->n + 1) {
         m->n_at = int_text((int64_t)m->n, m->n_text);
         m->n_text_of = m->n + 1;
     }

@@ -194,9 +194,10 @@ static int check_outcome(run_state *rs, const step_inst *si, int rc, const char 
 static void note_outcome(run_state *rs, const step_inst *si, int rc)
 {
     bool ok = rc == TARGET_OK;
-    mix_done(rs->mx, si, ok);
     if (!ok)
         return;
+    if (si->st->into >= 0) /* what mix_done does with a success, without its call otherwise */
+        mix_done(rs->mx, si, ok);
     const cmd_delta *d = &rs->p->cmd_delta[si->st->cmd->index];
     for (size_t i = 0; i < d->n; i++)
         rs->seen[d->at[i]] += d->by[i];

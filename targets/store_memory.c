@@ -80,6 +80,7 @@
 
 #include "alloc.h"
 #include "array.h"
+#include "bytes.h"
 #include "runtime.h"
 #include "store_driver.h"
 #include "value.h"
@@ -194,53 +195,6 @@ static size_t list_room(uint32_t n)
 static size_t items_bytes(const value *v)
 {
     return (v->kind == VAL_LIST ? list_room(v->len) : v->len) * sizeof(value);
-}
-
-/* Short strings, the most a store holds, copied and compared without a
- * call: from w to 2w bytes (w 4 or 8) as two words of w that may overlap,
- * the first w bytes and the last w. */
-static inline void words_copy(char *dst, const char *src, size_t n, size_t w)
-{
-    char head[8], tail[8];
-    memcpy(head, src, w);
-    memcpy(tail, src + n - w, w);
-    memcpy(dst, head, w);
-    memcpy(dst + n - w, tail, w);
-}
-
-static inline bool words_equal(const char *a, const char *b, size_t n, size_t w)
-{
-    return memcmp(a, b, w) == 0 && memcmp(a + n - w, b + n - w, w) == 0;
-}
-
-/* memcpy of n bytes; short ones without a call. */
-static inline void bytes_copy(char *dst, const char *src, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        words_copy(dst, src, n, 8);
-    } else if (n >= 4 && n < 8) {
-        words_copy(dst, src, n, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = src[i];
-    } else {
-        memcpy(dst, src, n);
-    }
-}
-
-/* memcmp(a, b, n) == 0; short ones without a call. */
-static inline bool bytes_equal(const char *a, const char *b, size_t n)
-{
-    if (n >= 8 && n <= 16)
-        return words_equal(a, b, n, 8);
-    if (n >= 4 && n < 8)
-        return words_equal(a, b, n, 4);
-    if (n >= 4)
-        return memcmp(a, b, n) == 0;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
 }
 
 /* Frees what v points at (v itself is the caller's). */

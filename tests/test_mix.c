@@ -366,6 +366,33 @@ static void test_mix_writes_numbers_in_text(void **state)
     }
 }
 
+/* ${n} of one cycle after another is counted up from the last text, over
+ * every carry (9 -> 10, 999 -> 1000), and written anew after a jump; each
+ * the decimal text of its n. */
+static void test_mix_counts_n_up_across_its_digits(void **state)
+{
+    (void)state;
+    plan *p = compile_workload("workload:\n"
+                               "  cycle: [{Order.Place: {id: \"k${n}\"}}]\n");
+    mix *m = mix_new(p, 1, 1);
+    bench_error why = {{0}};
+    size_t ns;
+    step_inst *steps = mix_flow_steps(m, 0, &ns);
+    static const uint64_t from[] = {0, 95, 995, 99995, 999999999999999995u, 5, 4};
+    for (size_t r = 0; r < sizeof from / sizeof *from; r++)
+        for (uint64_t n = from[r]; n < from[r] + 10; n++) {
+            char want[32];
+            snprintf(want, sizeof want, "k%" PRIu64, n);
+            assert_int_equal(mix_begin(m, n, false, &why), 0);
+            assert_int_equal(mix_expand(m, &steps[0], &why), 0);
+            const value *id = &steps[0].args.u.items[0];
+            assert_int_equal(id->len, strlen(want));
+            assert_memory_equal(id->u.s, want, id->len);
+        }
+    mix_free(m);
+    plan_free(p);
+}
+
 /* The text of step s's argument i after its expansion. */
 static void assert_arg(mix *m, step_inst *steps, size_t s, size_t i, const char *want)
 {
@@ -422,6 +449,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mix_writes_numbers_in_text),
+        cmocka_unit_test(test_mix_counts_n_up_across_its_digits),
         cmocka_unit_test(test_mix_shares_one_expansion_of_a_text_a_cycle),
         cmocka_unit_test(test_pool_keeps_join_order_and_is_a_set),
         cmocka_unit_test(test_pool_matches_a_plain_array),
