@@ -389,8 +389,14 @@ typedef struct direct_cmd {
     size_t nchecks;
     /* a create, or an update whose checks, ensures or payload read its new
        state (the view, next_view: the find makes room in the lists it
-       appends to) */
+       appends to, unless quick_only) */
     bool view;
+    /* an update that only its checks make look at its new state, each with
+       a quick test: they test the changes themselves (quick_change), and
+       only when one fails is the view made, its lists copied */
+    bool quick_only;
+    int *check_effect; /* per check: the index of the effect on its field */
+    src *read_key;     /* per read: where its key comes from */
     store_room *room;
     size_t nroom;
 } direct_cmd;
@@ -468,6 +474,26 @@ static inline bool quick_passes(const quick *q, const changed_field *ch, const v
     return false;
 }
 
+/* quick_passes on the change c of ch's field itself: a set value, or an
+ * appended item (QUICK_ITEMS). */
+static inline bool quick_change(const quick *q, const changed_field *ch, const store_change *c)
+{
+    if (q->kind != QUICK_ITEMS)
+        return quick_passes(q, ch, &c->v);
+    value one = {.kind = VAL_LIST, .len = 1, .u.items = (value *)&c->v};
+    return quick_passes(q, ch, &one);
+}
+
+/* Whether every check of dc (quick_only) passes its quick test on the
+ * change of its field. */
+static bool quick_all(const runtime *rt, const direct_cmd *dc)
+{
+    for (size_t i = 0; i < dc->nchecks; i++)
+        if (!quick_change(&dc->quick[i], &dc->checks[i], &rt->changes[dc->check_effect[i]]))
+            return false;
+    return true;
+}
+
 static void direct_cmd_free(direct_cmd *dc, size_t neffects)
 {
     if (!dc)
@@ -477,6 +503,8 @@ static void direct_cmd_free(direct_cmd *dc, size_t neffects)
     free(dc->effects);
     free(dc->checks);
     free(dc->quick);
+    free(dc->check_effect);
+    free(dc->read_key);
     free(dc->room);
     free(dc);
 }
@@ -491,8 +519,11 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
     dc->effects = calloc(ne + 1, sizeof *dc->effects);
     dc->checks = calloc(nch + 1, sizeof *dc->checks);
     dc->quick = calloc(nch + 1, sizeof *dc->quick);
+    dc->check_effect = calloc(nch + 1, sizeof *dc->check_effect);
+    dc->read_key = calloc(cmd->nreads + 1, sizeof *dc->read_key);
     dc->room = calloc(ne + 1, sizeof *dc->room);
-    if (!dc->effects || !dc->checks || !dc->quick || !dc->room) {
+    if (!dc->effects || !dc->checks || !dc->quick || !dc->check_effect || !dc->read_key ||
+        !dc->room) {
         direct_cmd_free(dc, ne);
         return NULL;
     }
@@ -519,6 +550,8 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
                                ? src_of(cmd, e->build[f])
                                : (src){.kind = SRC_CONST, .k = field_initial(&elem->fields[f])};
     }
+    for (size_t i = 0; i < cmd->nreads; i++)
+        dc->read_key[i] = src_of(cmd, cmd->reads[i].key);
     const changed_field *ch = rt->changed[cmd->index];
     for (size_t i = 0; i < nch; i++)
         if (check_can_fail(cmd, &ch[i])) {
@@ -527,7 +560,17 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
         }
     /* a create's new state is the record written: always made */
     dc->view = cmd->creates || dc->nchecks || cmd->nensures || cmd->payload;
-    if (cmd->creates || !dc->view)
+    dc->quick_only = !cmd->creates && !cmd->nensures && !cmd->payload;
+    for (size_t i = 0; i < dc->nchecks; i++) {
+        dc->check_effect[i] = -1;
+        for (size_t k = 0; k < ne; k++)
+            if (cmd->effects[k].field == dc->checks[i].field)
+                dc->check_effect[i] = (int)k;
+        dc->quick_only =
+            dc->quick_only && dc->check_effect[i] >= 0 && dc->quick[i].kind != QUICK_NONE &&
+            (dc->quick[i].kind == QUICK_ITEMS) == dc->effects[dc->check_effect[i]].append;
+    }
+    if (cmd->creates || !dc->view || dc->quick_only)
         dc->nroom = 0;
     return dc;
 }
@@ -722,8 +765,17 @@ static value fresh_record(runtime *rt, const aggregate *agg, const value *key, v
 
 /* Loads every `reads` alias (by the store's direct path when the command
  * takes it); an absent one refuses. */
+/* The refusal of a command whose read r found no record of key. */
+static runtime_status read_absent(runtime *rt, const command *cmd, const read_spec *r,
+                                  const value *key)
+{
+    char kb[256];
+    return refuse(rt, cmd, "%s %s does not exist (read as %s)", r->agg->name,
+                  key_text(key, kb, sizeof kb), r->alias);
+}
+
 static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx *ctx,
-                                 const value **aliases, bool direct)
+                                 const value **aliases)
 {
     if (!cmd->nreads)
         return RUNTIME_OK;
@@ -734,16 +786,11 @@ static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx
         runtime_status st = eval(rt, cmd, r->key, ctx, &key);
         if (st != RUNTIME_OK)
             return st;
-        store_ref ref;
-        int rc = direct ? rt->s->ops->direct_find(rt->s, r->agg, &key, NULL, 0, &ref, &vals[i])
-                        : rt->s->ops->load(rt->s, r->agg, &key, &vals[i]);
+        int rc = rt->s->ops->load(rt->s, r->agg, &key, &vals[i]);
         if (rc < 0)
             return store_failed(rt, cmd);
-        if (rc == 0) {
-            char kb[256];
-            return refuse(rt, cmd, "%s %s does not exist (read as %s)", r->agg->name,
-                          key_text(&key, kb, sizeof kb), r->alias);
-        }
+        if (rc == 0)
+            return read_absent(rt, cmd, r, &key);
         aliases[i] = &vals[i];
     }
     return RUNTIME_OK;
@@ -1074,7 +1121,7 @@ static runtime_status execute(runtime *rt, const command *cmd, const value *args
             ? alias_room
             : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
-    runtime_status st = load_reads(rt, cmd, &pre, aliases, false);
+    runtime_status st = load_reads(rt, cmd, &pre, aliases);
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
     value next = old;
@@ -1123,6 +1170,28 @@ static inline runtime_status src_value(runtime *rt, const command *cmd, const sr
     return eval(rt, cmd, sv->e, ctx, out);
 }
 
+/* load_reads on the direct path: each key from its src, each record found
+ * where it lies, into vals. */
+static runtime_status direct_reads(runtime *rt, const command *cmd, const direct_cmd *dc,
+                                   const expr_ctx *ctx, const value **aliases, value *vals)
+{
+    for (size_t i = 0; i < cmd->nreads; i++) {
+        const read_spec *r = &cmd->reads[i];
+        value key;
+        runtime_status st = src_value(rt, cmd, &dc->read_key[i], ctx, &key);
+        if (st != RUNTIME_OK)
+            return st;
+        store_ref ref;
+        int rc = rt->s->ops->direct_find(rt->s, r->agg, &key, NULL, 0, &ref, &vals[i]);
+        if (rc < 0)
+            return store_failed(rt, cmd);
+        if (rc == 0)
+            return read_absent(rt, cmd, r, &key);
+        aliases[i] = &vals[i];
+    }
+    return RUNTIME_OK;
+}
+
 /* compute_effects by dc: each effect's value into rt->changes, every one on
  * the state before (ctx); a built item's fields in frame (*used of
  * DIRECT_FRAME taken) while they fit, else in scratch. */
@@ -1157,9 +1226,9 @@ static runtime_status direct_effects(runtime *rt, const command *cmd, const dire
  * as the checks after the effects see it, with nothing written: its
  * fields as they are (in room when they fit), each set one replaced, each
  * list appended to one item longer: the item goes into the room the direct
- * find made past the list's length (an unset optional list: the item
- * alone). */
-static value next_view(runtime *rt, const command *cmd, const value *old, value *room)
+ * find made past the list's length (in_room), or the list is copied, one
+ * item longer (an unset optional list: the item alone). */
+static value next_view(runtime *rt, const command *cmd, const value *old, value *room, bool in_room)
 {
     value *items = old->len <= EXECUTE_ROOM ? room : scratch_values(rt, old->len);
     memcpy(items, old->u.items, old->len * sizeof *items);
@@ -1168,8 +1237,14 @@ static value next_view(runtime *rt, const command *cmd, const value *old, value 
         value *f = &items[c->field];
         if (!c->append) {
             *f = c->v;
-        } else if (f->kind == VAL_LIST) {
+        } else if (f->kind == VAL_LIST && in_room) {
             f->u.items[f->len++] = c->v;
+        } else if (f->kind == VAL_LIST) { /* no room made: the list copied, one longer */
+            value *list = scratch_values(rt, (size_t)f->len + 1);
+            memcpy(list, f->u.items, f->len * sizeof *list);
+            list[f->len] = c->v;
+            f->u.items = list;
+            f->len++;
         } else {
             value *one = scratch_values(rt, 1);
             *one = c->v;
@@ -1259,12 +1334,14 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     if (cmd->creates)
         old = fresh_record(rt, agg, key, fresh_room);
     const value *alias_room[EXECUTE_ROOM];
+    value read_room[EXECUTE_ROOM];
+    bool few = cmd->nreads < EXECUTE_ROOM;
     const value **aliases =
-        cmd->nreads < EXECUTE_ROOM
-            ? alias_room
-            : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
+        few ? alias_room : arena_alloc_raw(&rt->scratch, (cmd->nreads + 1) * sizeof *aliases);
     expr_ctx pre = {.self = &old, .args = args, .aliases = aliases, .scratch = &rt->scratch};
-    st = load_reads(rt, cmd, &pre, aliases, true);
+    st = cmd->nreads ? direct_reads(rt, cmd, dc, &pre, aliases,
+                                    few ? read_room : scratch_values(rt, cmd->nreads))
+                     : RUNTIME_OK;
     if (st == RUNTIME_OK)
         st = run_checks(rt, cmd, cmd->guards, cmd->nguards, &pre);
     bool by_field = !cmd->creates && !cmd->deletes && cmd->neffects;
@@ -1272,9 +1349,11 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     size_t used = 0;
     if (st == RUNTIME_OK && (by_field || cmd->creates)) {
         st = direct_effects(rt, cmd, dc, &pre, frame, &used);
-        if (st == RUNTIME_OK && dc->view) {
+        /* every check passed on the changes themselves: no view */
+        bool view = dc->view && !(st == RUNTIME_OK && dc->quick_only && quick_all(rt, dc));
+        if (st == RUNTIME_OK && view) {
             next = cmd->creates ? created_state(rt, cmd, &old, next_room)
-                                : next_view(rt, cmd, &old, next_room);
+                                : next_view(rt, cmd, &old, next_room, !dc->quick_only);
             /* a create whose other fields may not pass as they start is
                checked whole, as check_state does */
             st = cmd->creates && !rt->fresh_checks_changed[cmd->index]
@@ -1354,7 +1433,7 @@ static runtime_status query(runtime *rt, const command *q, const value *args, ui
         return absent(rt, q, key);
     const value **aliases = arena_alloc(&rt->scratch, (q->nreads + 1) * sizeof *aliases);
     expr_ctx ctx = {.self = &rec, .args = args, .aliases = aliases, .scratch = &rt->scratch};
-    runtime_status st = load_reads(rt, q, &ctx, aliases, false);
+    runtime_status st = load_reads(rt, q, &ctx, aliases);
     if (st == RUNTIME_OK)
         st = run_checks(rt, q, q->guards, q->nguards, &ctx);
     if (st == RUNTIME_OK)

@@ -957,12 +957,21 @@ typedef struct stripe {
     _Alignas(LINE) atomic_int held;
 } stripe;
 
-static void stripe_lock(stripe *s)
+/* stripe_lock's wait, out of line: the callers' path stays short. */
+static __attribute__((noinline)) void stripe_wait(stripe *s)
 {
-    for (unsigned spins = 0; atomic_exchange_explicit(&s->held, 1, memory_order_acquire);)
+    unsigned spins = 0;
+    do {
         while (atomic_load_explicit(&s->held, memory_order_relaxed))
             if (++spins % 64 == 0)
                 sched_yield();
+    } while (atomic_exchange_explicit(&s->held, 1, memory_order_acquire));
+}
+
+static inline void stripe_lock(stripe *s)
+{
+    if (atomic_exchange_explicit(&s->held, 1, memory_order_acquire))
+        stripe_wait(s);
 }
 
 static bool stripe_trylock(stripe *s)
@@ -1017,10 +1026,8 @@ static table *table_of(memory_store *m, size_t agg, uint64_t hash)
  * for touch one record per transaction, and one stripe serves them all
  * otherwise, so the trylock of a second stripe does not fail in practice;
  * when it does, the call fails rather than risk a deadlock. */
-static int touch(memory_store *m, txn *x, uint64_t hash)
+static __attribute__((noinline)) int touch_stripe(memory_store *m, txn *x, uint64_t hash)
 {
-    if (!x->locks)
-        return 0;
     size_t s = stripe_of(m, hash);
     uint64_t bit = (uint64_t)1 << s;
     if (x->held & bit)
@@ -1036,11 +1043,24 @@ static int touch(memory_store *m, txn *x, uint64_t hash)
     return 0;
 }
 
-static void release(memory_store *m, txn *x)
+/* touch_stripe, when x locks at all (a session's; the store's own never
+ * does): the path of one client stays short. */
+static inline int touch(memory_store *m, txn *x, uint64_t hash)
+{
+    return x->locks ? touch_stripe(m, x, hash) : 0;
+}
+
+static __attribute__((noinline)) void release_held(memory_store *m, txn *x)
 {
     for (uint64_t h = x->held; h; h &= h - 1)
         stripe_unlock(&m->stripes[__builtin_ctzll(h)]);
     x->held = 0;
+}
+
+static inline void release(memory_store *m, txn *x)
+{
+    if (x->held)
+        release_held(m, x);
 }
 
 static void lock_all(memory_store *m)
