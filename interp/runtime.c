@@ -758,7 +758,7 @@ static value fresh_record(runtime *rt, const aggregate *agg, const value *key, v
 {
     size_t n = agg->state->nfields;
     value *items = room && n <= EXECUTE_ROOM ? room : scratch_values(rt, n);
-    memcpy(items, rt->fresh[agg->index], n * sizeof *items);
+    values_copy(items, rt->fresh[agg->index], n);
     items[agg->identity] = *key;
     return (value){.kind = VAL_STRUCT, .len = (uint32_t)n, .u.items = items};
 }
@@ -826,7 +826,7 @@ static runtime_status apply_effects(runtime *rt, const command *cmd, const value
     if (st != RUNTIME_OK)
         return st;
     value *items = scratch_values(rt, old->len);
-    memcpy(items, old->u.items, old->len * sizeof *items);
+    values_copy(items, old->u.items, old->len);
     for (size_t i = 0; i < cmd->neffects; i++) {
         const effect *e = &cmd->effects[i];
         value *f = &items[e->field];
@@ -1231,7 +1231,7 @@ static runtime_status direct_effects(runtime *rt, const command *cmd, const dire
 static value next_view(runtime *rt, const command *cmd, const value *old, value *room, bool in_room)
 {
     value *items = old->len <= EXECUTE_ROOM ? room : scratch_values(rt, old->len);
-    memcpy(items, old->u.items, old->len * sizeof *items);
+    values_copy(items, old->u.items, old->len);
     for (size_t i = 0; i < cmd->neffects; i++) {
         const store_change *c = &rt->changes[i];
         value *f = &items[c->field];
@@ -1260,7 +1260,7 @@ static value next_view(runtime *rt, const command *cmd, const value *old, value 
 static value created_state(runtime *rt, const command *cmd, const value *fresh, value *room)
 {
     value *items = fresh->len <= EXECUTE_ROOM ? room : scratch_values(rt, fresh->len);
-    memcpy(items, fresh->u.items, fresh->len * sizeof *items);
+    values_copy(items, fresh->u.items, fresh->len);
     for (size_t i = 0; i < cmd->neffects; i++) {
         const store_change *c = &rt->changes[i];
         value *f = &items[c->field];

@@ -36,6 +36,24 @@ bool value_valid(const ty *t, const value *v);
 /* True when every value of t's kind passes t's checks (an int or string
  * without bounds or pattern, a bool): only an unset one can be refused. */
 bool value_type_unconstrained(const ty *t);
+/* memcpy of n values, of a constant size for n up to 8 (a struct's items:
+ * copied in place, without a call). */
+static inline void values_copy(value *dst, const value *src, size_t n)
+{
+    switch (n) {
+    case 0: return;
+    case 1: memcpy(dst, src, 1 * sizeof *dst); return;
+    case 2: memcpy(dst, src, 2 * sizeof *dst); return;
+    case 3: memcpy(dst, src, 3 * sizeof *dst); return;
+    case 4: memcpy(dst, src, 4 * sizeof *dst); return;
+    case 5: memcpy(dst, src, 5 * sizeof *dst); return;
+    case 6: memcpy(dst, src, 6 * sizeof *dst); return;
+    case 7: memcpy(dst, src, 7 * sizeof *dst); return;
+    case 8: memcpy(dst, src, 8 * sizeof *dst); return;
+    default: memcpy(dst, src, n * sizeof *dst); return;
+    }
+}
+
 /* Quick tests for the runtime's hot path, inline: true when the value
  * certainly passes t's bounds (false: ask value_check, which has the
  * words). An int within t's min and max: */

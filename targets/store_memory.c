@@ -329,7 +329,7 @@ static void own_tree(pool *p, value *dst, const value *src, const tree_plan *tp)
 {
     value *items = tp->cls < POOL_CLASSES ? pool_take(p, tp->cls)
                                           : pool_alloc(p, (size_t)tp->n * sizeof *items);
-    memcpy(items, src->u.items, (size_t)tp->n * sizeof *items);
+    values_copy(items, src->u.items, tp->n);
     *dst = *src;
     dst->u.items = items;
     for (uint64_t m = tp->strings; m; m &= m - 1) {
@@ -478,7 +478,7 @@ static record *record_new_by(pool *p, const value *key, const value *state, cons
         own_bytes(p, &r->key);
     value *items = (value *)(r + 1);
     r->state = (value){.kind = VAL_STRUCT, .len = state->len, .u.items = items};
-    memcpy(items, state->u.items, state->len * sizeof *items);
+    values_copy(items, state->u.items, state->len);
     for (uint32_t i = 0; i < state->len; i++)
         if (al->field[i].how != OWN_NOTHING)
             own_by(p, &items[i], &state->u.items[i], &al->field[i]);
@@ -1255,7 +1255,7 @@ static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, 
 {
     value *items = *arr;
     *arr += tp->n;
-    memcpy(items, src->u.items, (size_t)tp->n * sizeof *items);
+    values_copy(items, src->u.items, tp->n);
     *dst = *src;
     dst->u.items = items;
     for (uint64_t m = tp->strings; m; m &= m - 1) {
