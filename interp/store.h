@@ -13,7 +13,10 @@
  *
  * Three optional members let a store that talks to a server batch its round
  * trips (see the postgres target); a store that leaves them unset (memory)
- * is driven exactly as before. */
+ * is driven exactly as before. Three more (direct_find, direct_write,
+ * direct_release) let a store carry out a command that writes only its own
+ * record without a transaction: they make a sequence of their own, outside
+ * begin and commit (see direct_find). */
 #ifndef BENCH_STORE_H
 #define BENCH_STORE_H
 
