@@ -655,6 +655,11 @@ void runtime_free(runtime *rt)
     free(rt);
 }
 
+bool runtime_is_direct(const runtime *rt, const command *cmd)
+{
+    return rt->direct && rt->direct[cmd->index];
+}
+
 const char *runtime_message(const runtime *rt)
 {
     return rt->message;

@@ -35,6 +35,10 @@ runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *ar
  * with the same refusals; 0 checks every field, as runtime_dispatch. */
 runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const value *args,
                                         uint64_t checked);
+/* Whether cmd takes the store's direct path (store.h, direct_find): it
+ * writes only its own record, its event runs no policy, and the store has
+ * the path; else it runs in a transaction. For tests and reports. */
+bool runtime_is_direct(const runtime *rt, const command *cmd);
 /* The answer of the last dispatch when it was a query that succeeded (a
  * VAL_STRUCT laid out as its returns; a scan's: a VAL_LIST of them, as
  * cmd->rows), else NULL. Lent; valid until the next dispatch. */

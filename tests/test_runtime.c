@@ -255,6 +255,50 @@ static void test_policy_keys_known_before_the_command_are_hinted(void **state)
     plan_free(p);
 }
 
+/* The commands that write only their own record and whose event runs no
+ * policy take the memory store's direct path, where the memory target's
+ * figures come from; the others, and every command on a store without the
+ * path, a transaction. */
+static void test_the_direct_path_takes_the_commands_that_fit(void **state)
+{
+    plan *p = fx_compile(hints_spec);
+    store *s;
+    assert_int_equal(memory_store_new(p, &s), 0);
+    runtime *rt;
+    assert_int_equal(runtime_new(p, s, &rt), 0);
+    assert_true(runtime_is_direct(rt, plan_find_verb(p, "Member.Join")));
+    assert_true(runtime_is_direct(rt, plan_find_verb(p, "Member.Bump")));
+    static const char *const with_policies[] = {"Copy.Acquire", "Copy.Poke", "Copy.Mix",
+                                                "Copy.Drop",    "Copy.Take", "Copy.Give"};
+    for (size_t i = 0; i < sizeof with_policies / sizeof *with_policies; i++)
+        assert_false(runtime_is_direct(rt, plan_find_verb(p, with_policies[i])));
+    runtime_free(rt);
+    /* the hinting store in front of it has no direct path */
+    hint_store h = {.fs.base.ops = &hinted_ops, .fs.inner = s};
+    assert_int_equal(runtime_new(p, &h.fs.base, &rt), 0);
+    assert_false(runtime_is_direct(rt, plan_find_verb(p, "Member.Join")));
+    runtime_free(rt);
+    memory_store_free(s);
+    plan_free(p);
+    /* every command of the bundled specs */
+    static const char *const bundled[] = {"specs/pizzas.yaml", "specs/banking.yaml"};
+    for (size_t b = 0; b < 2; b++) {
+        diag_list d = {0};
+        doc *dc = NULL;
+        p = NULL;
+        assert_int_equal(load_file(bundled[b], &dc, &d), LOAD_OK); /* from the source tree */
+        assert_int_equal(plan_compile(dc, &d, &p), 0);
+        diag_list_free(&d);
+        assert_int_equal(memory_store_new(p, &s), 0);
+        assert_int_equal(runtime_new(p, s, &rt), 0);
+        for (size_t c = 0; c < p->ncommands; c++)
+            assert_true(runtime_is_direct(rt, p->commands[c]));
+        runtime_free(rt);
+        memory_store_free(s);
+        plan_free(p);
+    }
+}
+
 /* ---- expressions that build values: if() and string + in `set` ---- */
 
 /* clang-format off */
@@ -377,6 +421,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_error_is_an_error_not_a_refusal),
         cmocka_unit_test(test_policy_keys_known_before_the_command_are_hinted),
+        cmocka_unit_test(test_the_direct_path_takes_the_commands_that_fit),
         cmocka_unit_test(test_if_and_string_plus_in_set),
         cmocka_unit_test(test_registry_lists_memory_and_null),
         cmocka_unit_test(test_null_target_accepts_everything_and_cannot_count),
