@@ -217,11 +217,37 @@ static bool fresh_rest_valid(const command *cmd, const changed_field *ch, size_t
     return true;
 }
 
+/* Whether every value that passes a's checks passes b's: the same type,
+ * or scalars of one kind whose bounds b does not tighten (an enum of the
+ * same values, a refinement that only adds a default). */
+static bool checks_cover(const ty *a, const ty *b)
+{
+    if (a == b)
+        return true;
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case TY_BOOL: return true;
+    case TY_ENUM: return ty_compatible(a, b);
+    case TY_INT:
+        return (!b->has_min || (a->has_min && a->min >= b->min)) &&
+               (!b->has_max || (a->has_max && a->max <= b->max));
+    case TY_STRING:
+        return (!b->pattern || (a->pattern && strcmp(a->pattern, b->pattern) == 0)) &&
+               (!b->has_min_len || (a->has_min_len && a->min_len >= b->min_len)) &&
+               (!b->has_max_len || (a->has_max_len && a->max_len <= b->max_len));
+    case TY_STRUCT:
+    case TY_LIST: break;
+    }
+    return false;
+}
+
 /* Whether whatever e yields passed t's checks before it is stored: a
- * constant that passes them, or a bare name of type t read from what passed
- * them already: an argument (each is checked before the command runs), a
- * stored record's field (checked when saved: the command's own before it
- * changes, unless it is created, and a read's). */
+ * constant that passes them, or a bare name read from what passed checks
+ * that cover t's (checks_cover) already: an argument (each is checked
+ * before the command runs), a stored record's field (checked when saved:
+ * the command's own before it changes, unless it is created, and a
+ * read's). */
 static bool passed_already(const command *cmd, const expr *e, const ty *t)
 {
     value k;
@@ -231,7 +257,7 @@ static bool passed_already(const command *cmd, const expr *e, const ty *t)
     expr_scope scope;
     int alias;
     const char *path;
-    if (expr_type(e) != t || !expr_name_path(e, &scope, &alias, &path))
+    if (!checks_cover(expr_type(e), t) || !expr_name_path(e, &scope, &alias, &path))
         return false;
     return scope == SCOPE_ARG || scope == SCOPE_ALIAS ||
            (!cmd->creates && (scope == SCOPE_SELF || scope == SCOPE_OLD));
@@ -245,7 +271,7 @@ static void plan_check(const command *cmd, changed_field *ch, size_t ne, const e
     const ty *st = cmd->agg->state, *ft = st->fields[ch->field].type;
     ch->check = CHECK_ALL;
     if (identity) {
-        if (!ne && cmd->params->fields[cmd->identity_param].type == ft)
+        if (!ne && checks_cover(cmd->params->fields[cmd->identity_param].type, ft))
             ch->check = CHECK_NONE;
         return;
     }

@@ -830,8 +830,10 @@ static const char passed_spec[] =
     "      top: {type: int, max: 5, default: 0}\n"
     "      smalls: {list: Small, max_items: 2}\n"
     "      marks: {list: Mark, max_items: 3}\n"
+    "      tag: {type: string, min_length: 3, default: abc}\n"
     "    commands:\n"
     "      Open: {creates: true, params: {id: Word, size: Small}, set: {size: arg.size}}\n"
+    "      Tag: {params: {id: Word, w: Word}, set: {tag: arg.w}}\n"
     "      Push: {params: {id: Word, n: Small}, append: {smalls: arg.n}}\n"
     "      Mark:\n"
     "        params: {id: Word, n: Small, w: Word, seq: int}\n"
@@ -859,6 +861,10 @@ static inline void scenario_values_that_passed_are_refused_in_the_same_words(con
     fx_refused(f, "Sheet.Open", "{id: a, size: 1}",
                "Sheet.Open refused: id: 1 character(s), fewer than the minimum 2");
     fx_ok(f, "Sheet.Open", "{id: ab, size: 7}");
+    /* a string field tighter than the argument's type is checked */
+    fx_refused(f, "Sheet.Tag", "{id: ab, w: xy}",
+               "Sheet.Tag refused: tag: 2 character(s), fewer than the minimum 3");
+    fx_ok(f, "Sheet.Tag", "{id: ab, w: xyz}");
     fx_ok(f, "Sheet.Push", "{id: ab, n: 1}");
     fx_ok(f, "Sheet.Push", "{id: ab, n: 2}");
     fx_refused(f, "Sheet.Push", "{id: ab, n: 3}",
