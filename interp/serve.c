@@ -85,13 +85,9 @@ static int tap_remove(store *s, const aggregate *agg, const value *key)
     return tap_result(t, t->inner->ops->remove(t->inner, agg, key));
 }
 
-static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
-                            const value *payload)
+/* The event's JSON object after the transaction's others in t->events. */
+static void tap_event(tap_store *t, const event_def *ev, const value *payload)
 {
-    tap_store *t = (tap_store *)s;
-    int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
-    if (rc < 0)
-        return tap_result(t, rc);
     jline *b = &t->events;
     size_t i = (size_t)(ev - t->p->events);
     if (b->len)
@@ -103,7 +99,46 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     else
         json_put_value(b, ev->payload, payload);
     jline_putc(b, '}');
+}
+
+static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    tap_store *t = (tap_store *)s;
+    int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
+    if (rc < 0)
+        return tap_result(t, rc);
+    tap_event(t, ev, payload);
     return rc;
+}
+
+static int tap_direct_find(store *s, const aggregate *agg, const value *key, const store_room *room,
+                           size_t nroom, store_ref *ref, value *state)
+{
+    tap_store *t = (tap_store *)s;
+    return tap_result(t, t->inner->ops->direct_find(t->inner, agg, key, room, nroom, ref, state));
+}
+
+/* The direct path's write is the whole dispatch's: its event (encoded
+ * before the write, which may free what the payload points into) is the
+ * only one. */
+static int tap_direct_write(store *s, const store_write *w)
+{
+    tap_store *t = (tap_store *)s;
+    t->events.len = 0;
+    if (w->event)
+        tap_event(t, w->event, w->payload);
+    int rc = t->inner->ops->direct_write(t->inner, w);
+    if (rc < 0)
+        t->events.len = 0;
+    return tap_result(t, rc);
+}
+
+static void tap_direct_release(store *s)
+{
+    tap_store *t = (tap_store *)s;
+    t->events.len = 0;
+    t->inner->ops->direct_release(t->inner);
 }
 
 static int tap_commit(store *s)
@@ -176,6 +211,11 @@ static void tap_init(tap_store *t, store *inner, const plan *p)
         .scan = inner->ops->scan ? tap_scan : NULL,
         .update = inner->ops->update ? tap_update : NULL,
     };
+    if (inner->ops->direct_find) {
+        t->ops.direct_find = tap_direct_find;
+        t->ops.direct_write = tap_direct_write;
+        t->ops.direct_release = tap_direct_release;
+    }
     t->base.ops = &t->ops;
 }
 
