@@ -407,9 +407,9 @@ typedef struct quick {
 /* How a command runs on the store's direct path. */
 typedef struct direct_cmd {
     direct_effect *effects; /* one per effect of the command, in its order */
-    /* an update's changed fields that a check may refuse (changed_field
-       entries of those that can fail: find_changed's, less those whose
-       checks cannot fail), in field order */
+    /* the changed fields (a create's identity among them) that a check may
+       refuse: find_changed's entries, less those whose checks cannot fail,
+       in field order */
     changed_field *checks;
     quick *quick; /* one per check */
     size_t nchecks;
@@ -794,8 +794,6 @@ static value fresh_record(runtime *rt, const aggregate *agg, const value *key, v
     return (value){.kind = VAL_STRUCT, .len = (uint32_t)n, .u.items = items};
 }
 
-/* Loads every `reads` alias (by the store's direct path when the command
- * takes it); an absent one refuses. */
 /* The refusal of a command whose read r found no record of key. */
 static runtime_status read_absent(runtime *rt, const command *cmd, const read_spec *r,
                                   const value *key)
@@ -805,6 +803,7 @@ static runtime_status read_absent(runtime *rt, const command *cmd, const read_sp
                   key_text(key, kb, sizeof kb), r->alias);
 }
 
+/* Loads every `reads` alias; an absent one refuses. */
 static runtime_status load_reads(runtime *rt, const command *cmd, const expr_ctx *ctx,
                                  const value **aliases)
 {
@@ -1309,8 +1308,9 @@ static value created_state(runtime *rt, const command *cmd, const value *fresh, 
     return (value){.kind = VAL_STRUCT, .len = fresh->len, .u.items = items};
 }
 
-/* An update's checks on the direct path: those of dc's checks, which are
- * the changed fields whose checks can fail, in check_state's words. */
+/* The checks on the direct path: dc's, the changed fields whose checks can
+ * fail, each passed by its quick test or else checked in check_state's
+ * words. */
 static runtime_status direct_checks(runtime *rt, const command *cmd, const direct_cmd *dc,
                                     const value *old, const value *next)
 {
