@@ -53,6 +53,8 @@ static uint64_t mono_ns(void)
 void arrival_wait_until(uint64_t at)
 {
     uint64_t now = mono_ns();
+    if (now >= at)
+        return;
     if (now + SPIN_NS < at) {
         uint64_t wake = at - SPIN_NS;
         struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000u),

@@ -515,7 +515,8 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
                 rs->dropped++; /* too late to start: pgbench -L skips it */
                 continue;
             }
-            arrival_wait_until(rs->intended);
+            if (now < rs->intended) /* late: the clock was just read, start at once */
+                arrival_wait_until(rs->intended);
             now = rs->intended;
         } else if (pp->duration_ns && now >= deadline) {
             break;
@@ -638,7 +639,8 @@ static void client_turn(client_pass *cp)
             cp->k++;
             return;
         }
-        arrival_wait_until(rs->intended);
+        if (now < rs->intended)
+            arrival_wait_until(rs->intended);
         now = rs->intended;
     } else if (pp->duration_ns && now >= cp->deadline) {
         return client_stop(cp, 0);
