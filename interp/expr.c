@@ -1543,6 +1543,16 @@ static expr_status run_cmp_leaves(const xnode *n, const expr_ctx *x, value *out)
     return s;
 }
 
+/* an int leaf op constant: `arg.amount.cents > 0`. */
+static expr_status run_cmp_leaf_k(const xnode *n, const expr_ctx *x, value *out)
+{
+    int64_t l;
+    expr_status s = leaf_int(n->l, x, &l);
+    if (s == EXPR_OK)
+        *out = bool_value(int_holds(n->op, l, n->k.u.i));
+    return s;
+}
+
 /* int + - * / % int with both sides leaves (`balance + arg.amount.cents`,
  * `len(ledger) + 1`), or unary minus of one. */
 static expr_status run_arith_leaves(const xnode *n, const expr_ctx *x, value *out)
@@ -1607,7 +1617,7 @@ static xrun lower_compare(xnode *n)
             return run_cmp_field_k;
         if (n->l->op == XOP_CALL && n->l->run == run_len_list && is_field1(n->l->args[0]))
             return run_cmp_len_field_k;
-        return run_cmp_int_k;
+        return n->l->leaf ? run_cmp_leaf_k : run_cmp_int_k;
     }
     if (is_kind(n->l, TY_ENUM) && is_kind(n->r, TY_ENUM) && (n->op == XOP_EQ || n->op == XOP_NE))
         return k && is_field1(n->l) ? run_eq_enum_field_k : run_eq_enum;
