@@ -1271,7 +1271,8 @@ static value next_view(runtime *rt, const command *cmd, const value *old, value 
             f->u.items[f->len++] = c->v;
         } else if (f->kind == VAL_LIST) { /* no room made: the list copied, one longer */
             value *list = scratch_values(rt, (size_t)f->len + 1);
-            memcpy(list, f->u.items, f->len * sizeof *list);
+            if (f->len) /* an empty list may have no items pointer */
+                memcpy(list, f->u.items, f->len * sizeof *list);
             list[f->len] = c->v;
             f->u.items = list;
             f->len++;
