@@ -173,7 +173,10 @@ def latency(build):
     seconds = m["commands"] / m["throughput_per_s"]
     hic = subprocess.run(["taskset", "-c", CPU, os.path.join(build, "perf_hiccup"),
                           f"{seconds:.1f}"], check=True, capture_output=True, text=True).stdout
-    print(f"  the machine's floor for that max, right after on CPU {CPU}: {hic.strip()}")
+    lines = hic.strip().splitlines()
+    print(f"  the machine's floor for that max, right after on CPU {CPU}: {lines[0]}")
+    for line in lines[1:]:
+        print(f"    {line}")
 
 
 def main():
