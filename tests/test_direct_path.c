@@ -11,7 +11,9 @@
  * store whose direct path is turned off, so that every command runs in a
  * transaction. The three must give the same status, the same message, the
  * same answer to a query, and every so often the same records under every
- * key of the pools and the same counts of records and events. */
+ * key of the pools, the same events written (a store in front of each keeps
+ * the payloads handed to the store) and the same counts of records and
+ * events. */
 /* cmocka.h needs these first */
 /* clang-format off */
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arena.h"
 #include "load.h"
 #include "runtime.h"
 #include "runtime_scenarios.h"
@@ -132,10 +135,160 @@ static value a_value(gen *g, const ty *t, bool optional)
 enum { DIRECT, SESSION, TXN, WAYS };
 static const char *const way_name[WAYS] = {"direct", "session", "transaction"};
 
+/* ---- a store in front of each way's that keeps the events it writes ---- */
+
+typedef struct logged {
+    size_t event; /* index in the plan */
+    value payload;
+} logged;
+
+enum { TAP_EVENTS = 4096 };
+
+/* The events of the dispatches that ended written (committed, or written
+ * by the direct path), in order, their payloads copied; those of a
+ * transaction rolled back or a direct path released are dropped. */
+typedef struct tap {
+    store base;
+    store_ops ops;
+    store *inner;
+    const plan *p;
+    logged events[TAP_EVENTS];
+    size_t n, mark; /* mark: where the open transaction's began */
+    arena copies;
+} tap;
+
+static int tap_begin(store *s)
+{
+    tap *t = (tap *)s;
+    t->mark = t->n;
+    return t->inner->ops->begin(t->inner);
+}
+
+static int tap_load(store *s, const aggregate *agg, const value *key, value *out)
+{
+    return ((tap *)s)->inner->ops->load(((tap *)s)->inner, agg, key, out);
+}
+
+static int tap_save(store *s, const aggregate *agg, const value *key, const value *st, bool created)
+{
+    return ((tap *)s)->inner->ops->save(((tap *)s)->inner, agg, key, st, created);
+}
+
+static int tap_update(store *s, const aggregate *agg, const value *key, const store_change *c,
+                      size_t n, value *st)
+{
+    return ((tap *)s)->inner->ops->update(((tap *)s)->inner, agg, key, c, n, st);
+}
+
+static int tap_remove(store *s, const aggregate *agg, const value *key)
+{
+    return ((tap *)s)->inner->ops->remove(((tap *)s)->inner, agg, key);
+}
+
+static void tap_keep(tap *t, const event_def *ev, const value *payload)
+{
+    assert_true(t->n < TAP_EVENTS);
+    t->events[t->n++] = (logged){.event = ev->index, .payload = value_copy(&t->copies, payload)};
+}
+
+static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
+                            const value *payload)
+{
+    tap *t = (tap *)s;
+    int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
+    if (rc == 0)
+        tap_keep(t, ev, payload);
+    return rc;
+}
+
+static int tap_commit(store *s)
+{
+    return ((tap *)s)->inner->ops->commit(((tap *)s)->inner);
+}
+
+static int tap_rollback(store *s)
+{
+    tap *t = (tap *)s;
+    t->n = t->mark;
+    return t->inner->ops->rollback(t->inner);
+}
+
+static int tap_count(store *s, uint64_t *aggs, uint64_t *events)
+{
+    return ((tap *)s)->inner->ops->count(((tap *)s)->inner, aggs, events);
+}
+
+static int tap_read_begin(store *s)
+{
+    return ((tap *)s)->inner->ops->read_begin(((tap *)s)->inner);
+}
+
+static int tap_scan(store *s, const aggregate *agg, const value *from, int64_t limit, value *out)
+{
+    return ((tap *)s)->inner->ops->scan(((tap *)s)->inner, agg, from, limit, out);
+}
+
+static int tap_direct_find(store *s, const aggregate *agg, const value *key, const store_room *room,
+                           size_t nroom, store_ref *ref, value *st)
+{
+    tap *t = (tap *)s;
+    return t->inner->ops->direct_find(t->inner, agg, key, room, nroom, ref, st);
+}
+
+/* The payload is copied before the write, which may free what it points
+ * into. */
+static int tap_direct_write(store *s, const store_write *w)
+{
+    tap *t = (tap *)s;
+    size_t n = t->n;
+    if (w->event)
+        tap_keep(t, w->event, w->payload);
+    int rc = t->inner->ops->direct_write(t->inner, w);
+    if (rc < 0)
+        t->n = n;
+    return rc;
+}
+
+static void tap_direct_release(store *s)
+{
+    tap *t = (tap *)s;
+    t->inner->ops->direct_release(t->inner);
+}
+
+/* t in front of inner, with the optional calls inner has and no others. */
+static void tap_open(tap *t, store *inner, const plan *p)
+{
+    const store_ops *in = inner->ops;
+    assert_null(in->prefetch); /* the memory store fetches nothing ahead */
+    t->inner = inner;
+    t->p = p;
+    t->ops = (store_ops){
+        .begin = tap_begin,
+        .load = tap_load,
+        .save = tap_save,
+        .remove = in->remove ? tap_remove : NULL,
+        .append_event = tap_append_event,
+        .commit = tap_commit,
+        .rollback = tap_rollback,
+        .count = tap_count,
+        .checks_creates = in->checks_creates,
+        .read_begin = in->read_begin ? tap_read_begin : NULL,
+        .scan = in->scan ? tap_scan : NULL,
+        .update = in->update ? tap_update : NULL,
+        .direct_find = in->direct_find ? tap_direct_find : NULL,
+        .direct_write = in->direct_write ? tap_direct_write : NULL,
+        .direct_release = in->direct_release ? tap_direct_release : NULL,
+    };
+    t->base.ops = &t->ops;
+}
+
+/* ---- the three ways ---- */
+
 typedef struct ways {
-    store *s[WAYS]; /* what each runtime dispatches through */
-    store *shared;  /* the store SESSION's session is of */
-    runtime *rt[WAYS];
+    store *s[WAYS];      /* each way's memory store (SESSION: the session) */
+    store *shared;       /* the store SESSION's session is of */
+    tap *taps;           /* in front of each, keeping its events */
+    runtime *rt[WAYS];   /* each dispatching through its tap */
     store_ops no_direct; /* TXN's store's ops, its direct path taken out */
 } ways;
 
@@ -151,14 +304,21 @@ static void ways_open(ways *w, const plan *p)
     w->no_direct.direct_write = NULL;
     w->no_direct.direct_release = NULL;
     w->s[TXN]->ops = &w->no_direct;
-    for (int i = 0; i < WAYS; i++)
-        assert_int_equal(runtime_new(p, w->s[i], &w->rt[i]), 0);
+    w->taps = calloc(WAYS, sizeof *w->taps);
+    assert_non_null(w->taps);
+    for (int i = 0; i < WAYS; i++) {
+        tap_open(&w->taps[i], w->s[i], p);
+        assert_int_equal(runtime_new(p, &w->taps[i].base, &w->rt[i]), 0);
+    }
 }
 
 static void ways_close(ways *w)
 {
-    for (int i = 0; i < WAYS; i++)
+    for (int i = 0; i < WAYS; i++) {
         runtime_free(w->rt[i]);
+        arena_free(&w->taps[i].copies);
+    }
+    free(w->taps);
     memory_store_driver.session_close(w->s[SESSION]);
     memory_store_free(w->shared);
     memory_store_free(w->s[DIRECT]);
@@ -199,6 +359,16 @@ static void compare_stores(const ways *w, const plan *p, const char *what, int a
                     fail();
                 }
         }
+    }
+    for (int i = 1; i < WAYS; i++) {
+        const tap *a = &w->taps[0], *b = &w->taps[i];
+        for (size_t e = 0; e < a->n || e < b->n; e++)
+            if (e >= a->n || e >= b->n || a->events[e].event != b->events[e].event ||
+                !value_equal(&a->events[e].payload, &b->events[e].payload)) {
+                fprintf(stderr, "%s, after command %d: event %zu differs (%s, %s)\n", what, at, e,
+                        way_name[0], way_name[i]);
+                fail();
+            }
     }
     uint64_t counts[WAYS][64];
     assert_true(p->naggs + p->nevents <= 64);
@@ -277,6 +447,51 @@ static int drive(const plan *p, const char *what, uint64_t seed, int *refused)
     return direct_ok;
 }
 
+/* Payloads computed from the old and the new state by commands that take
+ * the direct path (those of runtime_scenarios.h that compute one run a
+ * policy), a list with a bound, an optional field, a delete. */
+/* clang-format off */
+static const char payloads_spec[] =
+    "spec: 1\n"
+    "domain: payloads\n"
+    "types:\n"
+    "  Small: {type: int, min: 0, max: 100}\n"
+    "  Note: {fields: {seq: int, text: {type: string, default: none}}}\n"
+    "aggregates:\n"
+    "  Pad:\n"
+    "    identity: id\n"
+    "    fields:\n"
+    "      id: string\n"
+    "      n: Small\n"
+    "      notes: {list: Note, max_items: 3}\n"
+    "      tag: {type: string, optional: true}\n"
+    "    commands:\n"
+    "      Make:\n"
+    "        creates: true\n"
+    "        params: {id: string, n: int}\n"
+    "        set: {n: arg.n}\n"
+    "        emits: {event: Made, payload: {id: arg.id, n: n, twice: n + arg.n}}\n"
+    "      Bump:\n"
+    "        params: {id: string, by: int}\n"
+    "        set: {n: n + arg.by}\n"
+    "        emits: {event: Bumped, payload: {id: arg.id, was: old.n, now: n, notes: len(notes)}}\n"
+    "      Jot:\n"
+    "        params: {id: string, text: string}\n"
+    "        append: {notes: {seq: len(notes) + 1, text: arg.text}}\n"
+    "        set: {tag: arg.text}\n"
+    "        emits: {event: Jotted, payload: {id: arg.id, count: len(notes), before: len(old.notes), tag: tag}}\n"
+    "      Drop:\n"
+    "        deletes: true\n"
+    "        params: {id: string}\n"
+    "        emits: {event: Dropped, payload: {id: arg.id, n: n, notes: len(notes)}}\n"
+    "workload:\n"
+    "  cycle:\n"
+    "    - Pad.Make: {id: \"p-${n}\", n: 1}\n"
+    "  warmup: 1\n"
+    "  iterations: 1\n"
+    "  runs: 2\n";
+/* clang-format on */
+
 static plan *bundled(const char *path)
 {
     diag_list d = {0};
@@ -294,13 +509,17 @@ static void test_the_direct_path_does_what_a_transaction_does(void **state)
     static const struct {
         const char *name, *yaml;
     } specs[] = {
-        {"pizzas", pizzas_spec},       {"banking", banking_spec},       {"library", library_spec},
-        {"misc", misc_spec},           {"boxes", boxes_spec},           {"changed", changed_spec},
-        {"creates", creates_spec},     {"passed", passed_spec},         {"audit", audit_spec},
-        {"chain", chain_spec},         {"tagging", tagging_spec},       {"shop", shop_spec},
-        {"documents", documents_spec}, {"values", values_spec},         {"lending", lending_spec},
-        {"names", names_spec},         {"query_shop", query_shop_spec}, {"scan", scan_spec},
-        {"specs/pizzas.yaml", NULL},   {"specs/banking.yaml", NULL},
+        {"pizzas", pizzas_spec},         {"banking", banking_spec},
+        {"library", library_spec},       {"misc", misc_spec},
+        {"boxes", boxes_spec},           {"changed", changed_spec},
+        {"creates", creates_spec},       {"passed", passed_spec},
+        {"audit", audit_spec},           {"chain", chain_spec},
+        {"tagging", tagging_spec},       {"shop", shop_spec},
+        {"documents", documents_spec},   {"values", values_spec},
+        {"lending", lending_spec},       {"names", names_spec},
+        {"query_shop", query_shop_spec}, {"scan", scan_spec},
+        {"payloads", payloads_spec},     {"specs/pizzas.yaml", NULL},
+        {"specs/banking.yaml", NULL},
     };
     int direct_total = 0, refused_total = 0;
     for (size_t i = 0; i < COUNT(specs); i++) {
