@@ -43,6 +43,29 @@ uint64_t arrival_next(arrival *a)
     return at;
 }
 
+uint64_t arrival_count_before(arrival *a, uint64_t end)
+{
+    enum { DRAWS_MAX = 10000000 };
+    uint64_t n = 0;
+    if (a->process != ARRIVAL_POISSON) {
+        if (a->next < (double)end) {
+            n = (uint64_t)ceil(((double)end - a->next) / a->gap_ns);
+            a->next += (double)n * a->gap_ns;
+        }
+        return n;
+    }
+    while (a->next < (double)end && n < DRAWS_MAX) {
+        arrival_next(a);
+        n++;
+    }
+    if (a->next < (double)end) { /* the mean of the rest */
+        uint64_t rest = (uint64_t)(((double)end - a->next) / a->gap_ns);
+        n += rest;
+        a->next += (double)rest * a->gap_ns;
+    }
+    return n;
+}
+
 static uint64_t mono_ns(void)
 {
     struct timespec ts;

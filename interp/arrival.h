@@ -43,6 +43,13 @@ void arrival_init_client(arrival *a, const arrival_spec *spec, uint64_t seed, in
 /* The next cycle's intended start, in ns from the start of the pass; each
  * call moves one cycle on. */
 uint64_t arrival_next(arrival *a);
+/* How many of the cycles from the next one on are due before `end` (ns
+ * from the start of the pass); the schedule moves past them. Evenly spaced
+ * ones are counted; Poisson ones are drawn one by one up to ten million,
+ * and past that the time left times the rate is added (over such a
+ * stretch the count is within a small fraction of that mean), so that a
+ * long duration left at a high rate costs no more than that. */
+uint64_t arrival_count_before(arrival *a, uint64_t end);
 /* Waits until the monotonic clock reads at least `at` ns: sleeps while it
  * is far, then spins, so a cycle starts within a few µs of its time. */
 void arrival_wait_until(uint64_t at);

@@ -323,6 +323,7 @@ static void merge_open_loop(run_result *out, const run_result *const *rs, size_t
         out->completed += rs[i]->completed;
         out->late += rs[i]->late;
         out->dropped += rs[i]->dropped;
+        out->not_started += rs[i]->not_started;
         out->offered_rate += rs[i]->offered_rate;
         if (isfinite(rs[i]->lag_max_ns) && rs[i]->lag_max_ns > out->lag_max_ns)
             out->lag_max_ns = rs[i]->lag_max_ns;

@@ -316,6 +316,7 @@ static void add_open_loop(jb *b, cJSON *o, const run_result *run)
     add(b, ol, "completed", u64_value(b, run->completed));
     add(b, ol, "late", u64_value(b, run->late));
     add(b, ol, "dropped", u64_value(b, run->dropped));
+    add(b, ol, "not_started", u64_value(b, run->not_started));
     add_us(b, ol, "service_p50_us", run->service_p50_ns);
     add_us(b, ol, "service_p99_us", run->service_p99_ns);
     add_us(b, ol, "lag_p50_us", run->lag_p50_ns);

@@ -253,17 +253,19 @@ static double open_median(const target_result *t, size_t offset)
 
 /* "Open loop: target (domain): offered R cycles/s, achieved A; latencies
  * are response times ...; service p50/p99; lag p50/p99/max; N late, M
- * dropped." and a sentence when the target fell behind. */
+ * dropped[, K not started when the duration ended]." and a sentence when
+ * the target fell behind. */
 static void put_open_loop(FILE *out, const report *r)
 {
     for (size_t i = 0; i < r->nresults; i++) {
         const target_result *t = &r->results[i];
         if (t->failed || !t->nruns || !t->runs[0].open_loop)
             continue;
-        uint64_t late = 0, dropped = 0, offered = 0, completed = 0;
+        uint64_t late = 0, dropped = 0, not_started = 0, offered = 0, completed = 0;
         for (size_t k = 0; k < t->nruns; k++) {
             late += t->runs[k].late;
             dropped += t->runs[k].dropped;
+            not_started += t->runs[k].not_started;
             offered += t->runs[k].offered;
             completed += t->runs[k].completed;
         }
@@ -286,20 +288,29 @@ static void put_open_loop(FILE *out, const report *r)
                 "): offered %s cycles/s, achieved %s; its latencies are response times (from "
                 "each cycle's intended start); service time p50 %s us, p99 %s us; schedule "
                 "lag p50 %s us, p99 %s us, max %s us; %" PRIu64 " of %" PRIu64
-                " cycles late, %" PRIu64 " dropped (all runs).\n",
+                " cycles late, %" PRIu64 " dropped",
                 off, ach, s50, s99, l50, l99, lmax, late, completed, dropped);
+        if (not_started)
+            fprintf(out, ", %" PRIu64 " not started when the duration ended", not_started);
+        fputs(" (all runs).\n", out);
         if (isfinite(achieved) && isfinite(offered_rate) && achieved < 0.95 * offered_rate) {
             fputs("Behind: ", out);
             put_inline(out, target, false);
             fprintf(out,
                     " completed %s of the %s cycles/s offered (%" PRIu64 " of %" PRIu64
                     " cycles): it cannot keep up, and its response times include the "
-                    "backlog.%s\n",
-                    ach, off, completed, offered,
-                    t->runs[0].nclients > 1
-                        ? ""
-                        : " One client runs one cycle at a time: this is what one client "
-                          "reaches here, and more clients may reach the rate offered.");
+                    "backlog.",
+                    ach, off, completed, offered);
+            if (not_started)
+                fprintf(out,
+                        " The %" PRIu64 " cycles not started when the duration ended have no "
+                        "response time: the backlog was longer than these figures show.",
+                        not_started);
+            fputs(t->runs[0].nclients > 1
+                      ? "\n"
+                      : " One client runs one cycle at a time: this is what one client reaches "
+                        "here, and more clients may reach the rate offered.\n",
+                  out);
         }
     }
 }

@@ -541,6 +541,7 @@ static void open_loop_from(run_result *run, const node *ol)
     run->completed = (uint64_t)int_of(ol, "completed");
     run->late = (uint64_t)int_of(ol, "late");
     run->dropped = (uint64_t)int_of(ol, "dropped");
+    run->not_started = (uint64_t)int_of(ol, "not_started");
     run->service_p50_ns = ns_of(ol, "service_p50_us");
     run->service_p99_ns = ns_of(ol, "service_p99_us");
     run->lag_p50_ns = ns_of(ol, "lag_p50_us");

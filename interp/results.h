@@ -75,6 +75,7 @@ typedef struct run_result {
        minus intended start of each cycle */
     double offered_rate, achieved_rate; /* cycles per second */
     uint64_t offered, completed, late, dropped;
+    uint64_t not_started; /* due before the duration ended, not started when it did */
     double service_p50_ns, service_p99_ns, lag_p50_ns, lag_p99_ns, lag_max_ns;
     /* several clients: the figures above are every client's merged, and
        throughput is the commands over first start to last end; NULL and 0

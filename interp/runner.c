@@ -66,9 +66,10 @@ typedef struct run_state {
     double rate;       /* the open loop's rate in force (a sweep's level, --rate), or 0 */
     uint64_t intended; /* the open loop's intended start of the cycle under way */
     uint64_t offered, late, dropped;
+    uint64_t not_started; /* due before the duration ended, not started when it did */
+    double start_epoch_s;
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
-    double start_epoch_s;
     int64_t *seen; /* what the commands seen to succeed added: records, then events */
     struct sample *samples, *next_sample; /* --samples: one per timed command */
     size_t samples_cap;
@@ -82,9 +83,9 @@ typedef struct run_state {
     int shard, nshards; /* --shard i/N (nshards 0 without it) */
     bool no_setup;      /* --no-setup: the named store holds the setup already */
     bool setup_only;    /* bench setup: the setup steps only */
-    shard_info *sh;     /* the report's, where --start-at's lateness goes */
     bool open_loop;
     bool seen_unknown; /* one of the commands seen ran a for_each policy: seen is not exact */
+    shard_info *sh;    /* the report's, where --start-at's lateness goes */
 } run_state;
 
 /* A timed cycle abandoned at step st (TARGET_FAILED): st and the rest of
@@ -481,6 +482,17 @@ static unsigned tenth_of(const pass_plan *pp, uint64_t start, uint64_t now, uint
     return *tenth;
 }
 
+/* The open loop with a duration, at its end (after the pass's last clock
+ * read: untimed): the cycles of arrival schedule arr still due before the
+ * deadline (ns since the epoch of `start`, the pass's start), which will
+ * never start, are offered and not started. */
+static void not_started_after(run_state *rs, arrival *arr, uint64_t start, uint64_t deadline)
+{
+    uint64_t n = arrival_count_before(arr, deadline - start);
+    rs->offered += n;
+    rs->not_started += n;
+}
+
 /* The timed pass's loop, inlined once per mode (`open` a constant). */
 static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const run_options *o,
                                                             pass_plan *pp, bool live,
@@ -497,6 +509,7 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
     intervals_restart(&rs->iv, start);
     uint64_t deadline = start + pp->duration_ns;
     uint64_t live_next = start + (uint64_t)LIVE_EVERY_MS * 1000000u;
+    bool time_up = false; /* the open loop's duration ended with cycles due */
     for (uint64_t k = 0; rc == 0; k++) {
         if (!pp->duration_ns && k >= pp->cycles)
             break; /* all done: an interrupt now stops before the next run */
@@ -511,6 +524,11 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
             if (pp->duration_ns && rs->intended >= deadline)
                 break;
             rs->offered++;
+            if (pp->duration_ns && now >= deadline) { /* behind when the time is up */
+                rs->not_started++;
+                time_up = true;
+                break;
+            }
             if (pp->max_lag_ns && now > rs->intended + pp->max_lag_ns) {
                 rs->dropped++; /* too late to start: pgbench -L skips it */
                 continue;
@@ -549,6 +567,8 @@ static inline __attribute__((always_inline)) int timed_loop(run_state *rs, const
         }
     }
     uint64_t stop = pass_now(open);
+    if (time_up)
+        not_started_after(rs, &pp->arr, start, deadline);
     intervals_finish(&rs->iv, stop);
     all_of_tenths(rs);
     *wall_seconds = (double)(stop - start - settle_ns) / 1e9;
@@ -632,8 +652,14 @@ static void client_turn(client_pass *cp)
         rs->intended = cp->next_at;
         if (pp->duration_ns && rs->intended >= cp->deadline)
             return client_stop(cp, 0);
-        cp->next_at = rs->start_ns + arrival_next(&cp->pp.arr);
         rs->offered++;
+        if (pp->duration_ns && now >= cp->deadline) { /* behind when the time is up */
+            rs->not_started++;
+            client_stop(cp, 0);
+            not_started_after(rs, &cp->pp.arr, rs->start_ns, cp->deadline);
+            return;
+        }
+        cp->next_at = rs->start_ns + arrival_next(&cp->pp.arr);
         if (pp->max_lag_ns && now > rs->intended + pp->max_lag_ns) {
             rs->dropped++;
             cp->k++;
@@ -805,6 +831,7 @@ static void merge_client(run_state *rs, run_state *peer)
     rs->offered += peer->offered;
     rs->late += peer->late;
     rs->dropped += peer->dropped;
+    rs->not_started += peer->not_started;
     for (size_t i = 0; i < p->naggs + p->nevents; i++)
         rs->seen[i] += peer->seen[i];
     rs->seen_unknown = rs->seen_unknown || peer->seen_unknown;
@@ -1577,6 +1604,7 @@ static void collect_open_loop(const run_state *rs, run_result *rr, double wall)
     rr->completed = rs->timed_cycles - rs->failed_cycles; /* abandoned ones did not complete */
     rr->late = rs->late;
     rr->dropped = rs->dropped;
+    rr->not_started = rs->not_started;
     bool any = hist_count(&rs->service) > 0;
     rr->service_p50_ns = any ? (double)hist_percentile(&rs->service, 0.5) : NAN;
     rr->service_p99_ns = any ? (double)hist_percentile(&rs->service, 0.99) : NAN;

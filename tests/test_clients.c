@@ -32,6 +32,7 @@
 #include "plan_fixture.h"
 #include "report.h"
 #include "report_html.h"
+#include "results.h"
 #include "runner.h"
 #include "serve_spawn.h"
 #include "store_driver.h"
@@ -780,6 +781,68 @@ static void test_rate_one_client_cannot_reach_says_so(void **state)
     plan_free(p);
 }
 
+/* With a duration, the open loop stops starting cycles when the time is
+ * up, as the closed loop does, with one client and with two: a target
+ * behind its schedule does not run on to finish what was due. The cycles
+ * due and not started are counted (offered is every cycle due: completed,
+ * dropped and not started), the result file keeps them and the Markdown
+ * says that the response times understate the backlog. */
+static void test_open_loop_duration_ends_when_it_is_up(void **state)
+{
+    (void)state;
+    for (int clients = 1; clients <= 2; clients++) {
+        char yaml[4096];
+        snprintf(yaml, sizeof yaml,
+                 "%s  arrival: {rate: 100000000, process: uniform}\n  duration: 100ms\n"
+                 "  clients: %d\n  targets: [memory]\n",
+                 counter_head, clients);
+        plan *p = fx_compile(yaml);
+        run_options o = {.iterations = -1, .warmup = -1, .runs = -1, .quiet = true};
+        const plan *plans[] = {p};
+        report r = {0};
+        assert_int_equal(runner_run(plans, 1, &o, &r), 0);
+        const run_result *run = &r.results[0].runs[0];
+        assert_true(run->open_loop);
+        /* 10,000,000 due in 0.1 s, evenly spaced (each client's share
+           staggered), far more than the memory store runs in that time */
+        assert_true(run->offered >= 9999990 && run->offered <= 10000000);
+        assert_true(run->completed > 0 && run->not_started > run->completed);
+        assert_int_equal(run->offered, run->completed + run->dropped + run->not_started);
+        assert_true(run->fig.wall_seconds >= 0.1 && run->fig.wall_seconds < 0.5);
+        r.env.cores = 2; /* what a file needs that a run from a test leaves out */
+        cJSON *json = report_to_cjson(&r);
+        const cJSON *ol = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "results"), 0),
+                    "runs"),
+                0),
+            "open_loop");
+        assert_true(cJSON_GetObjectItemCaseSensitive(ol, "not_started")->valuedouble ==
+                    (double)run->not_started);
+        report *back = NULL;
+        char err[256];
+        if (results_from_json("back.json", json, &back, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_int_equal(back->results[0].runs[0].not_started, run->not_started);
+        results_free(back);
+        cJSON_Delete(json);
+        char *md = written(report_markdown, &r);
+        char want[160];
+        snprintf(want, sizeof want, ", %" PRIu64 " not started when the duration ended (all runs).",
+                 run->not_started);
+        assert_non_null(strstr(md, want));
+        snprintf(want, sizeof want,
+                 " The %" PRIu64 " cycles not started when the duration ended have no response "
+                 "time: the backlog was longer than these figures show.",
+                 run->not_started);
+        assert_non_null(strstr(md, want));
+        free(md);
+        report_free(&r);
+        plan_free(p);
+    }
+}
+
 /* A target without sessions is skipped with one sentence when clients > 1. */
 static target_driver lone;
 
@@ -821,6 +884,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_no_lost_update_on_memory),
+        cmocka_unit_test(test_open_loop_duration_ends_when_it_is_up),
         cmocka_unit_test(test_clients_no_lost_update_on_two_counters),
         cmocka_unit_test(test_clients_no_lost_update_across_two_records),
         cmocka_unit_test(test_clients_memory_second_stripe_held_fails),

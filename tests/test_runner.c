@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "arrival.h"
 #include "diag.h"
 #include "env.h"
 #include "jsonschema.h"
@@ -1527,6 +1528,40 @@ static void test_open_loop_charges_a_stall_to_every_cycle_it_delays(void **state
     report_free(&r);
 }
 
+/* The cycles of a schedule due before a time, counted without running
+ * them (the open loop's not started, when its duration ends): the same
+ * count as drawing them one by one, evenly spaced or Poisson, and the
+ * schedule goes on from the same place; past ten million Poisson draws,
+ * the mean for the rest, so a long stretch at a high rate costs little. */
+static void test_arrivals_due_are_counted_as_drawn(void **state)
+{
+    (void)state;
+    const arrival_process procs[] = {ARRIVAL_UNIFORM, ARRIVAL_POISSON};
+    for (size_t i = 0; i < 2; i++) {
+        arrival_spec sched = {.process = procs[i], .rate = 3000};
+        arrival a, b;
+        arrival_init_client(&a, &sched, 42, 1, 1, 3);
+        arrival_init_client(&b, &sched, 42, 1, 1, 3);
+        for (int k = 0; k < 17; k++) /* some way in */
+            assert_int_equal(arrival_next(&a), arrival_next(&b));
+        uint64_t end = 2000000000, drawn = 0; /* 2 s: about 2,000 of this client's */
+        while (b.next < (double)end) {
+            arrival_next(&b);
+            drawn++;
+        }
+        assert_true(drawn > 1900 && drawn < 2100);
+        assert_int_equal(arrival_count_before(&a, end), drawn);
+        assert_int_equal(arrival_next(&a), arrival_next(&b));
+        assert_int_equal(arrival_count_before(&a, 1000), 0); /* nothing due before the past */
+    }
+    arrival_spec fast = {.process = ARRIVAL_POISSON, .rate = 1e8};
+    arrival a;
+    arrival_init(&a, &fast, 7, 1);
+    uint64_t n = arrival_count_before(&a, 3600000000000u); /* an hour: 3.6e11 due */
+    assert_true(fabs((double)n - 3.6e11) < 3.6e11 * 1e-4);
+    assert_true(a.next >= 3599999990000.0);
+}
+
 /* --duration times the pass by the clock: the run ends after about that
  * long, with as many cycles as fitted, and its intervals cover it. */
 static void test_duration_times_the_pass_and_intervals_cover_it(void **state)
@@ -2067,6 +2102,7 @@ int main(void)
         T(test_memory_target_runs_and_verifies_every_spec),
         T(test_harness_floor_is_measured_only_when_asked),
         T(test_open_loop_charges_a_stall_to_every_cycle_it_delays),
+        T(test_arrivals_due_are_counted_as_drawn),
         T(test_duration_times_the_pass_and_intervals_cover_it),
         T(test_samples_hold_one_row_per_timed_command),
         T(test_each_prefill_size_is_its_own_verified_result),
