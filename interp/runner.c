@@ -1784,31 +1784,47 @@ static int untimed_phases(run_state *rs)
     return rc;
 }
 
+/* How many times the untimed cycles' pace a duration's reserve allows for:
+ * they are slower than the timed ones, since they pay the faults the
+ * reserve spares the pass (on the AMD EPYC host of docs/benchmarks.md,
+ * pizzas' warmup of 1,000 cycles ran 2.1 times slower than its timed
+ * cycles, one of 10,000 3.6 times, one of 200, mostly setup, 6 times), and
+ * room left over costs memory and the time to make it ready, room short
+ * the faults it was for. */
+enum { PACE_MARGIN = 4 };
+
 /* The cycles the timed pass will ask of one client: its iterations, or
- * for a duration its share of the open loop's rate over it (0 for a closed
- * loop's duration: nobody knows). */
-static uint64_t cycles_to_come(const run_state *rs, const run_options *o)
+ * for a duration as many as it can run in it, by the pace of the untimed
+ * cycles before it (pace: cycles a second, 0 when there were none), and
+ * for the open loop no more than its share of the rate over it (the
+ * rate's alone when the pace is not known; 0 for a closed loop then). */
+static uint64_t cycles_to_come(const run_state *rs, const run_options *o, double pace)
 {
     const workload *w = &rs->p->work;
     uint64_t duration_ns = o->duration_ns ? o->duration_ns : w->duration_ns;
     if (!duration_ns)
         return (uint64_t)rs->iterations;
+    double seconds = (double)duration_ns / 1e9;
     double rate = rs->rate > 0                         ? rs->rate
                   : w->arrival.process != ARRIVAL_NONE ? w->arrival.rate
                                                        : 0;
-    double n = rate / (double)clients_all(rs) * ((double)duration_ns / 1e9);
+    double n = rate / (double)clients_all(rs) * seconds;
+    double can = pace * PACE_MARGIN * seconds;
+    if (can > 0 && (rate <= 0 || can < n))
+        n = can;
     return n > 0 && n < 1e15 ? (uint64_t)n + 1 : 0;
 }
 
 /* Every client's target makes ready, untimed, the room its timed cycles
- * will take (target_reserve). Returns 0, or -1 with rs->failure set. */
-static int reserve_room(run_state *rs, const run_options *o)
+ * will take (target_reserve); pace is the untimed cycles' (cycles_to_come).
+ * Returns 0, or -1 with rs->failure set. */
+static int reserve_room(run_state *rs, const run_options *o, double pace)
 {
     for (int c = 0; c < (rs->nclients > 1 ? rs->nclients : 1); c++) {
         run_state *cs = client_state(rs, c);
         uint64_t done = untimed_share(cs, (uint64_t)cs->prefill) +
                         untimed_share(cs, (uint64_t)cs->warmup * clients_all(cs));
-        if (target_reserve(cs->t, done, cycles_to_come(cs, o)) != TARGET_OK)
+        if (target_reserve(cs->t, done, cycles_to_come(cs, o, pace)) != TARGET_OK)
             return err_set(&rs->failure, "run %d, client %d: %s", rs->run, c, cs->t->message);
     }
     return 0;
@@ -1904,10 +1920,16 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         rc = samples_init(client_state(rs, c), e);
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
+    /* the untimed cycles' pace: all clients' cycles of prefill and warmup,
+       one client after another, over the time setup, prefill and warmup
+       took */
+    uint64_t u0 = clock_mono_ns();
     if (rc == 0)
         rc = untimed_phases(rs);
+    double untimed_s = (double)(clock_mono_ns() - u0) / 1e9;
+    uint64_t untimed = (uint64_t)rs->prefill + (uint64_t)rs->warmup * clients_all(rs);
     if (rc == 0 && !o->setup_only)
-        rc = reserve_room(rs, o);
+        rc = reserve_room(rs, o, untimed && untimed_s > 0 ? (double)untimed / untimed_s : 0);
     if (rc == 0 && o->setup_only)
         rc = setup_done(rs, tr);
     else if (rc == 0)
