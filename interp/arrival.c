@@ -47,6 +47,8 @@ uint64_t arrival_count_before(arrival *a, uint64_t end)
 {
     enum { DRAWS_MAX = 10000000 };
     uint64_t n = 0;
+    if (!(a->gap_ns > 0)) /* no rate: nothing is ever due */
+        return 0;
     if (a->process != ARRIVAL_POISSON) {
         if (a->next < (double)end) {
             n = (uint64_t)ceil(((double)end - a->next) / a->gap_ns);

@@ -483,9 +483,9 @@ static unsigned tenth_of(const pass_plan *pp, uint64_t start, uint64_t now, uint
 }
 
 /* The open loop with a duration, at its end (after the pass's last clock
- * read: untimed): the cycles of arrival schedule arr still due before the
- * deadline (ns since the epoch of `start`, the pass's start), which will
- * never start, are offered and not started. */
+ * read: untimed): the cycles of schedule arr still due before the
+ * deadline, which will never start, are offered and not started (start,
+ * the pass's, and deadline are clock readings in ns). */
 static void not_started_after(run_state *rs, arrival *arr, uint64_t start, uint64_t deadline)
 {
     uint64_t n = arrival_count_before(arr, deadline - start);
