@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "arena.h"
@@ -1704,16 +1705,25 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
 }
 
 /* The samples buffer of one client (rs) for --samples: room for its timed
- * cycles of the longest flow (a duration may need more: sample_room grows
- * it), its pages written now, as hist_init's are, so that the timed pass
- * takes no page fault for them. Returns 0, or -1 with *e set when the size
+ * cycles of the longest flow (its iterations; for a duration, the estimate
+ * `to_come` of cycles_to_come, but no more than a quarter of the memory
+ * the machine has: a pass that takes more grows it, sample_room), its
+ * pages written now, as hist_init's are, so that the timed pass takes no
+ * page fault for them. Returns 0, or -1 with *e set when the size
  * overflows or cannot be had. */
-static int samples_init(run_state *rs, bench_error *e)
+static int samples_init(run_state *rs, const run_options *o, uint64_t to_come, bench_error *e)
 {
     size_t most = 1, bytes; /* steps in the longest flow */
     for (size_t f = 0; f < rs->p->work.nflows; f++)
         most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
     uint64_t cycles = (uint64_t)(rs->iterations ? rs->iterations : 1);
+    if (o->duration_ns || rs->p->work.duration_ns) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        double quarter = pages > 0 && page > 0 ? (double)pages * (double)page / 4 : 0;
+        double most_cycles = quarter / ((double)most * sizeof *rs->samples);
+        cycles = quarter > 0 && (double)to_come > most_cycles ? (uint64_t)most_cycles : to_come;
+        cycles = cycles ? cycles : 1;
+    }
     if (__builtin_mul_overflow((size_t)cycles, most, &rs->samples_cap) ||
         __builtin_mul_overflow(rs->samples_cap, sizeof *rs->samples, &bytes) ||
         !(rs->samples = malloc(bytes)))
@@ -1916,8 +1926,6 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         return err_prefix(e, "run %d: ", rs->run);
     }
     int rc = rs->nclients > 1 ? open_sessions(rs) : 0;
-    for (int c = 0; rc == 0 && o->samples && c < (rs->nclients > 1 ? rs->nclients : 1); c++)
-        rc = samples_init(client_state(rs, c), e);
     double wall = 0;
     double floor_ns[2] = {NAN, NAN}; /* before and after the timed pass */
     /* the untimed cycles' pace: all clients' cycles of prefill and warmup,
@@ -1928,8 +1936,12 @@ static int run_once(run_state *rs, const run_options *o, target_result *tr)
         rc = untimed_phases(rs);
     double untimed_s = (double)(clock_mono_ns() - u0) / 1e9;
     uint64_t untimed = (uint64_t)rs->prefill + (uint64_t)rs->warmup * clients_all(rs);
+    double pace = untimed && untimed_s > 0 ? (double)untimed / untimed_s : 0;
     if (rc == 0 && !o->setup_only)
-        rc = reserve_room(rs, o, untimed && untimed_s > 0 ? (double)untimed / untimed_s : 0);
+        rc = reserve_room(rs, o, pace);
+    for (int c = 0;
+         rc == 0 && o->samples && !o->setup_only && c < (rs->nclients > 1 ? rs->nclients : 1); c++)
+        rc = samples_init(client_state(rs, c), o, cycles_to_come(client_state(rs, c), o, pace), e);
     if (rc == 0 && o->setup_only)
         rc = setup_done(rs, tr);
     else if (rc == 0)

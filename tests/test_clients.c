@@ -845,15 +845,20 @@ static void test_open_loop_duration_ends_when_it_is_up(void **state)
 
 /* A closed loop timed by a duration gets its room made ready before the
  * pass as one of so many iterations does (the memory store's reserve),
- * sized by the pace of the warmup: the pass takes a few page faults, not
- * one for every few kilobytes its events write. */
+ * sized by the pace of the warmup, and so does the buffer of --samples:
+ * the pass takes a few page faults, not one for every few kilobytes its
+ * events and samples write. */
 static void test_closed_loop_duration_has_its_room_made_ready(void **state)
 {
     (void)state;
     char yaml[4096];
     snprintf(yaml, sizeof yaml, "%s  duration: 300ms\n  targets: [memory]\n", counter_head);
     plan *p = fx_compile(yaml);
-    run_options o = {.iterations = -1, .warmup = 5000, .runs = -1, .quiet = true};
+    /* and --samples' buffer is sized for the duration too */
+    FILE *samples = tmpfile();
+    assert_non_null(samples);
+    run_options o = {
+        .iterations = -1, .warmup = 5000, .runs = -1, .quiet = true, .samples = samples};
     const plan *plans[] = {p};
     report r = {0};
     assert_int_equal(runner_run(plans, 1, &o, &r), 0);
@@ -862,9 +867,10 @@ static void test_closed_loop_duration_has_its_room_made_ready(void **state)
                   run->fig.commands, run->page_faults);
     /* without the room, one page fault every 40 commands or so (5,035 in
        214,212 commands under ASan); with it about 200, none of them the
-       store's */
+       store's or the samples' */
     assert_true(run->fig.commands > 50000);
     assert_true(run->page_faults < 1000);
+    fclose(samples);
     report_free(&r);
     plan_free(p);
 }
