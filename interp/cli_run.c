@@ -45,8 +45,9 @@ static const char usage_run[] =
     "                     (default 1s, or --progress's)\n"
     "  --hlog FILE        the intervals in HdrHistogram's interval-log format, one tag\n"
     "                     per run and per verb, written as --output writes\n"
-    "  --clients N        closed-loop callers at once, each with its own session\n"
-    "                     (iterations and warmup are per client)\n"
+    "  --clients N[,N..]  closed-loop callers at once, each with its own session\n"
+    "                     (iterations and warmup are per client); several numbers\n"
+    "                     are a sweep, one row per number\n"
     "  --threads T        threads that drive the clients (default: the CPUs in\n"
     "                     force, at most the clients); a thread takes its clients\n"
     "                     in turn, one cycle each\n"
@@ -112,10 +113,11 @@ static const char usage_schema[] =
 typedef struct run_args {
     run_options o;
     const char *format, *output, *samples, *label, *cpu, *hlog;
-    char *only_buf, *prefill_buf;
+    char *only_buf;
     const char **only;
     int64_t *prefill;
     double *rates;
+    int64_t *clients;
 } run_args;
 
 static int parse_count(const char *opt, const char *s, int64_t min, int64_t *out)
@@ -131,23 +133,36 @@ static size_t split_commas(char *s, const char **out, size_t max)
     return n;
 }
 
-/* --prefill: the sizes, each once (a size twice would be two rows of one
- * metric name). */
-static int parse_prefill(run_args *a, const char *s)
+/* The whole numbers of flag opt's comma-separated list s, each from min to
+ * max and each once (a level twice would be two rows of one metric name),
+ * into *out (freed first; the caller frees it), their count in *n. Returns
+ * 0, or the usage error's status. */
+static int parse_levels(const char *opt, const char *s, int64_t min, int64_t max, int64_t **out,
+                        size_t *n)
 {
-    a->prefill_buf = xstrdup(s);
-    size_t max = strlen(s) / 2 + 1; /* k sizes take 2k - 1 characters or more */
-    const char **parts = xcalloc(max, sizeof *parts);
-    size_t n = split_commas(a->prefill_buf, parts, max);
-    a->prefill = xcalloc(n ? n : 1, sizeof *a->prefill);
+    char *buf = xstrdup(s);
+    size_t most = strlen(s) / 2 + 1; /* k numbers take 2k - 1 characters or more */
+    const char **parts = xcalloc(most, sizeof *parts);
+    *n = split_commas(buf, parts, most);
+    free(*out);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = cli_parse_bounded("run", "--prefill", parts[i], 0, CLI_MAX_CYCLES, &a->prefill[i]);
+    for (size_t i = 0; i < *n && rc == 0; i++) {
+        rc = cli_parse_bounded("run", opt, parts[i], min, max, &(*out)[i]);
         for (size_t k = 0; k < i && rc == 0; k++)
-            if (a->prefill[k] == a->prefill[i])
-                rc = cli_usage_error("run", "--prefill lists %" PRId64 " twice", a->prefill[i]);
+            if ((*out)[k] == (*out)[i])
+                rc = cli_usage_error("run", "%s lists %" PRId64 " twice", opt, (*out)[i]);
     }
     free(parts);
+    free(buf);
+    return rc;
+}
+
+/* --prefill: the sizes, each once. */
+static int parse_prefill(run_args *a, const char *s)
+{
+    size_t n;
+    int rc = parse_levels("--prefill", s, 0, CLI_MAX_CYCLES, &a->prefill, &n);
     if (rc)
         return rc;
     if (n == 0)
@@ -190,6 +205,21 @@ static int parse_rate(run_args *a, const char *s)
         a->o.rate = a->rates[0];
         a->o.rates = n > 1 ? a->rates : NULL;
         a->o.nrates = n > 1 ? n : 0;
+    }
+    return rc;
+}
+
+/* --clients: one number of clients, or a sweep of them, each once. */
+static int parse_clients(run_args *a, const char *s)
+{
+    size_t n;
+    int rc = parse_levels("--clients", s, 1, CLI_MAX_CLIENTS, &a->clients, &n);
+    if (rc == 0 && n == 0) /* nothing between the commas: the flag's own message */
+        rc = cli_parse_bounded("run", "--clients", s, 1, CLI_MAX_CLIENTS, &a->clients[0]);
+    if (rc == 0) {
+        a->o.clients = a->clients[0];
+        a->o.client_levels = n > 1 ? a->clients : NULL;
+        a->o.nclient_levels = n > 1 ? n : 0;
     }
     return rc;
 }
@@ -312,9 +342,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_RUNS:
             rc = cli_parse_bounded("run", "--runs", optarg, 1, CLI_MAX_RUNS, &a->o.runs);
             break;
-        case O_CLIENTS:
-            rc = cli_parse_bounded("run", "--clients", optarg, 1, CLI_MAX_CLIENTS, &a->o.clients);
-            break;
+        case O_CLIENTS: rc = parse_clients(a, optarg); break;
         case O_THREADS:
             rc = cli_parse_bounded("run", "--threads", optarg, 1, CLI_MAX_CLIENTS, &a->o.threads);
             break;
@@ -411,9 +439,9 @@ static void free_run_args(run_args *a)
 {
     free(a->only_buf);
     free(a->only);
-    free(a->prefill_buf);
     free(a->prefill);
     free(a->rates);
+    free(a->clients);
 }
 
 static void on_sigint(int sig)
@@ -433,10 +461,20 @@ static int check_only(const run_args *a, const plan *const *plans, size_t n)
     return 0;
 }
 
-/* One sweep at a time: --rate R1,R2,.. is one, and a spec whose clients
- * is a list (unless --clients chose one level) has another. */
+/* One sweep at a time: --rate R1,R2,.. is one, --clients N1,N2,..
+ * another, and a spec whose clients is a list (unless --clients chose)
+ * or whose arrival rate is one (unless --rate chose) another. */
 static int check_sweeps(const run_args *a, const plan *const *plans, size_t n)
 {
+    if (a->o.nrates > 1 && a->o.nclient_levels > 1)
+        return cli_usage_error("run", "--rate and --clients each list several: two sweeps, and "
+                                      "one runs at a time");
+    for (size_t i = 0; a->o.nclient_levels > 1 && !(a->o.rate > 0) && i < n; i++)
+        if (plans[i]->work.nrate_levels > 1)
+            return cli_usage_error("run",
+                                   "--clients with several numbers is a sweep, and %s's arrival "
+                                   "rate is a list, another: one sweep at a time (add --rate R)",
+                                   plans[i]->path);
     for (size_t i = 0; a->o.nrates > 1 && a->o.clients <= 0 && i < n; i++)
         if (plans[i]->work.nclient_levels > 1)
             return cli_usage_error("run",

@@ -2292,10 +2292,11 @@ bool runner_target_known(const plan *const *plans, size_t nplans, const char *na
     return target_find(name) != NULL;
 }
 
-/* The levels a plan's rows run at: a sweep of clients (workload clients:
- * [..], unless --clients chose one), a sweep of rates (--rate R1,R2,.., or
- * arrival rate: [..] unless --rate chose one), or one level. The compiler
- * and the CLI let only one of them be a sweep. */
+/* The levels a plan's rows run at: a sweep of clients (--clients
+ * N1,N2,.., or workload clients: [..] unless --clients chose one), a sweep
+ * of rates (--rate R1,R2,.., or arrival rate: [..] unless --rate chose
+ * one), or one level. The compiler and the CLI let only one of them be a
+ * sweep. */
 typedef struct sweep_levels {
     const int64_t *clients; /* a sweep of clients, or NULL */
     const double *rates;    /* a sweep of rates, or NULL */
@@ -2305,6 +2306,8 @@ typedef struct sweep_levels {
 static sweep_levels sweep_levels_of(const plan *p, const run_options *o)
 {
     const workload *w = &p->work;
+    if (o->nclient_levels > 1)
+        return (sweep_levels){.clients = o->client_levels, .n = o->nclient_levels};
     if (o->clients <= 0 && w->nclient_levels > 1)
         return (sweep_levels){.clients = w->client_levels, .n = w->nclient_levels};
     if (o->nrates > 1)

@@ -17,8 +17,11 @@ typedef struct run_options {
     size_t nonly;
     int64_t iterations, warmup, runs; /* -1: as the spec says */
     int64_t clients;                  /* --clients; -1 (or 0): as the spec says */
-    int64_t threads;                  /* --threads; 0: the CPUs in force, at most the clients */
-    const int64_t *prefill;           /* NULL: as the spec says */
+    const int64_t *client_levels;     /* --clients N1,N2,..: a sweep of clients (clients is
+                                         the first); NULL: none */
+    size_t nclient_levels;
+    int64_t threads;        /* --threads; 0: the CPUs in force, at most the clients */
+    const int64_t *prefill; /* NULL: as the spec says */
     size_t nprefill;
     const char *process_cmd; /* --process-cmd: the command of every target that takes one */
     FILE *samples;           /* --samples: raw latencies as CSV, or NULL */

@@ -580,6 +580,13 @@ static void both_targets_ran(const spawn_output *o)
     assert_non_null(strstr(o->out, "| tickets | memory@7"));
 }
 
+/* --clients 1,2: a row per number of clients, each with its own label. */
+static void both_client_levels_ran(const spawn_output *o)
+{
+    assert_non_null(strstr(o->out, "| pizzas | memory c=1 |"));
+    assert_non_null(strstr(o->out, "| pizzas | memory c=2 |"));
+}
+
 /* bench --man @: a page per command and bench.1, each from its help. */
 static void man_pages_written(const spawn_output *o)
 {
@@ -1325,6 +1332,34 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "bench run: --rate needs a number of cycles per second above 0, not ','\n",
      .out_empty = true},
+    /* --clients N1,N2,..: a sweep, one row per number, so each number once */
+    {.args = ARGS("run", "--quiet", "--targets", "memory", "--clients", "1,2", "--iterations", "20",
+                  "--runs", "1", "specs/pizzas.yaml"),
+     .status = 0,
+     .check = both_client_levels_ran},
+    {.args = ARGS("run", "--clients", "1,2,1", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --clients lists 1 twice\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--clients", "2,0", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --clients needs a whole number from 1 to 10000, not '0'\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--rate", "100,200", "--clients", "1,2", "specs/pizzas.yaml"),
+     .status = 2,
+     .err = "bench run: --rate and --clients each list several: two sweeps, and one runs at a "
+            "time\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--clients", "1,2", "tests/fixtures/rate_sweep.yaml"),
+     .status = 2,
+     .err = "bench run: --clients with several numbers is a sweep, and "
+            "tests/fixtures/rate_sweep.yaml's arrival rate is a list, another: one sweep at a "
+            "time (add --rate R)\n",
+     .out_empty = true},
+    {.args = ARGS("run", "--quiet", "--clients", "1,2", "--rate", "1000", "--iterations", "20",
+                  "--runs", "1", "tests/fixtures/rate_sweep.yaml"),
+     .status = 0,
+     .out = "| rates | memory c=2 (open loop) |"},
     /* one sweep at a time: the spec sweeps clients */
     {.args =
          ARGS("run", "--rate", "100,200", "tests/lint/clients_per_client_identity_not_unique.yaml"),
