@@ -1706,18 +1706,18 @@ static void collect_run(run_state *rs, target_result *tr, double wall, const dou
 
 /* The samples buffer of one client (rs) for --samples: room for its timed
  * cycles of the longest flow (its iterations; for a duration, the estimate
- * `to_come` of cycles_to_come, but no more than a quarter of the memory
- * the machine has: a pass that takes more grows it, sample_room), its
- * pages written now, as hist_init's are, so that the timed pass takes no
- * page fault for them. Returns 0, or -1 with *e set when the size
- * overflows or cannot be had. */
+ * `to_come` of cycles_to_come when there is one, but no more than a
+ * quarter of the memory the machine has: a pass that takes more grows it,
+ * sample_room), its pages written now, as hist_init's are, so that the
+ * timed pass takes no page fault for them. Returns 0, or -1 with *e set
+ * when the size overflows or cannot be had. */
 static int samples_init(run_state *rs, const run_options *o, uint64_t to_come, bench_error *e)
 {
     size_t most = 1, bytes; /* steps in the longest flow */
     for (size_t f = 0; f < rs->p->work.nflows; f++)
         most = rs->p->work.flows[f].nsteps > most ? rs->p->work.flows[f].nsteps : most;
     uint64_t cycles = (uint64_t)(rs->iterations ? rs->iterations : 1);
-    if (o->duration_ns || rs->p->work.duration_ns) {
+    if ((o->duration_ns || rs->p->work.duration_ns) && to_come) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         double quarter = pages > 0 && page > 0 ? (double)pages * (double)page / 4 : 0;
         double most_cycles = quarter / ((double)most * sizeof *rs->samples);
