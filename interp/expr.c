@@ -1878,3 +1878,79 @@ bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **p
     *path = nm->fields;
     return true;
 }
+
+/* ---- ensures that a command's effects make true ---- */
+
+/* Whether a, an effect's expression (run on the state before), and b, a
+ * side of an ensure, always have the same value: the same tree, with each
+ * field of the record that a reads bare read by b as old.x, and the same
+ * arguments, aliases and constants. */
+static bool same_before(const xnode *a, const xnode *b)
+{
+    if (a->type->kind != b->type->kind || (a->type->kind == TY_ENUM && a->type != b->type))
+        return false;
+    if (is_const(a) || is_const(b)) {
+        if (!is_const(a) || !is_const(b))
+            return false;
+        value x = const_of(a), y = const_of(b);
+        return equal(&x, &y);
+    }
+    if (a->op != b->op)
+        return false;
+    if (a->op == XOP_NAME) {
+        const xname *p = a->name, *q = b->name;
+        bool scope = p->scope == SCOPE_SELF    ? q->scope == SCOPE_OLD
+                     : p->scope == SCOPE_ARG   ? q->scope == SCOPE_ARG
+                     : p->scope == SCOPE_ALIAS ? q->scope == SCOPE_ALIAS && q->alias == p->alias
+                                               : false;
+        return scope && p->nidx == q->nidx &&
+               memcmp(p->idx, q->idx, (size_t)p->nidx * sizeof *p->idx) == 0;
+    }
+    if (a->op == XOP_CALL) {
+        if (a->f != b->f)
+            return false;
+        for (int i = 0; i < a->f->arity; i++)
+            if (!same_before(a->args[i], b->args[i]))
+                return false;
+        return true;
+    }
+    return !a->l == !b->l && !a->r == !b->r && (!a->l || same_before(a->l, b->l)) &&
+           (!a->r || same_before(a->r, b->r));
+}
+
+/* n reads field f of the record whole, in scope s (SCOPE_SELF: the new
+ * state in an ensure). */
+static bool is_record_field(const xnode *n, expr_scope s, int f)
+{
+    return n->op == XOP_NAME && n->name->scope == s && n->name->nidx == 1 && n->name->idx[0] == f;
+}
+
+/* n is len(f) of the record's field f in scope s. */
+static bool is_len_of(const xnode *n, expr_scope s, int f)
+{
+    return n->op == XOP_CALL && n->f->eval == ev_len && is_record_field(n->args[0], s, f);
+}
+
+static bool is_one(const xnode *n)
+{
+    if (!is_const(n))
+        return false;
+    value v = const_of(n);
+    return v.kind == VAL_INT && v.u.i == 1;
+}
+
+bool expr_ensure_implied(const expr *e, int f, const expr *set)
+{
+    const xnode *n = e->root;
+    if (n->op != XOP_EQ || is_const(n))
+        return false;
+    for (int side = 0; side < 2; side++) {
+        const xnode *x = side ? n->r : n->l, *y = side ? n->l : n->r;
+        if (set ? is_record_field(x, SCOPE_SELF, f) && same_before(set->root, y)
+                : is_len_of(x, SCOPE_SELF, f) && y->op == XOP_ADD &&
+                      ((is_len_of(y->l, SCOPE_OLD, f) && is_one(y->r)) ||
+                       (is_one(y->l) && is_len_of(y->r, SCOPE_OLD, f))))
+            return true;
+    }
+    return false;
+}

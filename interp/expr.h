@@ -75,6 +75,16 @@ bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **p
  * compiler folded): its value is set. */
 bool expr_constant(const expr *e, value *out);
 
+/* Whether ensure e holds whenever the command has run with one effect on
+ * field f of its record and no other change to f, so that it need not be
+ * evaluated. With set, the effect's value (computed on the state before):
+ * e is `f == E` either way round, E being set with each field of the
+ * record it reads written old.x (`balance == old.balance - arg.amount.cents`
+ * after `balance: balance - arg.amount.cents`). With set NULL, for one item
+ * appended to f, a list that is never unset: e is `len(f) == len(old.f) + 1`
+ * (or `1 + len(old.f)`, either way round). Anything else: false. */
+bool expr_ensure_implied(const expr *e, int f, const expr *set);
+
 /* The values names are read from at evaluation: each is a VAL_STRUCT laid out
  * as the corresponding env type (NULL where the scope does not exist). */
 typedef struct expr_ctx {

@@ -422,7 +422,11 @@ typedef struct direct_cmd {
        only when one fails is the view made, its lists copied */
     bool quick_only;
     int *check_effect; /* per check: the index of the effect on its field */
-    src *read_key;     /* per read: where its key comes from */
+    /* the ensures to evaluate: the command's, less those its effects make
+       true (ensure_implied) */
+    check *ensures;
+    size_t nensures;
+    src *read_key; /* per read: where its key comes from */
     store_room *room;
     size_t nroom;
 } direct_cmd;
@@ -530,9 +534,28 @@ static void direct_cmd_free(direct_cmd *dc, size_t neffects)
     free(dc->checks);
     free(dc->quick);
     free(dc->check_effect);
+    free(dc->ensures);
     free(dc->read_key);
     free(dc->room);
     free(dc);
+}
+
+/* Whether cmd's ensure c holds whenever its effects have run, so that the
+ * direct path need not evaluate it: it says of a field what the one effect
+ * on it did (expr_ensure_implied; the direct path has at most one effect a
+ * field, direct_fits). */
+static bool ensure_implied(const command *cmd, const check *c)
+{
+    if (cmd->deletes)
+        return false;
+    for (size_t i = 0; i < cmd->neffects; i++) {
+        const effect *e = &cmd->effects[i];
+        if (e->kind == EFFECT_SET ? e->value && expr_ensure_implied(c->cond, e->field, e->value)
+                                  : !cmd->agg->state->fields[e->field].optional &&
+                                        expr_ensure_implied(c->cond, e->field, NULL))
+            return true;
+    }
+    return false;
 }
 
 /* How cmd runs on the direct path, or NULL when out of memory. */
@@ -548,8 +571,9 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
     dc->check_effect = calloc(nch + 1, sizeof *dc->check_effect);
     dc->read_key = calloc(cmd->nreads + 1, sizeof *dc->read_key);
     dc->room = calloc(ne + 1, sizeof *dc->room);
+    dc->ensures = calloc(cmd->nensures + 1, sizeof *dc->ensures);
     if (!dc->effects || !dc->checks || !dc->quick || !dc->check_effect || !dc->read_key ||
-        !dc->room) {
+        !dc->room || !dc->ensures) {
         direct_cmd_free(dc, ne);
         return NULL;
     }
@@ -584,9 +608,12 @@ static direct_cmd *direct_cmd_make(const runtime *rt, const command *cmd)
             dc->quick[dc->nchecks] = quick_of(cmd, &ch[i]);
             dc->checks[dc->nchecks++] = ch[i];
         }
+    for (size_t i = 0; i < cmd->nensures; i++)
+        if (!ensure_implied(cmd, &cmd->ensures[i]))
+            dc->ensures[dc->nensures++] = cmd->ensures[i];
     /* a create's new state is the record written: always made */
-    dc->view = cmd->creates || dc->nchecks || cmd->nensures || cmd->payload;
-    dc->quick_only = !cmd->creates && !cmd->nensures && !cmd->payload;
+    dc->view = cmd->creates || dc->nchecks || dc->nensures || cmd->payload;
+    dc->quick_only = !cmd->creates && !dc->nensures && !cmd->payload;
     for (size_t i = 0; i < dc->nchecks; i++) {
         dc->check_effect[i] = -1;
         for (size_t k = 0; k < ne; k++)
@@ -684,6 +711,11 @@ void runtime_free(runtime *rt)
 bool runtime_is_direct(const runtime *rt, const command *cmd)
 {
     return rt->direct && rt->direct[cmd->index];
+}
+
+size_t runtime_direct_ensures(const runtime *rt, const command *cmd)
+{
+    return runtime_is_direct(rt, cmd) ? rt->direct[cmd->index]->nensures : cmd->nensures;
 }
 
 const char *runtime_message(const runtime *rt)
@@ -1399,8 +1431,8 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     }
     expr_ctx post = {
         .self = &next, .args = args, .old = &old, .aliases = aliases, .scratch = &rt->scratch};
-    if (st == RUNTIME_OK && cmd->nensures)
-        st = run_checks(rt, cmd, cmd->ensures, cmd->nensures, &post);
+    if (st == RUNTIME_OK && dc->nensures)
+        st = run_checks(rt, cmd, dc->ensures, dc->nensures, &post);
     value payload = *args;
     if (st == RUNTIME_OK && cmd->event && cmd->payload)
         st = build_struct(rt, cmd, cmd->event->payload, cmd->payload, &post, &payload);

@@ -39,6 +39,10 @@ runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const v
  * writes only its own record, its event runs no policy, and the store has
  * the path; else it runs in a transaction. For tests and reports. */
 bool runtime_is_direct(const runtime *rt, const command *cmd);
+/* How many of cmd's ensures the direct path evaluates: those its effects
+ * do not make true (expr_ensure_implied); cmd->nensures off the direct
+ * path. For tests. */
+size_t runtime_direct_ensures(const runtime *rt, const command *cmd);
 /* The answer of the last dispatch when it was a query that succeeded (a
  * VAL_STRUCT laid out as its returns; a scan's: a VAL_LIST of them, as
  * cmd->rows), else NULL. Lent; valid until the next dispatch. */

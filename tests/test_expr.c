@@ -706,6 +706,86 @@ static void test_expr_name_path_is_true_only_for_one_whole_name(void **state)
     assert_string_equal(path, "");
 }
 
+/* ---- ensures that the effects make true ---- */
+
+static const ty t_ints = {.kind = TY_LIST, .elem = &ty_int};
+static field acct_fields[] = {{.name = "balance", .type = &t_cents},
+                              {.name = "ledger", .type = &t_ints},
+                              {.name = "notes", .type = &t_ints, .optional = true},
+                              {.name = "status", .type = &t_status}};
+static const ty t_acct = {.kind = TY_STRUCT, .name = "Acct", .fields = acct_fields, .nfields = 4};
+static field move_fields[] = {{.name = "amount", .type = &t_cents},
+                              {.name = "status", .type = &t_status}};
+static const ty t_move = {.kind = TY_STRUCT, .name = "Move", .fields = move_fields, .nfields = 2};
+static const char *menu_names[] = {"menu"};
+static const ty *menu_types[] = {&t_pizza};
+
+static void test_expr_ensure_implied_by_the_effect_only_when_it_says_the_same(void **state)
+{
+    (void)state;
+    const expr_env effects = {.self = &t_acct,
+                              .args = &t_move,
+                              .alias_names = menu_names,
+                              .alias_types = menu_types,
+                              .nalias = 1};
+    expr_env ensures = effects;
+    ensures.allow_old = true;
+    enum { BALANCE, LEDGER, NOTES, STATUS };
+    static const struct {
+        int field;
+        const char *set; /* NULL: one item appended to the field */
+        const char *ensure;
+        bool implied;
+    } cases[] = {
+        {BALANCE, "balance - arg.amount", "balance == old.balance - arg.amount", true},
+        {BALANCE, "balance - arg.amount", "old.balance - arg.amount == balance", true},
+        {BALANCE, "balance - arg.amount", "balance == old.balance + arg.amount", false},
+        {BALANCE, "balance - arg.amount", "balance == arg.amount - old.balance", false},
+        {BALANCE, "balance - arg.amount", "balance == old.balance - arg.amount - 1", false},
+        {BALANCE, "balance - arg.amount - 1", "balance == old.balance - arg.amount", false},
+        {BALANCE, "balance - arg.amount", "balance == balance - arg.amount", false},
+        {BALANCE, "balance - arg.amount", "balance >= old.balance - arg.amount", false},
+        {BALANCE, "balance - arg.amount", "balance != old.balance - arg.amount", false},
+        {BALANCE, "balance - arg.amount", "len(ledger) == len(old.ledger) + 1", false},
+        {BALANCE, "arg.amount", "balance == arg.amount", true},
+        {BALANCE, "arg.amount", "balance == old.balance", false},
+        {BALANCE, "balance", "balance == old.balance", true},
+        {BALANCE, "3 + 4", "balance == 7", true},
+        {BALANCE, "7", "balance == 8", false},
+        {BALANCE, "7", "balance == arg.amount", false},
+        {BALANCE, "balance + len(ledger)", "balance == old.balance + len(old.ledger)", true},
+        {BALANCE, "balance + len(ledger)", "balance == old.balance + len(ledger)", false},
+        {BALANCE, "balance + len(ledger)", "balance == old.balance + max(len(old.ledger), 0)",
+         false},
+        {BALANCE, "arg.amount + menu.price_cents", "balance == arg.amount + menu.price_cents",
+         true},
+        {BALANCE, "arg.amount + menu.price_cents", "balance == arg.amount + old.balance", false},
+        {STATUS, "arg.status", "status == arg.status", true},
+        {STATUS, "arg.status", "balance == old.balance", false},
+        {STATUS, "sold", "status == sold", true},
+        {STATUS, "sold", "status == available", false},
+        {LEDGER, NULL, "len(ledger) == len(old.ledger) + 1", true},
+        {LEDGER, NULL, "len(old.ledger) + 1 == len(ledger)", true},
+        {LEDGER, NULL, "len(ledger) == 1 + len(old.ledger)", true},
+        {LEDGER, NULL, "len(ledger) == len(old.ledger) + 2", false},
+        {LEDGER, NULL, "len(ledger) == len(old.ledger)", false},
+        {LEDGER, NULL, "len(ledger) > len(old.ledger)", false},
+        {LEDGER, NULL, "len(ledger) == len(ledger) + 1", false},
+        {LEDGER, NULL, "len(ledger) == len(old.notes) + 1", false},
+        {NOTES, NULL, "len(ledger) == len(old.ledger) + 1", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const expr *set = NULL;
+        if (cases[i].set)
+            set = compile_in(&effects, acct_fields[cases[i].field].type, cases[i].set);
+        const expr *e = compile_in(&ensures, &ty_bool, cases[i].ensure);
+        if (expr_ensure_implied(e, cases[i].field, set) != cases[i].implied)
+            fail_msg("case %zu: after %s on field %d, `%s` should %sbe implied", i,
+                     cases[i].set ? cases[i].set : "an append", cases[i].field, cases[i].ensure,
+                     cases[i].implied ? "" : "not ");
+    }
+}
+
 /* ---- errors ---- */
 
 enum { IN_GUARD, IN_ENSURE, IN_POLICY, IN_FOR_EACH, IN_FOR_EACH_INT };
@@ -978,6 +1058,7 @@ int main(void)
         T(test_expr_string_plus_concatenates_in_scratch),
         T(test_expr_visit_names_reports_each_read),
         T(test_expr_name_path_is_true_only_for_one_whole_name),
+        T(test_expr_ensure_implied_by_the_effect_only_when_it_says_the_same),
         T(test_expr_bad_expressions_report_message_and_column),
         T(test_expr_nesting_is_bounded),
         T(test_expr_length_is_bounded),

@@ -259,6 +259,28 @@ static void test_policy_keys_known_before_the_command_are_hinted(void **state)
  * policy take the memory store's direct path, where the memory target's
  * figures come from; the others, and every command on a store without the
  * path, a transaction. */
+/* The direct path leaves out the ensures that the command's effects make
+ * true, and only those: Skim's looks like Debit's but its effect takes one
+ * more (runtime_scenarios.h: every store refuses it). */
+static void test_ensures_the_effects_make_true_are_not_evaluated(void **state)
+{
+    (void)state;
+    plan *p = fx_compile(banking_spec);
+    store *s;
+    assert_int_equal(memory_store_new(p, &s), 0);
+    runtime *rt;
+    assert_int_equal(runtime_new(p, s, &rt), 0);
+    const command *debit = plan_find_verb(p, "Account.Debit"),
+                  *skim = plan_find_verb(p, "Account.Skim");
+    assert_int_equal(debit->nensures, 2);
+    assert_int_equal(runtime_direct_ensures(rt, debit), 0);
+    assert_int_equal(skim->nensures, 1);
+    assert_int_equal(runtime_direct_ensures(rt, skim), 1);
+    runtime_free(rt);
+    memory_store_free(s);
+    plan_free(p);
+}
+
 static void test_the_direct_path_takes_the_commands_that_fit(void **state)
 {
     plan *p = fx_compile(hints_spec);
@@ -293,6 +315,11 @@ static void test_the_direct_path_takes_the_commands_that_fit(void **state)
         assert_int_equal(runtime_new(p, s, &rt), 0);
         for (size_t c = 0; c < p->ncommands; c++)
             assert_true(runtime_is_direct(rt, p->commands[c]));
+        const command *debit = plan_find_verb(p, "Account.Debit");
+        if (debit) { /* its two ensures say what its effects did */
+            assert_int_equal(debit->nensures, 2);
+            assert_int_equal(runtime_direct_ensures(rt, debit), 0);
+        }
         runtime_free(rt);
         memory_store_free(s);
         plan_free(p);
@@ -422,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_store_error_is_an_error_not_a_refusal),
         cmocka_unit_test(test_policy_keys_known_before_the_command_are_hinted),
         cmocka_unit_test(test_the_direct_path_takes_the_commands_that_fit),
+        cmocka_unit_test(test_ensures_the_effects_make_true_are_not_evaluated),
         cmocka_unit_test(test_if_and_string_plus_in_set),
         cmocka_unit_test(test_registry_lists_memory_and_null),
         cmocka_unit_test(test_null_target_accepts_everything_and_cannot_count),
