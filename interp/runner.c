@@ -72,6 +72,9 @@ typedef struct run_state {
     hist service, lag; /* the open loop's, beside the response times in all */
     intervals iv;
     int64_t *seen; /* what the commands seen to succeed added: records, then events */
+    /* successes per command not yet added to seen (seen_fold): a count on
+       the timed path, the records and events they add after it */
+    uint64_t *ok_cmds;
     struct sample *samples, *next_sample; /* --samples: one per timed command */
     size_t samples_cap;
     bench_error failure; /* why the run failed, set once where it failed */
@@ -200,10 +203,25 @@ static void note_outcome(run_state *rs, const step_inst *si, int rc)
         return;
     if (si->st->into >= 0) /* what mix_done does with a success, without its call otherwise */
         mix_done(rs->mx, si, ok);
-    const cmd_delta *d = &rs->p->cmd_delta[si->st->cmd->index];
-    for (size_t i = 0; i < d->n; i++)
-        rs->seen[d->at[i]] += d->by[i];
-    rs->seen_unknown = rs->seen_unknown || si->st->cmd->counts_unknown;
+    rs->ok_cmds[si->st->cmd->index]++;
+}
+
+/* Adds to rs->seen what the successes note_outcome counted since the last
+ * fold added: each command's records and events (cmd_delta) times its
+ * successes. Before anything reads seen. */
+static void seen_fold(run_state *rs)
+{
+    const plan *p = rs->p;
+    for (size_t c = 0; c < p->ncommands; c++) {
+        uint64_t k = rs->ok_cmds[c];
+        if (!k)
+            continue;
+        const cmd_delta *d = &p->cmd_delta[c];
+        for (size_t i = 0; i < d->n; i++)
+            rs->seen[d->at[i]] += d->by[i] * (int64_t)k;
+        rs->seen_unknown = rs->seen_unknown || p->commands[c]->counts_unknown;
+        rs->ok_cmds[c] = 0;
+    }
 }
 
 /* Begins cycle n: its flow and bindings. Returns the flow's steps, or NULL
@@ -833,6 +851,7 @@ static void merge_client(run_state *rs, run_state *peer)
     rs->late += peer->late;
     rs->dropped += peer->dropped;
     rs->not_started += peer->not_started;
+    seen_fold(peer);
     for (size_t i = 0; i < p->naggs + p->nevents; i++)
         rs->seen[i] += peer->seen[i];
     rs->seen_unknown = rs->seen_unknown || peer->seen_unknown;
@@ -1319,6 +1338,7 @@ static int verify_counts(run_state *rs, uint64_t *aggs, uint64_t *events, target
         err_set(&rs->failure, "run %d, verify: %s", rs->run, rs->t->message);
         return -1;
     }
+    seen_fold(rs);
     if (rs->seen_unknown)
         return 2;
     for (size_t i = 0; i < p->naggs + p->nevents; i++) {
@@ -1472,6 +1492,7 @@ static int state_init_client(run_state *rs, mix *pools_of)
         return -1;
     number_verbs(rs);
     rs->seen = arena_alloc(&rs->mem, (p->naggs + p->nevents + 1) * sizeof *rs->seen);
+    rs->ok_cmds = arena_alloc(&rs->mem, (p->ncommands + 1) * sizeof *rs->ok_cmds);
     rs->verbs = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verbs);
     rs->verb_refused = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_refused);
     rs->verb_counted = arena_alloc(&rs->mem, (rs->nverbs + 1) * sizeof *rs->verb_counted);
@@ -1886,7 +1907,7 @@ static int start_when_asked(run_state *rs, const run_options *o)
 
 /* A shard's extras, for bench merge and verify: its verbs' and tenths'
  * histograms, and what its commands added to the store (over every run). */
-static void collect_shard(const run_state *rs, run_result *rr, target_result *tr)
+static void collect_shard(run_state *rs, run_result *rr, target_result *tr)
 {
     for (size_t i = 0; i < rr->nverbs; i++)
         hist_buckets_of(&rs->verbs[i], &rr->verbs[i].hist);
@@ -1902,6 +1923,7 @@ static void collect_shard(const run_state *rs, run_result *rr, target_result *tr
                 (tally){.name = i < p->naggs ? p->aggs[i].name : p->events[i - p->naggs].name,
                         .event = i >= p->naggs};
     }
+    seen_fold(rs);
     for (size_t i = 0; i < tr->ntallies; i++)
         tr->tallies[i].n += rs->seen[i];
     tr->tallies_exact = tr->tallies_exact && !rs->seen_unknown;
