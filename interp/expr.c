@@ -1887,7 +1887,8 @@ bool expr_name_path(const expr *e, expr_scope *scope, int *alias, const char **p
  * arguments, aliases and constants. */
 static bool same_before(const xnode *a, const xnode *b)
 {
-    if (a->type->kind != b->type->kind || (a->type->kind == TY_ENUM && a->type != b->type))
+    if (!a->type || !b->type || a->type->kind != b->type->kind ||
+        (a->type->kind == TY_ENUM && a->type != b->type))
         return false;
     if (is_const(a) || is_const(b)) {
         if (!is_const(a) || !is_const(b))
