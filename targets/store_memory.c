@@ -880,9 +880,11 @@ typedef struct log_chunk {
     max_align_t data[];
 } log_chunk;
 
-/* One event in the log, followed by its value arrays and string bytes. */
+/* One event in the log, followed by its value arrays and string bytes;
+ * size: from the entry's start to the end of its bytes (the next entry
+ * starts at the next 16-byte boundary), for memory_store_events. */
 typedef struct log_entry {
-    uint32_t event, agg;
+    uint32_t event, agg, size;
     value key, payload;
 } log_entry;
 
@@ -1309,6 +1311,7 @@ static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *ke
             b += key->len;
         }
     }
+    e->size = (uint32_t)(b - base);
     ch->used = (size_t)(b - (char *)ch->data);
     return 0;
 }
@@ -1336,6 +1339,7 @@ static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, co
             continue;
         e->event = event;
         e->agg = agg;
+        e->size = (uint32_t)(c.at - (char *)e);
         ch->used = (size_t)(c.at - (char *)ch->data);
         return 0;
     }
@@ -2576,3 +2580,22 @@ const store_driver memory_store_driver = {
     .session_for_all = true,
     .reserve = memory_reserve,
 };
+
+int memory_store_events(const store *s, memory_event_fn fn, void *ctx)
+{
+    /* a session by its calls; a store may have had some of its own taken
+       out (a test's) */
+    const txn *x = s->ops == &memory_session_ops ? &((const mem_session *)s)->x
+                                                 : &((const memory_store *)s)->own;
+    for (size_t i = 0; i < x->nchunks; i++) {
+        const log_chunk *ch = x->chunks[i];
+        for (size_t at = 0; at < ch->used;) {
+            const log_entry *e = (const log_entry *)(const void *)((const char *)ch->data + at);
+            int rc = fn(ctx, e->event, e->agg, &e->key, &e->payload);
+            if (rc)
+                return rc;
+            at = (at + e->size + 15) & ~(size_t)15;
+        }
+    }
+    return 0;
+}

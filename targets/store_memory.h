@@ -30,4 +30,13 @@ typedef struct memory_room {
 } memory_room;
 void memory_store_room(const store *s, size_t agg, memory_room *out);
 
+/* Calls fn for each event in the log of s (a session's own until it is
+ * closed, then the store's), in the order written: its event and aggregate
+ * indexes, key and payload as the log keeps them, lent. Stops at the first
+ * nonzero return, and returns it (else 0). For tests: nothing else reads
+ * the log back. */
+typedef int (*memory_event_fn)(void *ctx, size_t event, size_t agg, const value *key,
+                               const value *payload);
+int memory_store_events(const store *s, memory_event_fn fn, void *ctx);
+
 #endif

@@ -138,8 +138,8 @@ static const char *const way_name[WAYS] = {"direct", "session", "transaction"};
 /* ---- a store in front of each way's that keeps the events it writes ---- */
 
 typedef struct logged {
-    size_t event; /* index in the plan */
-    value payload;
+    size_t event, agg; /* indexes in the plan */
+    value key, payload;
 } logged;
 
 enum { TAP_EVENTS = 4096 };
@@ -185,10 +185,14 @@ static int tap_remove(store *s, const aggregate *agg, const value *key)
     return ((tap *)s)->inner->ops->remove(((tap *)s)->inner, agg, key);
 }
 
-static void tap_keep(tap *t, const event_def *ev, const value *payload)
+static void tap_keep(tap *t, const event_def *ev, const aggregate *agg, const value *key,
+                     const value *payload)
 {
     assert_true(t->n < TAP_EVENTS);
-    t->events[t->n++] = (logged){.event = ev->index, .payload = value_copy(&t->copies, payload)};
+    t->events[t->n++] = (logged){.event = ev->index,
+                                 .agg = agg->index,
+                                 .key = value_copy(&t->copies, key),
+                                 .payload = value_copy(&t->copies, payload)};
 }
 
 static int tap_append_event(store *s, const event_def *ev, const aggregate *agg, const value *key,
@@ -197,7 +201,7 @@ static int tap_append_event(store *s, const event_def *ev, const aggregate *agg,
     tap *t = (tap *)s;
     int rc = t->inner->ops->append_event(t->inner, ev, agg, key, payload);
     if (rc == 0)
-        tap_keep(t, ev, payload);
+        tap_keep(t, ev, agg, key, payload);
     return rc;
 }
 
@@ -242,7 +246,7 @@ static int tap_direct_write(store *s, const store_write *w)
     tap *t = (tap *)s;
     size_t n = t->n;
     if (w->event)
-        tap_keep(t, w->event, w->payload);
+        tap_keep(t, w->event, w->agg, w->key, w->payload);
     int rc = t->inner->ops->direct_write(t->inner, w);
     if (rc < 0)
         t->n = n;
@@ -325,8 +329,29 @@ static void ways_close(ways *w)
     memory_store_free(w->s[TXN]);
 }
 
+/* Reading a way's event log back against its tap's events (the ones it
+ * was handed): where the next one is, and the first entry that differs. */
+typedef struct log_read {
+    const tap *t;
+    size_t n;
+} log_read;
+
+static int log_entry_agrees(void *ctx, size_t event, size_t agg, const value *key,
+                            const value *payload)
+{
+    log_read *r = ctx;
+    if (r->n >= r->t->n)
+        return 1;
+    const logged *l = &r->t->events[r->n++];
+    return l->event == event && l->agg == agg && value_equal(&l->key, key) &&
+                   value_equal(&l->payload, payload)
+               ? 0
+               : 1;
+}
+
 /* Every key of the pools of agg's identity type: the same record (or none)
- * on each way; then the same counts. */
+ * on each way; each way's event log holds what it was handed, as it was
+ * handed; then the same counts. */
 static void compare_stores(const ways *w, const plan *p, const char *what, int at)
 {
     for (size_t a = 0; a < p->naggs; a++) {
@@ -369,6 +394,14 @@ static void compare_stores(const ways *w, const plan *p, const char *what, int a
                         way_name[0], way_name[i]);
                 fail();
             }
+    }
+    for (int i = 0; i < WAYS; i++) {
+        log_read r = {.t = &w->taps[i]};
+        if (memory_store_events(w->s[i], log_entry_agrees, &r) != 0 || r.n != w->taps[i].n) {
+            fprintf(stderr, "%s, after command %d: %s's event log: entry %zu of %zu differs\n",
+                    what, at, way_name[i], r.n, w->taps[i].n);
+            fail();
+        }
     }
     uint64_t counts[WAYS][64];
     assert_true(p->naggs + p->nevents <= 64);
