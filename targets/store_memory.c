@@ -250,6 +250,7 @@ struct tree_plan {
     uint64_t strings; /* bit i: field i is a string */
     uint64_t structs; /* bit i: field i is a struct, of plan sub[i] */
     unsigned cls;     /* the pool class of its items; POOL_CLASSES: over POOL_MAX */
+    size_t arrays;    /* bytes of its items and its structs' (all of them set), nested */
     const tree_plan **sub;
 };
 
@@ -289,6 +290,9 @@ static const tree_plan *tree_plan_of(arena *a, const ty *t, int depth)
             tp->structs |= UINT64_C(1) << i;
     }
     size_t bytes = t->nfields * sizeof(value);
+    tp->arrays = bytes;
+    for (uint64_t m = tp->structs; m; m &= m - 1)
+        tp->arrays += sub[__builtin_ctzll(m)]->arrays;
     tp->cls = bytes <= POOL_MAX ? pool_class(bytes) : POOL_CLASSES;
     return tp;
 }
@@ -1242,18 +1246,20 @@ static inline void tree_size(const value *v, const tree_plan *tp, size_t *arrays
 }
 
 /* *dst becomes a copy of the struct src (of plan tp): its arrays from *arr
- * on, its bytes from *b on (both moved past what it takes); dst may be src. */
-static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
-                             char **b);
+ * on, its bytes from *b up to end (both moved past what it takes); dst may
+ * be src. False when its bytes do not fit before end (what it wrote is
+ * then the caller's to drop). */
+static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
+                             char **b, const char *end);
 
-static __attribute__((noinline)) void tree_copy_sub(value *v, const tree_plan *tp, value **arr,
-                                                    char **b)
+static __attribute__((noinline)) bool tree_copy_sub(value *v, const tree_plan *tp, value **arr,
+                                                    char **b, const char *end)
 {
-    tree_copy(v, v, tp, arr, b);
+    return tree_copy(v, v, tp, arr, b, end);
 }
 
-static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
-                             char **b)
+static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
+                             char **b, const char *end)
 {
     value *items = *arr;
     *arr += tp->n;
@@ -1264,55 +1270,78 @@ static inline void tree_copy(value *dst, const value *src, const tree_plan *tp, 
         value *v = &items[__builtin_ctzll(m)];
         if (v->kind != VAL_STRING)
             continue;
+        if (v->len > (size_t)(end - *b))
+            return false;
         bytes_copy(*b, v->u.s, v->len);
         v->u.s = *b;
         *b += v->len;
     }
     for (uint64_t m = tp->structs; m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctzll(m);
-        if (items[i].kind == VAL_STRUCT)
-            tree_copy_sub(&items[i], tp->sub[i], arr, b);
+        if (items[i].kind == VAL_STRUCT && !tree_copy_sub(&items[i], tp->sub[i], arr, b, end))
+            return false;
     }
+    return true;
 }
 
-/* log_append of a payload that is a struct of tree plan tp, whose field
- * key_field is the key itself (-1: none), in one block: the entry, the
- * payload's arrays, then the bytes of its strings and, when apart, of the
- * key. */
-static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *key,
-                           const value *payload, const tree_plan *tp, int key_field)
+enum { LOG_HEAD = (sizeof(log_entry) + 15) / 16 * 16 };
+
+/* The entry of log_append_tree at base, its bytes up to end: the payload's
+ * arrays first (room for every struct in it), then its strings' and, when
+ * apart, the key's bytes. Returns where its bytes end, or NULL when they do
+ * not fit (what it wrote is dropped: the chunk's used is not moved). */
+static char *log_tree_at(char *base, const char *end, uint32_t event, uint32_t agg,
+                         const value *key, const value *payload, const tree_plan *tp, int key_field)
 {
-    enum { HEAD = (sizeof(log_entry) + 15) / 16 * 16 };
-    size_t arrays = 0, bytes = 0;
-    tree_size(payload, tp, &arrays, &bytes);
-    bool key_apart = key_field < 0 && key->kind == VAL_STRING;
-    size_t need = HEAD + arrays + bytes + (key_apart ? key->len : 0);
-    log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
-    size_t at = ch ? (ch->used + 15) & ~(size_t)15 : 0;
-    if (!ch || at > ch->size || ch->size - at < need) {
-        if (!(ch = log_chunk_new(x, need)))
-            return oom(x);
-        at = 0;
-    }
-    char *base = (char *)ch->data + at;
-    log_entry *e = (log_entry *)base;
-    value *arr = (value *)(base + HEAD);
-    char *b = base + HEAD + arrays;
-    tree_copy(&e->payload, payload, tp, &arr, &b);
+    log_entry *e = (log_entry *)(void *)base;
+    value *arr = (value *)(void *)(base + LOG_HEAD);
+    char *b = base + LOG_HEAD + tp->arrays;
+    if (!tree_copy(&e->payload, payload, tp, &arr, &b, end))
+        return NULL;
     e->event = event;
     e->agg = agg;
     if (key_field >= 0) {
         e->key = e->payload.u.items[key_field];
     } else {
         e->key = *key;
-        if (key_apart) {
+        if (key->kind == VAL_STRING) { /* apart */
+            if (key->len > (size_t)(end - b))
+                return NULL;
             bytes_copy(b, key->u.s, key->len);
             e->key.u.s = b;
             b += key->len;
         }
     }
     e->size = (uint32_t)(b - base);
-    ch->used = (size_t)(b - (char *)ch->data);
+    return b;
+}
+
+/* log_append of a payload that is a struct of tree plan tp, whose field
+ * key_field is the key itself (-1: none), in one block (log_tree_at): in
+ * the log's current chunk when it fits, found as it is copied; else in a
+ * new chunk made for its size, measured then. */
+static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *key,
+                           const value *payload, const tree_plan *tp, int key_field)
+{
+    log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
+    size_t at = ch ? (ch->used + 15) & ~(size_t)15 : 0;
+    char *end;
+    if (ch && at <= ch->size && ch->size - at >= LOG_HEAD + tp->arrays &&
+        (end = log_tree_at((char *)ch->data + at, (char *)ch->data + ch->size, event, agg, key,
+                           payload, tp, key_field))) {
+        ch->used = (size_t)(end - (char *)ch->data);
+        return 0;
+    }
+    size_t arrays = 0, bytes = 0;
+    tree_size(payload, tp, &arrays, &bytes);
+    (void)arrays; /* the entry takes room for every struct: tp->arrays */
+    bool key_apart = key_field < 0 && key->kind == VAL_STRING;
+    size_t need = LOG_HEAD + tp->arrays + bytes + (key_apart ? key->len : 0);
+    if (!(ch = log_chunk_new(x, need)))
+        return oom(x);
+    end = log_tree_at((char *)ch->data, (char *)ch->data + ch->size, event, agg, key, payload, tp,
+                      key_field);
+    ch->used = (size_t)(end - (char *)ch->data); /* it fits: the chunk was made for it */
     return 0;
 }
 
