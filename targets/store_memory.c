@@ -369,6 +369,8 @@ static inline void own_by(pool *p, value *dst, const value *src, const layout *l
  * list) its items'. */
 typedef struct agg_layout {
     layout *field, *item;
+    uint64_t owned; /* bit f: field f holds memory (not OWN_NOTHING); with at most 64 fields */
+    bool by_mask;   /* owned says it all */
 } agg_layout;
 
 /* ---- keys ---- */
@@ -483,9 +485,17 @@ static record *record_new_by(pool *p, const value *key, const value *state, cons
     value *items = (value *)(r + 1);
     r->state = (value){.kind = VAL_STRUCT, .len = state->len, .u.items = items};
     values_copy(items, state->u.items, state->len);
-    for (uint32_t i = 0; i < state->len; i++)
-        if (al->field[i].how != OWN_NOTHING)
+    if (al->by_mask) {
+        uint64_t all = state->len < 64 ? (UINT64_C(1) << state->len) - 1 : ~UINT64_C(0);
+        for (uint64_t m = al->owned & all; m; m &= m - 1) {
+            unsigned i = (unsigned)__builtin_ctzll(m);
             own_by(p, &items[i], &state->u.items[i], &al->field[i]);
+        }
+    } else {
+        for (uint32_t i = 0; i < state->len; i++)
+            if (al->field[i].how != OWN_NOTHING)
+                own_by(p, &items[i], &state->u.items[i], &al->field[i]);
+    }
     r->node = NULL;
     return r;
 }
@@ -888,7 +898,8 @@ typedef struct log_chunk {
  * size: from the entry's start to the end of its bytes (the next entry
  * starts at the next 16-byte boundary), for memory_store_events. */
 typedef struct log_entry {
-    uint32_t event, agg, size;
+    uint32_t event, agg;
+    size_t size;
     value key, payload;
 } log_entry;
 
@@ -1312,7 +1323,7 @@ static char *log_tree_at(char *base, const char *end, uint32_t event, uint32_t a
             b += key->len;
         }
     }
-    e->size = (uint32_t)(b - base);
+    e->size = (size_t)(b - base);
     return b;
 }
 
@@ -1368,7 +1379,7 @@ static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, co
             continue;
         e->event = event;
         e->agg = agg;
-        e->size = (uint32_t)(c.at - (char *)e);
+        e->size = (size_t)(c.at - (char *)e);
         ch->used = (size_t)(c.at - (char *)ch->data);
         return 0;
     }
@@ -2039,7 +2050,10 @@ static int layouts_make(memory_store *m)
             al->field[f] = layout_of(&m->plans, ft);
             al->item[f] =
                 ft->kind == TY_LIST ? layout_of(&m->plans, ft->elem) : (layout){.how = OWN_WALK};
+            if (f < 64 && al->field[f].how != OWN_NOTHING)
+                al->owned |= UINT64_C(1) << f;
         }
+        al->by_mask = st->nfields <= 64;
     }
     for (size_t e = 0; e < p->nevents; e++)
         m->event_tree[e] = tree_plan_of(&m->plans, p->events[e].payload, 0);
