@@ -71,9 +71,10 @@ struct runtime {
     struct direct_cmd **direct;
     value **fresh; /* per aggregate index: a new record's fields as they start (field_initial) */
     bool conflict; /* the dispatch's create was refused as already existing */
-    bool args_checked; /* the dispatched command's arguments passed their checks */
-    bool answered;     /* the dispatch was a query that succeeded: answer holds its returns */
-    value answer;      /* in scratch, or lent from the store's records */
+    bool args_checked;   /* the dispatched command's arguments passed their checks */
+    bool answered;       /* the dispatch was a query that succeeded: answer holds its returns */
+    bool keep_constants; /* runtime_keep_constants: checked arguments outlive the store */
+    value answer;        /* in scratch, or lent from the store's records */
     char message[RUNTIME_MESSAGE_MAX];
 };
 
@@ -1451,11 +1452,19 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
         .event = cmd->event,
         .payload = &payload,
         .key_field = cmd->payload ? -1 : cmd->identity_param,
+        /* a payload that is the arguments: the constant ones, when the
+           caller promised they outlive the store */
+        .lasting = rt->keep_constants && !cmd->payload ? checked : 0,
     };
     return s->ops->direct_write(s, &w) < 0 ? store_failed(rt, cmd) : RUNTIME_OK;
 release:
     s->ops->direct_release(s);
     return st;
+}
+
+void runtime_keep_constants(runtime *rt)
+{
+    rt->keep_constants = true;
 }
 
 /* A create the store checks itself was refused for another reason: the

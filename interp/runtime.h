@@ -35,6 +35,12 @@ runtime_status runtime_dispatch(runtime *rt, const command *cmd, const value *ar
  * with the same refusals; 0 checks every field, as runtime_dispatch. */
 runtime_status runtime_dispatch_checked(runtime *rt, const command *cmd, const value *args,
                                         uint64_t checked);
+/* The caller's promise, from now on: every field a dispatch's checked mask
+ * marks stays as it is, with all it points to, for as long as the store
+ * lives (a step's constants, which live for the run: target.h), so the
+ * store may keep such a field of an event's payload as it is handed
+ * instead of copying it (store_write.lasting). Off until called. */
+void runtime_keep_constants(runtime *rt);
 /* Whether cmd takes the store's direct path (store.h, direct_find): it
  * writes only its own record, its event runs no policy, and the store has
  * the path; else it runs in a transaction. For tests and reports. */

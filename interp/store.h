@@ -69,6 +69,11 @@ typedef struct store_write {
     /* the payload's field that is the key itself (the same value), or -1
        when the caller does not say (the store looks) */
     int key_field;
+    /* bit i: the payload's field i (i < 64), and all it points to, stays as
+       it is for as long as the store lives (a step's constant argument, on
+       the runner's path), so the store may keep that field as it is handed
+       rather than a copy of it */
+    uint64_t lasting;
 } store_write;
 
 /* save and commit of a store that sets checks_creates return this when a

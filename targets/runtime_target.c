@@ -94,6 +94,7 @@ static int rt_open(const target_driver *self, const plan *p, const target_spec *
         rt_close(&rt->base);
         return TARGET_ERROR;
     }
+    runtime_keep_constants(rt->rt); /* target.args_checked's promise */
     *out = &rt->base;
     return TARGET_OK;
 }
@@ -112,6 +113,7 @@ static int own_session(runtime_target *owner, char *err, size_t size)
         snprintf(err, size, "%s: out of memory", sd->name);
         return -1;
     }
+    runtime_keep_constants(r);
     runtime_free(owner->rt);
     owner->rt = r;
     return 0;
@@ -146,6 +148,7 @@ static int rt_session(target *t, int client, target **out, char *err, size_t siz
         rt_close(&rt->base);
         return TARGET_ERROR;
     }
+    runtime_keep_constants(rt->rt); /* target.args_checked's promise */
     *out = &rt->base;
     return TARGET_OK;
 }

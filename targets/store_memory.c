@@ -24,8 +24,10 @@
  * out again and putting removed ones back. No record is copied whole, and
  * in steady state nothing calls malloc. A load within a transaction sees
  * the transaction's own writes because they are in the table. Events are
- * deep-copied into a chunked log; a rollback truncates the log back to
- * where the transaction began.
+ * deep-copied into a chunked log (but for the fields of a payload that the
+ * caller says outlive the store, store_write.lasting: those the log keeps
+ * as they are handed); a rollback truncates the log back to where the
+ * transaction began. Nothing in the log is freed but whole chunks.
  *
  * The last load remembers what it found (the key's address, its hash, the
  * record or the empty slot), so the write that follows it in the same
@@ -1104,7 +1106,7 @@ static int no_txn(txn *x, const char *call)
     return -1;
 }
 
-/* ---- the event log: deep copies in chunks ---- */
+/* ---- the event log: deep copies in chunks (the lasting fields kept) ---- */
 
 /* Where an entry's arrays and bytes go: the rest of the current chunk. */
 typedef struct cursor {
@@ -1258,26 +1260,27 @@ static inline void tree_size(const value *v, const tree_plan *tp, size_t *arrays
 
 /* *dst becomes a copy of the struct src (of plan tp): its arrays from *arr
  * on, its bytes from *b up to end (both moved past what it takes); dst may
- * be src. False when its bytes do not fit before end (what it wrote is
+ * be src. The fields in keep (store_write.lasting) are kept as they are,
+ * not copied. False when its bytes do not fit before end (what it wrote is
  * then the caller's to drop). */
-static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
-                             char **b, const char *end);
+static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, uint64_t keep,
+                             value **arr, char **b, const char *end);
 
 static __attribute__((noinline)) bool tree_copy_sub(value *v, const tree_plan *tp, value **arr,
                                                     char **b, const char *end)
 {
-    return tree_copy(v, v, tp, arr, b, end);
+    return tree_copy(v, v, tp, 0, arr, b, end);
 }
 
-static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, value **arr,
-                             char **b, const char *end)
+static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, uint64_t keep,
+                             value **arr, char **b, const char *end)
 {
     value *items = *arr;
     *arr += tp->n;
     values_copy(items, src->u.items, tp->n);
     *dst = *src;
     dst->u.items = items;
-    for (uint64_t m = tp->strings; m; m &= m - 1) {
+    for (uint64_t m = tp->strings & ~keep; m; m &= m - 1) {
         value *v = &items[__builtin_ctzll(m)];
         if (v->kind != VAL_STRING)
             continue;
@@ -1287,7 +1290,7 @@ static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, 
         v->u.s = *b;
         *b += v->len;
     }
-    for (uint64_t m = tp->structs; m; m &= m - 1) {
+    for (uint64_t m = tp->structs & ~keep; m; m &= m - 1) {
         unsigned i = (unsigned)__builtin_ctzll(m);
         if (items[i].kind == VAL_STRUCT && !tree_copy_sub(&items[i], tp->sub[i], arr, b, end))
             return false;
@@ -1297,17 +1300,30 @@ static inline bool tree_copy(value *dst, const value *src, const tree_plan *tp, 
 
 enum { LOG_HEAD = (sizeof(log_entry) + 15) / 16 * 16 };
 
+/* The room for the arrays of a copy of a struct of plan tp that keeps the
+ * fields in keep as they are: every struct's but the kept ones'. */
+static inline size_t arrays_copied(const tree_plan *tp, uint64_t keep)
+{
+    size_t n = tp->arrays;
+    for (uint64_t m = tp->structs & keep; m; m &= m - 1)
+        n -= tp->sub[__builtin_ctzll(m)]->arrays;
+    return n;
+}
+
 /* The entry of log_append_tree at base, its bytes up to end: the payload's
- * arrays first (room for every struct in it), then its strings' and, when
- * apart, the key's bytes. Returns where its bytes end, or NULL when they do
- * not fit (what it wrote is dropped: the chunk's used is not moved). */
+ * arrays first (room for every struct in it that is copied), then its
+ * strings' and, when apart, the key's bytes; the fields in keep are kept
+ * as they are (arrays is arrays_copied's). Returns where its bytes end, or
+ * NULL when they do not fit (what it wrote is dropped: the chunk's used is
+ * not moved). */
 static char *log_tree_at(char *base, const char *end, uint32_t event, uint32_t agg,
-                         const value *key, const value *payload, const tree_plan *tp, int key_field)
+                         const value *key, const value *payload, const tree_plan *tp, int key_field,
+                         uint64_t keep, size_t arrays)
 {
     log_entry *e = (log_entry *)(void *)base;
     value *arr = (value *)(void *)(base + LOG_HEAD);
-    char *b = base + LOG_HEAD + tp->arrays;
-    if (!tree_copy(&e->payload, payload, tp, &arr, &b, end))
+    char *b = base + LOG_HEAD + arrays;
+    if (!tree_copy(&e->payload, payload, tp, keep, &arr, &b, end))
         return NULL;
     e->event = event;
     e->agg = agg;
@@ -1332,26 +1348,28 @@ static char *log_tree_at(char *base, const char *end, uint32_t event, uint32_t a
  * the log's current chunk when it fits, found as it is copied; else in a
  * new chunk made for its size, measured then. */
 static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *key,
-                           const value *payload, const tree_plan *tp, int key_field)
+                           const value *payload, const tree_plan *tp, int key_field, uint64_t keep)
 {
     log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
     size_t at = ch ? (ch->used + 15) & ~(size_t)15 : 0;
+    size_t arrays = keep ? arrays_copied(tp, keep) : tp->arrays;
     char *end;
-    if (ch && at <= ch->size && ch->size - at >= LOG_HEAD + tp->arrays &&
+    if (ch && at <= ch->size && ch->size - at >= LOG_HEAD + arrays &&
         (end = log_tree_at((char *)ch->data + at, (char *)ch->data + ch->size, event, agg, key,
-                           payload, tp, key_field))) {
+                           payload, tp, key_field, keep, arrays))) {
         ch->used = (size_t)(end - (char *)ch->data);
         return 0;
     }
-    size_t arrays = 0, bytes = 0;
-    tree_size(payload, tp, &arrays, &bytes);
-    (void)arrays; /* the entry takes room for every struct: tp->arrays */
+    /* the bytes of every string, the kept ones' too: a bound */
+    size_t all_arrays = 0, bytes = 0;
+    tree_size(payload, tp, &all_arrays, &bytes);
+    (void)all_arrays; /* the entry takes room for every struct copied: arrays */
     bool key_apart = key_field < 0 && key->kind == VAL_STRING;
-    size_t need = LOG_HEAD + tp->arrays + bytes + (key_apart ? key->len : 0);
+    size_t need = LOG_HEAD + arrays + bytes + (key_apart ? key->len : 0);
     if (!(ch = log_chunk_new(x, need)))
         return oom(x);
     end = log_tree_at((char *)ch->data, (char *)ch->data + ch->size, event, agg, key, payload, tp,
-                      key_field);
+                      key_field, keep, arrays);
     ch->used = (size_t)(end - (char *)ch->data); /* it fits: the chunk was made for it */
     return 0;
 }
@@ -1837,7 +1855,8 @@ static int tx_direct_write(memory_store *m, txn *x, const store_write *w)
         int logged = tp && w->payload->kind == VAL_STRUCT && w->payload->len == tp->n
                          ? log_append_tree(x, ev, agg, w->key, w->payload, tp,
                                            w->key_field >= 0 ? w->key_field
-                                                             : key_in_payload(w->key, w->payload))
+                                                             : key_in_payload(w->key, w->payload),
+                                           w->lasting)
                          : log_append(x, ev, agg, w->key, w->payload);
         if (logged < 0) {
             free(nd);

@@ -100,9 +100,11 @@ typedef struct target {
      * args (i < 64) passed its type and constraints already (a step's
      * constants, checked once when its instance was built), so a target
      * that checks arguments (the runtime's) need not check it again. Those
-     * fields also keep their values for as long as that args value lives
-     * (the run), so a target may keep what it made of them by args'
-     * address (the process target keeps their JSON). Others ignore it. */
+     * fields also keep their values, and all they point to, for as long as
+     * the target is open (the run's step instances outlive it), so a target
+     * may keep what it made of them by args' address (the process target
+     * keeps their JSON) or keep them as they are (the runtime's memory
+     * store, in its event log). Others ignore it. */
     uint64_t args_checked;
 } target;
 
