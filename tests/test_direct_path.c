@@ -9,7 +9,10 @@
  * memory store (its stripes' locks, its own pool and log), both with their
  * room reserved halfway through as before a timed pass, and on a memory
  * store whose direct path is turned off, so that every command runs in a
- * transaction. The three must give the same status, the same message, the
+ * transaction. Every other command comes as a step's constants would: the
+ * arguments that pass their checks marked checked and lasting, so that the
+ * store may keep them in its log as they are handed (store_write.lasting).
+ * The three must give the same status, the same message, the
  * same answer to a query, and every so often the same records under every
  * key of the pools, the same events written (a store in front of each keeps
  * the payloads handed to the store) and the same counts of records and
@@ -294,6 +297,7 @@ typedef struct ways {
     tap *taps;           /* in front of each, keeping its events */
     runtime *rt[WAYS];   /* each dispatching through its tap */
     store_ops no_direct; /* TXN's store's ops, its direct path taken out */
+    arena lasting;       /* the constant arguments' struct copies: freed after the stores */
 } ways;
 
 static void ways_open(ways *w, const plan *p)
@@ -313,7 +317,9 @@ static void ways_open(ways *w, const plan *p)
     for (int i = 0; i < WAYS; i++) {
         tap_open(&w->taps[i], w->s[i], p);
         assert_int_equal(runtime_new(p, &w->taps[i].base, &w->rt[i]), 0);
+        runtime_keep_constants(w->rt[i]); /* constants_of keeps the promise */
     }
+    w->lasting = (arena){0};
 }
 
 static void ways_close(ways *w)
@@ -327,6 +333,27 @@ static void ways_close(ways *w)
     memory_store_free(w->shared);
     memory_store_free(w->s[DIRECT]);
     memory_store_free(w->s[TXN]);
+    arena_free(&w->lasting);
+}
+
+/* The arguments of args that a step's constants would be: each that passes
+ * its checks, marked as a step instance marks them (step_inst.checked),
+ * and made to last as long as the stores, as the runtimes were promised (a
+ * struct or list copied into w->lasting; a string of the pools is static,
+ * so the same one comes again at the same address, as a step's does). */
+static uint64_t constants_of(ways *w, const ty *params, value *args)
+{
+    uint64_t checked = 0;
+    char why[512];
+    for (size_t i = 0; i < params->nfields && i < 64; i++) {
+        value *v = &args->u.items[i];
+        if (value_check_field(params, i, v, 0, why, sizeof why) < 0)
+            continue;
+        if (v->kind == VAL_STRUCT || v->kind == VAL_LIST)
+            *v = value_copy(&w->lasting, v);
+        checked |= UINT64_C(1) << i;
+    }
+    return checked;
 }
 
 /* Reading a way's event log back against its tap's events (the ones it
@@ -440,10 +467,14 @@ static int drive(const plan *p, const char *what, uint64_t seed, int *refused)
             value args = a_value(g, cmd->params, false);
             if (args.kind == VAL_NONE)
                 continue;
+            /* every other command as a step's constants would come: those
+               that pass their checks marked, and lasting (the store may
+               keep them in its log: store_write.lasting) */
+            uint64_t checked = k % 2 ? constants_of(&w, cmd->params, &args) : 0;
             runtime_status st[WAYS];
             char msg[WAYS][512];
             for (int i = 0; i < WAYS; i++) {
-                st[i] = runtime_dispatch(w.rt[i], cmd, &args);
+                st[i] = runtime_dispatch_checked(w.rt[i], cmd, &args, checked);
                 snprintf(msg[i], sizeof msg[i], "%s",
                          st[i] == RUNTIME_OK ? "" : runtime_message(w.rt[i]));
                 if (st[i] == RUNTIME_ERROR) {
