@@ -540,8 +540,10 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("{\"commands\": %" PRIu64 ", \"wall_seconds\": %.6f, \"throughput_per_s\": %.1f, "
-           "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, \"page_faults\": %ld}\n",
+           "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, \"page_faults\": %ld, "
+           "\"verbs_p50_us\": [%.3f, %.3f, %.3f, %.3f]}\n",
            t->commands, wall, (double)t->commands / wall, us(&t->all, 0.5), us(&t->all, 0.99),
-           (double)t->all.max / 1000.0, ru1.ru_minflt - ru0.ru_minflt);
+           (double)t->all.max / 1000.0, ru1.ru_minflt - ru0.ru_minflt, us(&t->verbs[0], 0.5),
+           us(&t->verbs[1], 0.5), us(&t->verbs[2], 0.5), us(&t->verbs[3], 0.5));
     return 0;
 }
