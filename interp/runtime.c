@@ -1382,18 +1382,27 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     store_ref ref;
     value old;
     runtime_status st;
-    int rc = s->ops->direct_find(s, agg, key, dc->room, dc->nroom, &ref, &old);
-    if (rc < 0) {
-        st = store_failed(rt, cmd);
-        goto release;
-    }
-    if (cmd->creates && rc == 1) {
-        st = already_exists(rt, cmd, key);
-        goto release;
-    }
-    if (!cmd->creates && rc == 0) {
-        st = absent(rt, cmd, key);
-        goto release;
+    /* a create's own find comes last, just before the write, when the
+       store can bring in meanwhile where the record would lie (a miss of
+       the cache that the checks then overlap): its outcome still comes
+       first, as nothing before it has any effect but the message */
+    bool late = cmd->creates && s->ops->direct_prefetch;
+    if (late) {
+        s->ops->direct_prefetch(s, agg, key);
+    } else {
+        int rc = s->ops->direct_find(s, agg, key, dc->room, dc->nroom, &ref, &old);
+        if (rc < 0) {
+            st = store_failed(rt, cmd);
+            goto release;
+        }
+        if (cmd->creates && rc == 1) {
+            st = already_exists(rt, cmd, key);
+            goto release;
+        }
+        if (!cmd->creates && rc == 0) {
+            st = absent(rt, cmd, key);
+            goto release;
+        }
     }
     value fresh_room[EXECUTE_ROOM];
     if (cmd->creates)
@@ -1437,6 +1446,14 @@ static runtime_status direct(runtime *rt, const command *cmd, const value *args,
     value payload = *args;
     if (st == RUNTIME_OK && cmd->event && cmd->payload)
         st = build_struct(rt, cmd, cmd->event->payload, cmd->payload, &post, &payload);
+    if (late) { /* what the find says comes before what the checks said */
+        value found;
+        int rc = s->ops->direct_find(s, agg, key, dc->room, dc->nroom, &ref, &found);
+        if (rc < 0)
+            st = store_failed(rt, cmd);
+        else if (rc == 1)
+            st = already_exists(rt, cmd, key);
+    }
     if (st != RUNTIME_OK)
         goto release;
     store_write w = {

@@ -119,6 +119,12 @@ static int tap_direct_find(store *s, const aggregate *agg, const value *key, con
     return tap_result(t, t->inner->ops->direct_find(t->inner, agg, key, room, nroom, ref, state));
 }
 
+static void tap_direct_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    tap_store *t = (tap_store *)s;
+    t->inner->ops->direct_prefetch(t->inner, agg, key);
+}
+
 /* The direct path's write is the whole dispatch's: its event (encoded
  * before the write, which may free what the payload points into) is the
  * only one. */
@@ -213,6 +219,7 @@ static void tap_init(tap_store *t, store *inner, const plan *p)
     };
     if (inner->ops->direct_find) {
         t->ops.direct_find = tap_direct_find;
+        t->ops.direct_prefetch = inner->ops->direct_prefetch ? tap_direct_prefetch : NULL;
         t->ops.direct_write = tap_direct_write;
         t->ops.direct_release = tap_direct_release;
     }

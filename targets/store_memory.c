@@ -951,6 +951,10 @@ typedef struct txn {
     size_t rows_cap;
     value *olds; /* a direct write's: what its sets replaced, freed after it */
     size_t olds_cap;
+    /* the key a direct_prefetch hashed, by its address, for the find of it
+       that follows in the same sequence (NULL: none) */
+    const value *hinted;
+    uint64_t hinted_hash;
 } txn;
 
 typedef struct memory_store memory_store;
@@ -1078,6 +1082,7 @@ static __attribute__((noinline)) void release_held(memory_store *m, txn *x)
 
 static inline void release(memory_store *m, txn *x)
 {
+    x->hinted = NULL; /* a hint lasts one sequence at most */
     if (x->held)
         release_held(m, x);
 }
@@ -1739,7 +1744,12 @@ static int tx_commit(memory_store *m, txn *x)
  * the sets replaced; the release takes nothing back but the stripes, since
  * nothing was written. So no undo log, no lookup kept for the write, and
  * no transaction: the runtime takes this path for the commands that write
- * only their own record and run no policy (runtime.c). */
+ * only their own record and run no policy (runtime.c). A create's find
+ * comes after the runtime's checks, told ahead by direct_prefetch (the
+ * store's own caller only): the slot where its probe starts is asked of
+ * the cache then, so that a table larger than the cache costs the checks'
+ * time rather than a stall after them, and its key's hash is kept for the
+ * find. */
 
 /* What a direct_find leaves in its store_ref. */
 typedef struct direct_ref {
@@ -1771,7 +1781,13 @@ static void list_make_room(pool *p, value *l, uint32_t n)
 static int tx_direct_find(memory_store *m, txn *x, const aggregate *agg, const value *key,
                           const store_room *room, size_t nroom, store_ref *ref, value *state)
 {
-    uint64_t hash = key_hash(key);
+    uint64_t hash;
+    if (key == x->hinted) { /* the find the hint was for: the same key, its hash */
+        hash = x->hinted_hash;
+        x->hinted = NULL;
+    } else {
+        hash = key_hash(key);
+    }
     if (touch(m, x, hash) < 0)
         return -1;
     direct_ref d = {.hash = hash, .t = table_of(m, agg->index, hash)};
@@ -2001,6 +2017,21 @@ static int mem_direct_find(store *s, const aggregate *agg, const value *key, con
     return tx_direct_find(m, &m->own, agg, key, room, nroom, ref, state);
 }
 
+/* direct_prefetch: the line of the slot where key's probe starts, asked
+ * of the cache now, and the hash kept for the find (the store's own
+ * caller only: a session would read its table without the stripe). */
+static void mem_direct_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    memory_store *m = (memory_store *)s;
+    txn *x = &m->own;
+    uint64_t hash = key_hash(key);
+    const table *t = table_of(m, agg->index, hash);
+    if (t->cap)
+        __builtin_prefetch(&t->slots[hash & (t->cap - 1)]);
+    x->hinted = key;
+    x->hinted_hash = hash;
+}
+
 static int mem_direct_write(store *s, const store_write *w)
 {
     memory_store *m = (memory_store *)s;
@@ -2025,6 +2056,7 @@ static const store_ops memory_store_ops = {
     .scan = mem_scan,
     .update = mem_update,
     .direct_find = mem_direct_find,
+    .direct_prefetch = mem_direct_prefetch,
     .direct_write = mem_direct_write,
     .direct_release = mem_direct_release,
 };

@@ -5,8 +5,10 @@
  * collide, reads find their records or miss them, and most refusals happen:
  * bad arguments, guards, invariants, overflow, duplicate creates, missing
  * records), each dispatched three ways: on a memory store whose runtime
- * takes the direct path where a command fits, on a session of a shared
- * memory store (its stripes' locks, its own pool and log), both with their
+ * takes the direct path where a command fits (a create's own find last,
+ * after a prefetch: store.h, direct_prefetch), on a session of a shared
+ * memory store (its stripes' locks, its own pool and log; its creates
+ * find first), both with their
  * room reserved halfway through as before a timed pass, and on a memory
  * store whose direct path is turned off, so that every command runs in a
  * transaction. Every other command comes as a step's constants would: the
@@ -242,6 +244,12 @@ static int tap_direct_find(store *s, const aggregate *agg, const value *key, con
     return t->inner->ops->direct_find(t->inner, agg, key, room, nroom, ref, st);
 }
 
+static void tap_direct_prefetch(store *s, const aggregate *agg, const value *key)
+{
+    tap *t = (tap *)s;
+    t->inner->ops->direct_prefetch(t->inner, agg, key);
+}
+
 /* The payload is copied before the write, which may free what it points
  * into. */
 static int tap_direct_write(store *s, const store_write *w)
@@ -283,6 +291,7 @@ static void tap_open(tap *t, store *inner, const plan *p)
         .scan = in->scan ? tap_scan : NULL,
         .update = in->update ? tap_update : NULL,
         .direct_find = in->direct_find ? tap_direct_find : NULL,
+        .direct_prefetch = in->direct_prefetch ? tap_direct_prefetch : NULL,
         .direct_write = in->direct_write ? tap_direct_write : NULL,
         .direct_release = in->direct_release ? tap_direct_release : NULL,
     };

@@ -647,6 +647,44 @@ static void test_direct_path_writes_once_or_nothing(void **state)
     memory_store_free(s);
 }
 
+/* direct_prefetch's hint is for the find of that key (at that address)
+ * in the same sequence: a find of another key in between goes by its own,
+ * and once the sequence ends the hint is gone, so the same address holding
+ * another key later is hashed afresh. */
+static void test_a_prefetch_hint_lasts_one_sequence(void **state)
+{
+    store *s = open_store();
+    save_one(s, &aggs[0], str("first"), 1, "one");
+    save_one(s, &aggs[0], str("second"), 2, "two");
+    value key = str("first"), other = str("second"), out;
+    store_ref ref;
+    s->ops->direct_prefetch(s, &aggs[0], &key);
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &other, NULL, 0, &ref, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 2);
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 1);
+    s->ops->direct_release(s);
+    /* hinted, then released unfound: the same address, another key */
+    s->ops->direct_prefetch(s, &aggs[0], &key);
+    s->ops->direct_release(s);
+    key = str("second");
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 2);
+    s->ops->direct_release(s);
+    /* a create found last, after its hint: absent, then written */
+    key = str("third");
+    s->ops->direct_prefetch(s, &aggs[0], &key);
+    assert_int_equal(s->ops->direct_find(s, &aggs[0], &key, NULL, 0, &ref, &out), 0);
+    value items[3];
+    value st = rec3(items, key, 3, "three");
+    store_write w = {
+        .kind = STORE_WRITE_CREATE, .agg = &aggs[0], .key = &key, .ref = &ref, .state = &st};
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+    assert_int_equal(s->ops->load(s, &aggs[0], &key, &out), 1);
+    assert_int_equal(out.u.items[1].u.i, 3);
+    memory_store_free(s);
+}
+
 /* What the log read back holds of each Paid event (test_log_keeps...). */
 typedef struct paid_seen {
     size_t n;
@@ -950,6 +988,7 @@ int main(void)
         cmocka_unit_test(test_update_appends_and_sets_in_place_and_rollback_undoes_them),
         cmocka_unit_test(test_direct_path_writes_once_or_nothing),
         cmocka_unit_test(test_log_keeps_lasting_fields_as_handed),
+        cmocka_unit_test(test_a_prefetch_hint_lasts_one_sequence),
         cmocka_unit_test(test_records_stay_findable_while_a_table_grows),
         cmocka_unit_test(test_reserve_readies_room_for_the_cycles_to_come),
         cmocka_unit_test(test_reserve_without_a_measure_maps_nothing),
