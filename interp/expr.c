@@ -1955,3 +1955,28 @@ bool expr_ensure_implied(const expr *e, int f, const expr *set)
     }
     return false;
 }
+
+/* ---- sums read in place, for the runtime's hot path ---- */
+
+static expr_leaf leaf_of(const xnode *n)
+{
+    expr_leaf f = {.kind = EXPR_LEAF_K, .k = n->k.u.i};
+    if (n->leaf == LEAF_K)
+        return f;
+    const xname *nm = n->leaf == LEAF_LEN1 ? n->args[0]->name : n->name;
+    f.kind = n->leaf == LEAF_F1 ? EXPR_LEAF_F1 : n->leaf == LEAF_F2 ? EXPR_LEAF_F2 : EXPR_LEAF_LEN1;
+    f.alias = nm->scope == SCOPE_ALIAS;
+    f.at = (uint32_t)(f.alias ? (size_t)nm->alias : nm->ctxoff);
+    f.idx[0] = nm->idx[0];
+    f.idx[1] = nm->nidx > 1 ? nm->idx[1] : 0;
+    return f;
+}
+
+bool expr_int_sum(const expr *e, expr_sum *out)
+{
+    const xnode *n = e->root;
+    if (n->run != run_arith_leaves || (n->op != XOP_ADD && n->op != XOP_SUB) || !n->r)
+        return false;
+    *out = (expr_sum){.l = leaf_of(n->l), .r = leaf_of(n->r), .sub = n->op == XOP_SUB};
+    return true;
+}

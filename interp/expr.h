@@ -122,6 +122,62 @@ static inline expr_status expr_run(const expr *e, const expr_ctx *ctx, value *ou
     return h->run(h->root, ctx, out);
 }
 
+/* An int operand read in place, with no call (expr_sum): a constant, a
+ * field one or two steps into its scope, or len() of a list field one step
+ * in (the scope: the expr_ctx member at byte offset at, or aliases[at]). */
+typedef enum expr_leaf_kind {
+    EXPR_LEAF_K,
+    EXPR_LEAF_F1,
+    EXPR_LEAF_F2,
+    EXPR_LEAF_LEN1,
+} expr_leaf_kind;
+
+typedef struct expr_leaf {
+    expr_leaf_kind kind;
+    bool alias;
+    uint32_t at;
+    int32_t idx[2];
+    int64_t k;
+} expr_leaf;
+
+/* l + r, or l - r when sub: an int expression of two leaves. */
+typedef struct expr_sum {
+    expr_leaf l, r;
+    bool sub;
+} expr_sum;
+
+/* True when e is such a sum (`balance + arg.amount.cents`, `len(ledger) +
+ * 1`): then *out describes it, for expr_sum_run. */
+bool expr_int_sum(const expr *e, expr_sum *out);
+
+static inline bool expr_leaf_read(const expr_leaf *f, const expr_ctx *x, int64_t *out)
+{
+    if (f->kind == EXPR_LEAF_K) {
+        *out = f->k;
+        return true;
+    }
+    const value *v =
+        f->alias ? x->aliases[f->at] : *(const value *const *)((const char *)x + f->at);
+    v = &v->u.items[f->idx[0]];
+    if (v->kind == VAL_NONE)
+        return false;
+    if (f->kind == EXPR_LEAF_F2 && (v = &v->u.items[f->idx[1]])->kind == VAL_NONE)
+        return false;
+    *out = f->kind == EXPR_LEAF_LEN1 ? (int64_t)v->len : v->u.i;
+    return true;
+}
+
+/* The sum s describes, evaluated in place: true with its value in *out,
+ * the value expr_run of its expression gives; false when that would not be
+ * EXPR_OK (an unset field, an overflow): the caller runs the expression for
+ * the status. */
+static inline bool expr_sum_run(const expr_sum *s, const expr_ctx *x, int64_t *out)
+{
+    int64_t a, b;
+    return expr_leaf_read(&s->l, x, &a) && expr_leaf_read(&s->r, x, &b) &&
+           !(s->sub ? __builtin_sub_overflow(a, b, out) : __builtin_add_overflow(a, b, out));
+}
+
 /* Evaluates e. The result may point into the values of ctx (strings,
  * structs, lists are not copied) or into ctx->scratch (a concatenation). Returns EXPR_OK or a
  * negative status; *out is set only on EXPR_OK. */

@@ -370,13 +370,15 @@ typedef enum src_kind {
     SRC_EXPR,
     SRC_ARG,   /* arg.x of a parameter that is not optional */
     SRC_CONST, /* and a field's initial value */
+    SRC_SUM,   /* an int sum of two leaves, read in place (expr_sum) */
 } src_kind;
 
 typedef struct src {
     src_kind kind;
     int arg;       /* SRC_ARG: the parameter's index */
     value k;       /* SRC_CONST */
-    const expr *e; /* SRC_EXPR */
+    const expr *e; /* SRC_EXPR, SRC_SUM */
+    expr_sum sum;  /* SRC_SUM */
 } src;
 
 /* An effect of a command on the direct path: its field, and where its
@@ -446,7 +448,10 @@ static src src_of(const command *cmd, const expr *e)
         if (i >= 0 && !cmd->params->fields[i].optional)
             return (src){.kind = SRC_ARG, .arg = i};
     }
-    return (src){.kind = SRC_EXPR, .e = e};
+    src sv = {.kind = SRC_EXPR, .e = e};
+    if (expr_int_sum(e, &sv.sum))
+        sv.kind = SRC_SUM;
+    return sv;
 }
 
 /* Whether the check of ch after cmd can refuse anything: not when nothing
@@ -1228,6 +1233,14 @@ static inline runtime_status src_value(runtime *rt, const command *cmd, const sr
     switch (sv->kind) {
     case SRC_ARG: *out = ctx->args->u.items[sv->arg]; return RUNTIME_OK;
     case SRC_CONST: *out = sv->k; return RUNTIME_OK;
+    case SRC_SUM: {
+        int64_t i;
+        if (expr_sum_run(&sv->sum, ctx, &i)) {
+            *out = (value){.kind = VAL_INT, .u.i = i};
+            return RUNTIME_OK;
+        }
+        break; /* the expression says why not */
+    }
     case SRC_EXPR: break;
     }
     return eval(rt, cmd, sv->e, ctx, out);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -792,6 +793,83 @@ static void test_expr_ensure_implied_by_the_effect_only_when_it_says_the_same(vo
     }
 }
 
+/* ---- sums read in place ---- */
+
+/* expr_int_sum takes exactly the int sums of two leaves, and what
+ * expr_sum_run gives is what expr_eval gives: the same value when it
+ * says true, and a status that is not EXPR_OK (an unset field, an
+ * overflow) when it says false; in every scope a leaf may read (self,
+ * arg, old, an alias). */
+static void test_expr_sum_read_in_place_agrees_with_evaluation(void **state)
+{
+    (void)state;
+    expr_env env = {.self = &t_acct,
+                    .args = &t_move,
+                    .allow_old = true,
+                    .alias_names = menu_names,
+                    .alias_types = menu_types,
+                    .nalias = 1};
+    static value ledger[] = {INT(1), INT(2), INT(3)}, notes[] = {INT(7)};
+    static value self[4], args[2], old[4], menu[2];
+    self[0] = INT(500);
+    self[1] = LIST(ledger);
+    self[2] = NONE;
+    self[3] = ENUM(0);
+    args[0] = INT(200);
+    args[1] = ENUM(1);
+    old[0] = INT(INT64_MAX);
+    old[1] = (value){.kind = VAL_LIST};
+    old[2] = LIST(notes);
+    old[3] = ENUM(0);
+    menu[0] = INT(1200);
+    menu[1] = ENUM(1);
+    value self_v = STRUCT(self), args_v = STRUCT(args), old_v2 = STRUCT(old), menu_v = STRUCT(menu);
+    const value *menus[] = {&menu_v};
+    expr_ctx c = {
+        .self = &self_v, .args = &args_v, .old = &old_v2, .aliases = menus, .scratch = &S};
+    static const struct {
+        const char *text;
+        bool sum;
+    } cases[] = {
+        {"balance + arg.amount", true},
+        {"balance - arg.amount", true},
+        {"len(ledger) + 1", true},
+        {"1 + len(ledger)", true},
+        {"len(notes) + 1", true},
+        {"len(old.notes) + 1", true},
+        {"old.balance + 1", true},
+        {"old.balance - arg.amount", true},
+        {"0 - old.balance", true},
+        {"-1 - old.balance", true},
+        {"menu.price_cents + balance", true},
+        {"len(old.ledger) - menu.price_cents", true},
+        {"balance * 2", false},
+        {"-balance", false},
+        {"balance + arg.amount + 1", false},
+        {"3 + 4", false},
+        {"balance", false},
+        {"max(balance, 1) + 1", false},
+        {"balance / 2", false},
+        {"balance % 7", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const expr *e = compile_in(&env, &ty_int, cases[i].text);
+        expr_sum sum;
+        bool is = expr_int_sum(e, &sum);
+        if (is != cases[i].sum)
+            fail_msg("`%s` should %sbe a sum", cases[i].text, cases[i].sum ? "" : "not ");
+        if (!is)
+            continue;
+        int64_t got = 0;
+        value want = NONE;
+        bool ok = expr_sum_run(&sum, &c, &got);
+        expr_status st = expr_eval(e, &c, &want);
+        if (ok != (st == EXPR_OK) || (ok && (want.kind != VAL_INT || want.u.i != got)))
+            fail_msg("`%s`: in place %s %" PRId64 ", evaluated %s %" PRId64, cases[i].text,
+                     ok ? "ok" : "not ok", got, expr_status_text(st), want.u.i);
+    }
+}
+
 /* ---- errors ---- */
 
 enum { IN_GUARD, IN_ENSURE, IN_POLICY, IN_FOR_EACH, IN_FOR_EACH_INT };
@@ -1065,6 +1143,7 @@ int main(void)
         T(test_expr_visit_names_reports_each_read),
         T(test_expr_name_path_is_true_only_for_one_whole_name),
         T(test_expr_ensure_implied_by_the_effect_only_when_it_says_the_same),
+        T(test_expr_sum_read_in_place_agrees_with_evaluation),
         T(test_expr_bad_expressions_report_message_and_column),
         T(test_expr_nesting_is_bounded),
         T(test_expr_length_is_bounded),
