@@ -168,12 +168,12 @@ typedef struct store_ops {
      * sessions holds their locks). */
     int (*direct_find)(store *s, const aggregate *agg, const value *key, const store_room *room,
                        size_t nroom, store_ref *ref, value *state);
-    /* Optional: a hint that the direct_find of key in agg that begins this
-     * dispatch's sequence will come later, after the runtime's checks, so
-     * the store may start bringing in where the record lies meanwhile (a
-     * create's: its absence is checked last, just before the write, and
-     * reported first). key is the same value, at the same address, in that
-     * find. Nothing else changes. */
+    /* Optional: a hint, before a sequence's first find, that it will end
+     * with a direct_find of key in agg after the runtime's checks and its
+     * reads' finds (a create's: its absence is checked last, just before
+     * the write, and reported first), so the store may start bringing in
+     * where that record would lie meanwhile. key is the same value, at the
+     * same address, in that find. Nothing else changes. */
     void (*direct_prefetch)(store *s, const aggregate *agg, const value *key);
     /* Writes w (its record's change, then its event) and ends the sequence.
      * What the changes replace is freed after the write, so a change or the

@@ -2024,6 +2024,8 @@ static void mem_direct_prefetch(store *s, const aggregate *agg, const value *key
 {
     memory_store *m = (memory_store *)s;
     txn *x = &m->own;
+    if (m->shared) /* sessions may be growing a table: the find alone reads it */
+        return;
     uint64_t hash = key_hash(key);
     const table *t = table_of(m, agg->index, hash);
     if (t->cap)
