@@ -96,14 +96,21 @@ enum {
     MIGRATE_STEP = 8,       /* old slots an insert moves while a table grows (the old table
                                holds twice as many slots as the inserts it takes to fill the
                                new one to 3/4, less the records it holds: 8 is ample) */
-    POOL_CLASSES = 9,       /* 16, 32, ..., 4096 bytes */
-    POOL_MAX = 16 << (POOL_CLASSES - 1),
+    POOL_FINE = 32,         /* classes of 16, 32, 48, ..., 512 bytes */
+    POOL_CLASSES = 35,      /* then 1024, 2048 and 4096 */
+    POOL_MAX = 1024 << (POOL_CLASSES - 1 - POOL_FINE),
     POOL_CHUNK = 64 * 1024,
     RELEASE_PAGES = 16, /* a growing table gives back its old one's pages 64 KB at a time */
     TOUCH_STEP = 4096,  /* a page: what one insert writes of the table to come */
 };
 
-/* ---- the pool: small blocks by size class, freed onto free lists ---- */
+/* ---- the pool: small blocks by size class, freed onto free lists ----
+ *
+ * Up to 512 bytes the classes are 16 bytes apart, so that a block takes
+ * what its size rounded up to 16 does, no more (a record of eight fields,
+ * 168 bytes, takes 176 where a class of the next power of two took 256),
+ * and a block freed goes back to the class its size is taken from; above,
+ * powers of two. */
 
 typedef struct pool {
     void *free[POOL_CLASSES]; /* each free block starts with the next one's address */
@@ -118,9 +125,18 @@ typedef struct pool {
     int64_t large;
 } pool;
 
-static unsigned pool_class(size_t n)
+/* The class a block of n bytes is taken from and freed to (0 for 0). */
+static inline unsigned pool_class(size_t n)
 {
-    return n <= 16 ? 0 : (unsigned)(64 - __builtin_clzll((unsigned long long)n - 1)) - 4;
+    if (n <= 16 * POOL_FINE)
+        return (unsigned)((n + 15) >> 4) - (n != 0);
+    return (unsigned)(64 - __builtin_clzll((unsigned long long)n - 1)) - 10 + POOL_FINE;
+}
+
+/* The bytes of a block of class c. */
+static inline size_t pool_class_bytes(unsigned c)
+{
+    return c < POOL_FINE ? (size_t)(c + 1) * 16 : (size_t)1024 << (c - POOL_FINE);
 }
 
 /* A new chunk for the pool (the rest of the current one is left: under 4
@@ -141,15 +157,14 @@ static __attribute__((noinline)) void pool_refill(pool *p)
     p->taken++;
 }
 
-/* A block of size class c (16 << c bytes). */
-static inline void *pool_take(pool *p, unsigned c)
+/* A block of size class c, its bytes (pool_class_bytes(c)). */
+static inline void *pool_get(pool *p, unsigned c, size_t size)
 {
     void *b = p->free[c];
     if (b) {
         memcpy(&p->free[c], b, sizeof(void *));
         return b;
     }
-    size_t size = (size_t)16 << c;
     if ((size_t)(p->end - p->at) < size)
         pool_refill(p);
     b = p->at;
@@ -157,17 +172,22 @@ static inline void *pool_take(pool *p, unsigned c)
     return b;
 }
 
-static void *pool_alloc(pool *p, size_t n)
+static inline void *pool_alloc(pool *p, size_t n)
 {
+    if (n <= 16 * POOL_FINE) { /* a fine class: n rounded up to 16 */
+        size_t size = n <= 16 ? 16 : (n + 15) & ~(size_t)15;
+        return pool_get(p, (unsigned)(size >> 4) - 1, size);
+    }
     if (n > POOL_MAX) {
         p->large++;
         return xmalloc(n);
     }
-    return pool_take(p, pool_class(n));
+    unsigned c = pool_class(n);
+    return pool_get(p, c, pool_class_bytes(c));
 }
 
 /* Frees b, of n bytes as allocated. */
-static void pool_free(pool *p, void *b, size_t n)
+static inline void pool_free(pool *p, void *b, size_t n)
 {
     if (!b)
         return;
@@ -252,6 +272,7 @@ struct tree_plan {
     uint64_t strings; /* bit i: field i is a string */
     uint64_t structs; /* bit i: field i is a struct, of plan sub[i] */
     unsigned cls;     /* the pool class of its items; POOL_CLASSES: over POOL_MAX */
+    size_t block;     /* the bytes of a block of that class */
     size_t arrays;    /* bytes of its items and its structs' (all of them set), nested */
     const tree_plan **sub;
 };
@@ -296,6 +317,7 @@ static const tree_plan *tree_plan_of(arena *a, const ty *t, int depth)
     for (uint64_t m = tp->structs; m; m &= m - 1)
         tp->arrays += sub[__builtin_ctzll(m)]->arrays;
     tp->cls = bytes <= POOL_MAX ? pool_class(bytes) : POOL_CLASSES;
+    tp->block = tp->cls < POOL_CLASSES ? pool_class_bytes(tp->cls) : 0;
     return tp;
 }
 
@@ -333,7 +355,7 @@ static inline void own_bytes(pool *p, value *v)
  * dst may be src. */
 static void own_tree(pool *p, value *dst, const value *src, const tree_plan *tp)
 {
-    value *items = tp->cls < POOL_CLASSES ? pool_take(p, tp->cls)
+    value *items = tp->cls < POOL_CLASSES ? pool_get(p, tp->cls, tp->block)
                                           : pool_alloc(p, (size_t)tp->n * sizeof *items);
     values_copy(items, src->u.items, tp->n);
     *dst = *src;
@@ -896,14 +918,23 @@ typedef struct log_chunk {
     max_align_t data[];
 } log_chunk;
 
-/* One event in the log, followed by its value arrays and string bytes;
- * size: from the entry's start to the end of its bytes (the next entry
- * starts at the next 16-byte boundary), for memory_store_events. */
+/* One event in the log: this head of 16 bytes, then what the event holds.
+ * A tree entry (log_append_tree): the key's value when it is not a field of
+ * the payload, then the payload's items (and its copied structs'), then the
+ * strings' bytes; the payload's own value is not kept (a struct of n items,
+ * the ones after the head), nor the key's when it is the payload's field
+ * `key`. A full entry (key LOG_FULL, log_append): the key's value and the
+ * payload's, then what they hold. size: from the head to the end of the
+ * entry's bytes (the next entry starts at the next 16-byte boundary). Only
+ * memory_store_events reads it back. */
 typedef struct log_entry {
     uint32_t event, agg;
-    size_t size;
-    value key, payload;
+    uint32_t size;
+    int16_t key; /* the payload's field that is the key, or LOG_KEY_APART or LOG_FULL */
+    uint16_t n;  /* a tree entry: the payload's fields */
 } log_entry;
+
+enum { LOG_KEY_APART = -1, LOG_FULL = -2 };
 
 /* What the last load found, for the write after it (see update). */
 enum { LOOKUP_KEY_BYTES = 64 }; /* a longer string key is looked up again */
@@ -1315,36 +1346,44 @@ static inline size_t arrays_copied(const tree_plan *tp, uint64_t keep)
     return n;
 }
 
-/* The entry of log_append_tree at base, its bytes up to end: the payload's
- * arrays first (room for every struct in it that is copied), then its
- * strings' and, when apart, the key's bytes; the fields in keep are kept
- * as they are (arrays is arrays_copied's). Returns where its bytes end, or
- * NULL when they do not fit (what it wrote is dropped: the chunk's used is
- * not moved). */
+/* The bytes before a tree entry's arrays: the head, and the key's value
+ * when it is not one of the payload's fields. */
+static inline size_t log_tree_head(int key_field)
+{
+    return LOG_HEAD + (key_field < 0 ? sizeof(value) : 0);
+}
+
+/* The entry of log_append_tree at base, its bytes up to end: the key's
+ * value when apart, the payload's arrays (room for every struct in it that
+ * is copied), then its strings' and, when apart, the key's bytes; the
+ * fields in keep are kept as they are (arrays is arrays_copied's). Returns
+ * where its bytes end, or NULL when they do not fit (what it wrote is
+ * dropped: the chunk's used is not moved). */
 static char *log_tree_at(char *base, const char *end, uint32_t event, uint32_t agg,
                          const value *key, const value *payload, const tree_plan *tp, int key_field,
                          uint64_t keep, size_t arrays)
 {
     log_entry *e = (log_entry *)(void *)base;
-    value *arr = (value *)(void *)(base + LOG_HEAD);
-    char *b = base + LOG_HEAD + arrays;
-    if (!tree_copy(&e->payload, payload, tp, keep, &arr, &b, end))
+    value *arr = (value *)(void *)(base + log_tree_head(key_field)), copy;
+    char *b = (char *)arr + arrays;
+    if (!tree_copy(&copy, payload, tp, keep, &arr, &b, end))
         return NULL;
-    e->event = event;
-    e->agg = agg;
-    if (key_field >= 0) {
-        e->key = e->payload.u.items[key_field];
-    } else {
-        e->key = *key;
-        if (key->kind == VAL_STRING) { /* apart */
+    if (key_field < 0) {
+        value *apart = (value *)(void *)(base + LOG_HEAD);
+        *apart = *key;
+        if (key->kind == VAL_STRING) {
             if (key->len > (size_t)(end - b))
                 return NULL;
             bytes_copy(b, key->u.s, key->len);
-            e->key.u.s = b;
+            apart->u.s = b;
             b += key->len;
         }
     }
-    e->size = (size_t)(b - base);
+    *e = (log_entry){.event = event,
+                     .agg = agg,
+                     .size = (uint32_t)(b - base),
+                     .key = (int16_t)(key_field < 0 ? LOG_KEY_APART : key_field),
+                     .n = (uint16_t)tp->n};
     return b;
 }
 
@@ -1358,8 +1397,9 @@ static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *ke
     log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
     size_t at = ch ? (ch->used + 15) & ~(size_t)15 : 0;
     size_t arrays = keep ? arrays_copied(tp, keep) : tp->arrays;
+    size_t head = log_tree_head(key_field);
     char *end;
-    if (ch && at <= ch->size && ch->size - at >= LOG_HEAD + arrays &&
+    if (ch && at <= ch->size && ch->size - at >= head + arrays &&
         (end = log_tree_at((char *)ch->data + at, (char *)ch->data + ch->size, event, agg, key,
                            payload, tp, key_field, keep, arrays))) {
         ch->used = (size_t)(end - (char *)ch->data);
@@ -1370,8 +1410,8 @@ static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *ke
     tree_size(payload, tp, &all_arrays, &bytes);
     (void)all_arrays; /* the entry takes room for every struct copied: arrays */
     bool key_apart = key_field < 0 && key->kind == VAL_STRING;
-    size_t need = LOG_HEAD + arrays + bytes + (key_apart ? key->len : 0);
-    if (!(ch = log_chunk_new(x, need)))
+    size_t need = head + arrays + bytes + (key_apart ? key->len : 0);
+    if (need > UINT32_MAX || !(ch = log_chunk_new(x, need))) /* an entry's size is 32 bits */
         return oom(x);
     end = log_tree_at((char *)ch->data, (char *)ch->data + ch->size, event, agg, key, payload, tp,
                       key_field, keep, arrays);
@@ -1379,30 +1419,33 @@ static int log_append_tree(txn *x, uint32_t event, uint32_t agg, const value *ke
     return 0;
 }
 
-/* Copies the event into the log's current chunk in one pass; an event that
- * does not fit there goes whole into a new chunk made large enough. */
+/* Copies the event into the log's current chunk in one pass, as a full
+ * entry (log_entry); an event that does not fit there goes whole into a
+ * new chunk made large enough. */
 static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, const value *payload)
 {
     int shared = key_in_payload(key, payload);
     log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
+    size_t need = LOG_HEAD + 2 * sizeof(value) + _Alignof(max_align_t) + copy_bound(payload) +
+                  (shared < 0 ? copy_bound(key) : 0);
+    if (need > UINT32_MAX) /* an entry's size is 32 bits */
+        return oom(x);
     for (int attempt = 0; attempt < 2; attempt++) {
-        if (!ch || attempt) {
-            size_t need = sizeof(log_entry) + _Alignof(max_align_t) + copy_bound(payload) +
-                          (shared < 0 ? copy_bound(key) : 0);
-            if (!(ch = log_chunk_new(x, need)))
-                return oom(x);
-        }
+        if ((!ch || attempt) && !(ch = log_chunk_new(x, need)))
+            return oom(x);
         cursor c = {.at = (char *)ch->data + ch->used, .end = (char *)ch->data + ch->size};
-        log_entry *e = cursor_take(&c, sizeof *e, _Alignof(max_align_t));
-        if (!e || !copy_into(&e->payload, payload, &c))
+        log_entry *e = cursor_take(&c, LOG_HEAD + 2 * sizeof(value), _Alignof(max_align_t));
+        if (!e)
+            continue;
+        value *kv = (value *)(void *)((char *)e + LOG_HEAD), *pv = kv + 1;
+        if (!copy_into(pv, payload, &c))
             continue;
         if (shared >= 0)
-            e->key = e->payload.u.items[shared];
-        else if (!copy_into(&e->key, key, &c))
+            *kv = pv->u.items[shared];
+        else if (!copy_into(kv, key, &c))
             continue;
-        e->event = event;
-        e->agg = agg;
-        e->size = (size_t)(c.at - (char *)e);
+        *e = (log_entry){
+            .event = event, .agg = agg, .size = (uint32_t)(c.at - (char *)e), .key = LOG_FULL};
         ch->used = (size_t)(c.at - (char *)ch->data);
         return 0;
     }
@@ -2687,7 +2730,19 @@ int memory_store_events(const store *s, memory_event_fn fn, void *ctx)
         const log_chunk *ch = x->chunks[i];
         for (size_t at = 0; at < ch->used;) {
             const log_entry *e = (const log_entry *)(const void *)((const char *)ch->data + at);
-            int rc = fn(ctx, e->event, e->agg, &e->key, &e->payload);
+            const value *after = (const value *)(const void *)((const char *)e + LOG_HEAD);
+            value key, payload;
+            if (e->key == LOG_FULL) {
+                key = after[0];
+                payload = after[1];
+            } else {
+                if (e->key == LOG_KEY_APART)
+                    key = *after++;
+                payload = (value){.kind = VAL_STRUCT, .len = e->n, .u.items = (value *)after};
+                if (e->key >= 0)
+                    key = payload.u.items[e->key];
+            }
+            int rc = fn(ctx, e->event, e->agg, &key, &payload);
             if (rc)
                 return rc;
             at = (at + e->size + 15) & ~(size_t)15;

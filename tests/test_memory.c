@@ -11,6 +11,7 @@
 /* clang-format on */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_driver.h"
@@ -685,6 +686,15 @@ static void test_a_prefetch_hint_lasts_one_sequence(void **state)
     memory_store_free(s);
 }
 
+/* The payload of a Paid event: {name, amount: {cents, currency}, note}. */
+static field money_f[2] = {{.name = "cents", .type = &ty_int},
+                           {.name = "currency", .type = &ty_string}};
+static const ty money = {.kind = TY_STRUCT, .fields = money_f, .nfields = 2};
+static field paid_f[3] = {{.name = "name", .type = &ty_string},
+                          {.name = "amount", .type = &money},
+                          {.name = "note", .type = &ty_string}};
+static const ty paid = {.kind = TY_STRUCT, .fields = paid_f, .nfields = 3};
+
 /* What the log read back holds of each Paid event (test_log_keeps...). */
 typedef struct paid_seen {
     size_t n;
@@ -716,13 +726,6 @@ static int paid_agrees(void *ctx, size_t event, size_t agg, const value *key, co
  * into a new one made for it) are held to this. */
 static void test_log_keeps_lasting_fields_as_handed(void **state)
 {
-    static field money_f[2] = {{.name = "cents", .type = &ty_int},
-                               {.name = "currency", .type = &ty_string}};
-    static const ty money = {.kind = TY_STRUCT, .fields = money_f, .nfields = 2};
-    static field paid_f[3] = {{.name = "name", .type = &ty_string},
-                              {.name = "amount", .type = &money},
-                              {.name = "note", .type = &ty_string}};
-    static const ty paid = {.kind = TY_STRUCT, .fields = paid_f, .nfields = 3};
     event_def evs[1] = {{.name = "Paid", .payload = &paid, .index = 0}};
     plan p = {.aggs = aggs, .naggs = 2, .events = evs, .nevents = 1};
     store *s;
@@ -760,6 +763,144 @@ static void test_log_keeps_lasting_fields_as_handed(void **state)
     assert_int_equal(memory_store_events(s, paid_agrees, &ps), 0);
     assert_int_equal(ps.n, 6000);
     assert_false(ps.bad);
+    memory_store_free(s);
+}
+
+/* What test_every_log_entry_reads_back_as_written wrote, in order. */
+typedef struct entry_want {
+    size_t event, agg;
+    value key, payload;
+} entry_want;
+
+typedef struct entries_seen {
+    const entry_want *want;
+    size_t n;
+    bool bad;
+} entries_seen;
+
+static int entry_agrees(void *ctx, size_t event, size_t agg, const value *key, const value *payload)
+{
+    entries_seen *es = ctx;
+    const entry_want *w = &es->want[es->n++];
+    bool copied = key->kind != VAL_STRING || key->u.s != w->key.u.s;
+    es->bad = es->bad || event != w->event || agg != w->agg || !value_equal(key, &w->key) ||
+              !value_equal(payload, &w->payload) || !copied;
+    return 0;
+}
+
+/* The direct path's write of agg's record key with event ev: a create of
+ * state, or (state NULL) an update that changes nothing but the log; the
+ * log's entry has the key log_key and the payload's field key_field is the
+ * key (-1: none). */
+static void direct_event(store *s, const aggregate *agg, const value *key, const value *state,
+                         const value *log_key, const event_def *ev, const value *payload,
+                         int key_field)
+{
+    store_ref ref;
+    value out;
+    assert_int_equal(s->ops->direct_find(s, agg, key, NULL, 0, &ref, &out), state ? 0 : 1);
+    store_write w = {.kind = state ? STORE_WRITE_CREATE : STORE_WRITE_UPDATE,
+                     .agg = agg,
+                     .key = log_key,
+                     .ref = &ref,
+                     .state = state,
+                     .event = ev,
+                     .payload = payload,
+                     .key_field = key_field};
+    assert_int_equal(s->ops->direct_write(s, &w), 0);
+}
+
+/* The log keeps each event in one of three forms (log_entry): a tree
+ * entry whose key is one of its payload's fields, a tree entry with its
+ * key apart (a string or an int), and a full entry (a payload of no tree
+ * plan, or one written by a transaction). Each reads back as it was
+ * written, in order, the key copied, across the ends of the log's chunks. */
+static void test_every_log_entry_reads_back_as_written(void **state)
+{
+    enum { ROUNDS = 1500, PER = 4 };
+    event_def evs[2] = {{.name = "Paid", .payload = &paid, .index = 0},
+                        {.name = "Noted", .index = 1}};
+    plan p = {.aggs = aggs, .naggs = 2, .events = evs, .nevents = 2};
+    store *s;
+    assert_int_equal(memory_store_new(&p, &s), 0);
+    entry_want *want = calloc(ROUNDS * PER, sizeof *want);
+    char(*names)[24] = calloc(ROUNDS, sizeof *names);
+    value(*items)[3] = calloc(ROUNDS * PER, sizeof *items);
+    value(*money_items)[2] = calloc(ROUNDS, sizeof *money_items);
+    assert_non_null(want);
+    assert_non_null(names);
+    assert_non_null(items);
+    assert_non_null(money_items);
+    size_t n = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        snprintf(names[i], sizeof names[i], "order-%d", i);
+        value key = str(names[i]), ikey = num(1000000 + i), st_items[3];
+        money_items[i][0] = num(i);
+        money_items[i][1] = str("EUR");
+        value *pi = items[n / PER * PER];
+        pi[0] = key;
+        pi[1] = (value){.kind = VAL_STRUCT, .len = 2, .u.items = money_items[i]};
+        pi[2] = str(i % 3 ? "a note" : "");
+        value payload = {.kind = VAL_STRUCT, .len = 3, .u.items = pi};
+        value st = rec3(st_items, key, i, "kept");
+        /* a tree entry, its key the payload's field 0 */
+        direct_event(s, &aggs[0], &key, &st, &key, &evs[0], &payload, 0);
+        want[n++] = (entry_want){0, 0, key, payload};
+        /* a tree entry, its key (a string) apart */
+        value other = str(i % 2 ? "another key" : "k");
+        direct_event(s, &aggs[0], &key, NULL, &other, &evs[0], &payload, -1);
+        want[n++] = (entry_want){0, 0, other, payload};
+        /* a tree entry, its key an int, of the other aggregate */
+        value ist_items[3];
+        value ist = rec3(ist_items, ikey, i, "");
+        direct_event(s, &aggs[1], &ikey, &ist, &ikey, &evs[0], &payload, -1);
+        want[n++] = (entry_want){0, 1, ikey, payload};
+        /* a full entry: an event of no payload type, by a transaction */
+        value *ni = items[n];
+        value noted = rec3(ni, key, -i, i % 2 ? "noted at some length, past a few words" : "n");
+        assert_int_equal(s->ops->begin(s), 0);
+        assert_int_equal(s->ops->append_event(s, &evs[1], &aggs[0], &key, &noted), 0);
+        assert_int_equal(s->ops->commit(s), 0);
+        want[n++] = (entry_want){1, 0, key, noted};
+    }
+    entries_seen es = {.want = want};
+    assert_int_equal(memory_store_events(s, entry_agrees, &es), 0);
+    assert_int_equal(es.n, ROUNDS * PER);
+    assert_false(es.bad);
+    memory_store_free(s);
+    free(want);
+    free(names);
+    free(items);
+    free(money_items);
+}
+
+/* A freed block goes back to the class its size is taken from: records
+ * with notes of every length from 1 to past the fine classes' end (512
+ * bytes), removed and made again, take no new memory once each length has
+ * been made once. */
+static void test_freed_blocks_are_taken_again_at_their_size(void **state)
+{
+    enum { LONGEST = 700, ROUNDS = 12 };
+    store *s = open_store();
+    char note[LONGEST];
+    memset(note, 'n', sizeof note);
+    memory_room first = {0}, room;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (uint32_t len = 1; len <= LONGEST; len++) {
+            value key = num(len), items[3];
+            value st = rec3(items, key, round, "");
+            items[2] = (value){.kind = VAL_STRING, .len = len, .u.s = note};
+            assert_int_equal(s->ops->begin(s), 0);
+            assert_int_equal(s->ops->save(s, &aggs[1], &key, &st, true), 0);
+            assert_int_equal(s->ops->commit(s), 0);
+            remove_one(s, &aggs[1], key);
+        }
+        memory_store_room(s, 1, &room);
+        if (round == 0)
+            first = room;
+        assert_int_equal(room.pool_malloced, first.pool_malloced);
+    }
+    assert_true(first.pool_malloced > 0);
     memory_store_free(s);
 }
 
@@ -988,6 +1129,8 @@ int main(void)
         cmocka_unit_test(test_update_appends_and_sets_in_place_and_rollback_undoes_them),
         cmocka_unit_test(test_direct_path_writes_once_or_nothing),
         cmocka_unit_test(test_log_keeps_lasting_fields_as_handed),
+        cmocka_unit_test(test_every_log_entry_reads_back_as_written),
+        cmocka_unit_test(test_freed_blocks_are_taken_again_at_their_size),
         cmocka_unit_test(test_a_prefetch_hint_lasts_one_sequence),
         cmocka_unit_test(test_records_stay_findable_while_a_table_grows),
         cmocka_unit_test(test_reserve_readies_room_for_the_cycles_to_come),
