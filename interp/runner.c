@@ -2012,12 +2012,28 @@ static bool names_entry(const char *name, const target_spec *ts)
     return !strcmp(name, ts->label) || !strcmp(name, ts->name);
 }
 
-static bool wanted(const run_options *o, const target_spec *ts)
+/* Whether the --targets item picks the entry ts of w: an item that is an
+ * entry's label picks that entry alone (`postgres` is the entry labelled
+ * postgres, not also `postgres: {label: postgres-rls}`), as bench setup's
+ * does; any other picks every entry of the target it names. */
+static bool picks(const char *item, const target_spec *ts, const workload *w)
+{
+    if (!strcmp(item, ts->label))
+        return true;
+    if (strcmp(item, ts->name))
+        return false;
+    for (size_t i = 0; i < w->ntargets; i++)
+        if (!strcmp(item, w->targets[i].label))
+            return false; /* a label: that entry's alone */
+    return true;
+}
+
+static bool wanted(const run_options *o, const workload *w, const target_spec *ts)
 {
     if (!o->only)
         return true;
     for (size_t i = 0; i < o->nonly; i++)
-        if (names_entry(o->only[i], ts))
+        if (picks(o->only[i], ts, w))
             return true;
     return false;
 }
@@ -2272,7 +2288,7 @@ target_spec *runner_targets(const plan *p, const run_options *o, size_t *n)
     const char **cmd_argv = o->process_cmd ? split_command(o->process_cmd, opts + nopts) : NULL;
     *n = 0;
     for (size_t i = 0; i < w->ntargets; i++)
-        if (wanted(o, &w->targets[i]))
+        if (wanted(o, w, &w->targets[i]))
             all[(*n)++] = w->targets[i];
     for (size_t i = 0; i < o->nonly; i++) {
         bool listed = false;

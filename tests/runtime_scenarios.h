@@ -1946,9 +1946,9 @@ static inline void scenario_refusals_roll_back_policies_included(const target_sp
 
 /* Both bundled specs and every example run through the runner with
  * --targets naming this target's label, and verify: one result for each
- * entry of a spec that the label names (as its label or its driver's
- * name), or one plain entry when the spec lists none and the label is a
- * driver's name. */
+ * entry of a spec that the label names (the entry with that label; else,
+ * when no entry has it, every entry of the driver of that name), or one
+ * plain entry when the spec lists none and the label is a driver's name. */
 static inline void scenario_bundled_specs_and_examples_verify(const target_spec *ts)
 {
     static const char *const paths[] = {
@@ -1961,10 +1961,12 @@ static inline void scenario_bundled_specs_and_examples_verify(const target_spec 
     size_t want = 0;
     for (size_t i = 0; i < fr.nspecs; i++) {
         const workload *w = &fr.specs[i].p->work;
-        size_t named = 0;
-        for (size_t t = 0; t < w->ntargets; t++)
-            named +=
-                !strcmp(w->targets[t].label, ts->label) || !strcmp(w->targets[t].name, ts->label);
+        size_t labelled = 0, by_name = 0;
+        for (size_t t = 0; t < w->ntargets; t++) {
+            labelled += !strcmp(w->targets[t].label, ts->label);
+            by_name += !strcmp(w->targets[t].name, ts->label);
+        }
+        size_t named = labelled ? labelled : by_name;
         want += named ? named : target_find(ts->label) != NULL;
     }
     assert_true(want > 0);

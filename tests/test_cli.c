@@ -137,6 +137,28 @@ static const char scan_spec[] =
     "      expect: {rows: 0}\n"
     "  targets: [memory, sqlite]\n";
 
+/* Two entries of each of two targets: memory's first labelled with the
+ * target's name, null's both labelled otherwise (--targets's rule). */
+static const char labels_spec[] = "spec: 1\n"
+                                  "domain: kiosk\n"
+                                  "aggregates:\n"
+                                  "  Ticket:\n"
+                                  "    identity: id\n"
+                                  "    fields: {id: string}\n"
+                                  "    commands:\n"
+                                  "      Print: {creates: true, params: {id: string}}\n"
+                                  "workload:\n"
+                                  "  cycle:\n"
+                                  "    - Ticket.Print: {id: \"t-${n}\"}\n"
+                                  "  warmup: 0\n"
+                                  "  iterations: 5\n"
+                                  "  runs: 1\n"
+                                  "  targets:\n"
+                                  "    - memory\n"
+                                  "    - memory: {label: lean, reserve: false}\n"
+                                  "    - null: {label: first}\n"
+                                  "    - null: {label: second}\n";
+
 static void write_scratch(const char *name, const char *text)
 {
     char path[128];
@@ -156,6 +178,7 @@ static int make_scratch(void **state)
     write_scratch("warn.yaml", warn_spec);
     write_scratch("query.yaml", query_spec);
     write_scratch("scan.yaml", scan_spec);
+    write_scratch("labels.yaml", labels_spec);
     setenv("TMPDIR", scratch, 1); /* where a fallback file goes */
     return 0;
 }
@@ -174,6 +197,37 @@ static cJSON *parse_json(const char *text)
     if (!root)
         fail_msg("not JSON: %.300s", text);
     return root;
+}
+
+/* The labels of a run's JSON report's rows, in order, comma-separated. */
+static void assert_ran(const spawn_output *o, const char *labels)
+{
+    cJSON *root = parse_json(o->out);
+    const cJSON *r;
+    char got[256] = "";
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "results"))
+    {
+        size_t n = strlen(got);
+        snprintf(got + n, sizeof got - n, "%s%s", n ? "," : "",
+                 cJSON_GetObjectItemCaseSensitive(r, "label")->valuestring);
+    }
+    assert_string_equal(got, labels);
+    cJSON_Delete(root);
+}
+
+static void ran_memory_alone(const spawn_output *o)
+{
+    assert_ran(o, "memory");
+}
+
+static void ran_both_memories(const spawn_output *o)
+{
+    assert_ran(o, "memory,lean");
+}
+
+static void ran_both_nulls(const spawn_output *o)
+{
+    assert_ran(o, "first,second");
 }
 
 static void lint_json_has_one_error(const spawn_output *o)
@@ -1128,6 +1182,18 @@ static const cli_case cases[] = {
      .status = 2,
      .err = "--targets names 'nosuch'",
      .out_empty = true},
+    /* --targets: a label picks its entry alone, a target name that is no
+       entry's label every entry of that target */
+    {.args = ARGS("run", "--quiet", "--format", "json", "--targets", "memory", "@/labels.yaml"),
+     .status = 0,
+     .check = ran_memory_alone},
+    {.args =
+         ARGS("run", "--quiet", "--format", "json", "--targets", "lean,memory", "@/labels.yaml"),
+     .status = 0,
+     .check = ran_both_memories},
+    {.args = ARGS("run", "--quiet", "--format", "json", "--targets", "null", "@/labels.yaml"),
+     .status = 0,
+     .check = ran_both_nulls},
     /* an invalid spec is 1 in every command (it was 2 in run) */
     {.args = ARGS("run", "@/bad.yaml"),
      .status = 1,

@@ -859,7 +859,7 @@ static void test_bench_run_prints_both_rows_and_the_floor(void **state)
                     "run",
                     "specs/pizzas.yaml",
                     "--targets",
-                    "memory,process",
+                    "memory,process,python",
                     "--iterations",
                     "50",
                     "--warmup",
