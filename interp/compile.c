@@ -981,6 +981,16 @@ static void tally_add(tally *t, bool is_event, uint32_t index, int64_t n)
     *slot += n;
 }
 
+/* The count of the touched entry d, which is cleared. */
+static int64_t tally_take(tally *t, const add *d)
+{
+    int64_t *slot = d->is_event ? &t->events[d->index] : &t->aggs[d->index];
+    int64_t n = *slot;
+    *slot = 0;
+    t->marked[d->is_event ? t->naggs + d->index : d->index] = false;
+    return n;
+}
+
 /* What one successful run of cmd does to its own aggregate's count. */
 static int64_t record_delta(const command *cmd)
 {
@@ -1012,11 +1022,9 @@ static void count_event(const plan *p, arena *a, event_adds *memo, tally *t, con
     } /* a policy cycle (state 1) adds nothing here: lint refuses it */
     e->adds = arena_alloc(a, (t->ntouched ? t->ntouched : 1) * sizeof *e->adds);
     for (size_t k = 0; k < t->ntouched; k++) {
-        add *d = &t->touched[k];
-        int64_t *slot = d->is_event ? &t->events[d->index] : &t->aggs[d->index];
-        e->adds[e->nadds++] = (add){.index = d->index, .is_event = d->is_event, .n = *slot};
-        *slot = 0;
-        t->marked[d->is_event ? t->naggs + d->index : d->index] = false;
+        const add *d = &t->touched[k];
+        e->adds[e->nadds++] =
+            (add){.index = d->index, .is_event = d->is_event, .n = tally_take(t, d)};
     }
     t->ntouched = 0;
     e->state = 2;
@@ -1087,26 +1095,36 @@ bool plan_is_fixed(const plan *p)
 }
 
 /* What one successful dispatch of each command adds, for the runner's
- * tally of what it saw succeed (verify). */
+ * tally of what it saw succeed (verify): as a sparse list of positions in
+ * the aggregates then the events, built in t, so that it costs what the
+ * command adds, not the plan's aggregates and events. */
 static void compile_deltas(plan *p, arena *scratch, event_adds *memo, tally *t)
 {
-    size_t width = p->naggs + p->nevents;
-    int64_t *dense = arena_alloc(scratch, (width + 1) * sizeof *dense);
     cmd_delta *out = arena_alloc(&p->mem, (p->ncommands + 1) * sizeof *out);
     for (size_t i = 0; i < p->ncommands; i++) {
-        memset(dense, 0, width * sizeof *dense);
-        count_dispatch(p, scratch, memo, t, p->commands[i], dense, dense + p->naggs);
-        size_t n = 0;
-        for (size_t k = 0; k < width; k++)
-            n += dense[k] != 0;
-        uint32_t *at = arena_alloc(&p->mem, (n + 1) * sizeof *at);
-        int64_t *by = arena_alloc(&p->mem, (n + 1) * sizeof *by);
+        const command *cmd = p->commands[i];
+        const event_adds *e = NULL;
+        if (cmd->event) { /* counted first: count_event takes t whole */
+            if (memo[cmd->event->index].state == 0)
+                count_event(p, scratch, memo, t, cmd->event);
+            e = &memo[cmd->event->index];
+        }
+        if (record_delta(cmd))
+            tally_add(t, false, (uint32_t)cmd->agg->index, record_delta(cmd));
+        for (size_t k = 0; e && k < e->nadds; k++)
+            tally_add(t, e->adds[k].is_event, e->adds[k].index, e->adds[k].n);
+        uint32_t *at = arena_alloc(&p->mem, (t->ntouched + 1) * sizeof *at);
+        int64_t *by = arena_alloc(&p->mem, (t->ntouched + 1) * sizeof *by);
         out[i].n = 0;
-        for (size_t k = 0; k < width; k++)
-            if (dense[k]) {
-                at[out[i].n] = (uint32_t)k;
-                by[out[i].n++] = dense[k];
+        for (size_t k = 0; k < t->ntouched; k++) {
+            const add *d = &t->touched[k];
+            int64_t n = tally_take(t, d);
+            if (n) { /* a create and a delete of one aggregate cancel */
+                at[out[i].n] = d->is_event ? (uint32_t)p->naggs + d->index : d->index;
+                by[out[i].n++] = n;
             }
+        }
+        t->ntouched = 0;
         out[i].at = at;
         out[i].by = by;
     }
