@@ -1426,13 +1426,13 @@ static int log_append(txn *x, uint32_t event, uint32_t agg, const value *key, co
 {
     int shared = key_in_payload(key, payload);
     log_chunk *ch = x->nchunks ? x->chunks[x->nchunks - 1] : NULL;
-    size_t need = LOG_HEAD + 2 * sizeof(value) + _Alignof(max_align_t) + copy_bound(payload) +
-                  (shared < 0 ? copy_bound(key) : 0);
-    if (need > UINT32_MAX) /* an entry's size is 32 bits */
-        return oom(x);
     for (int attempt = 0; attempt < 2; attempt++) {
-        if ((!ch || attempt) && !(ch = log_chunk_new(x, need)))
-            return oom(x);
+        if (!ch || attempt) { /* measured only then: an entry is at most its chunk's size */
+            size_t need = LOG_HEAD + 2 * sizeof(value) + _Alignof(max_align_t) +
+                          copy_bound(payload) + (shared < 0 ? copy_bound(key) : 0);
+            if (need > UINT32_MAX || !(ch = log_chunk_new(x, need))) /* a size is 32 bits */
+                return oom(x);
+        }
         cursor c = {.at = (char *)ch->data + ch->used, .end = (char *)ch->data + ch->size};
         log_entry *e = cursor_take(&c, LOG_HEAD + 2 * sizeof(value), _Alignof(max_align_t));
         if (!e)
