@@ -21,8 +21,11 @@ change in a C struct, the payload copied into an event log.
 Everything runs pinned to one CPU (BENCH_CPU, else 1; bench with --cpu,
 the peer with taskset) and the load average is printed before and after.
 Goals (docs/benchmarks.md): memory / hand-written throughput >= 0.8 and p50
-ratio <= 2 on both workloads; list append p50 at 16,000 within 1.5x of the
-p50 at 10; max latency at 2M records < 100 us on a quiet machine. Misses
+ratio <= 2 on both workloads, with the memory made ready beforehand (the
+default; without it, `peer` reports the ratios and each side's new memory
+a cycle: its pass's page faults times the page size over its cycles);
+list append p50 at 16,000 within 1.5x of the p50 at 10; max latency at 2M
+records < 100 us on a quiet machine. Misses
 are reported, not fatal (a shared machine's load decides the max latency;
 `latency` prints beside it what tests/perf/hiccup.c sees of the machine
 over as long a time: a loop that does nothing but read the clock).
