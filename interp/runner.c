@@ -2020,7 +2020,7 @@ static bool picks(const char *item, const target_spec *ts, const workload *w)
 {
     if (!strcmp(item, ts->label))
         return true;
-    if (strcmp(item, ts->name))
+    if (strcmp(item, ts->name) != 0)
         return false;
     for (size_t i = 0; i < w->ntargets; i++)
         if (!strcmp(item, w->targets[i].label))

@@ -97,7 +97,8 @@ enum {
                                holds twice as many slots as the inserts it takes to fill the
                                new one to 3/4, less the records it holds: 8 is ample) */
     POOL_FINE = 32,         /* classes of 16, 32, 48, ..., 512 bytes */
-    POOL_CLASSES = 35,      /* then 1024, 2048 and 4096 */
+    POOL_FINE_MAX = 16 * POOL_FINE,
+    POOL_CLASSES = 35, /* then 1024, 2048 and 4096 */
     POOL_MAX = 1024 << (POOL_CLASSES - 1 - POOL_FINE),
     POOL_CHUNK = 64 * 1024,
     RELEASE_PAGES = 16, /* a growing table gives back its old one's pages 64 KB at a time */
@@ -128,7 +129,7 @@ typedef struct pool {
 /* The class a block of n bytes is taken from and freed to (0 for 0). */
 static inline unsigned pool_class(size_t n)
 {
-    if (n <= 16 * POOL_FINE)
+    if (n <= POOL_FINE_MAX)
         return (unsigned)((n + 15) >> 4) - (n != 0);
     return (unsigned)(64 - __builtin_clzll((unsigned long long)n - 1)) - 10 + POOL_FINE;
 }
@@ -174,7 +175,7 @@ static inline void *pool_get(pool *p, unsigned c, size_t size)
 
 static inline void *pool_alloc(pool *p, size_t n)
 {
-    if (n <= 16 * POOL_FINE) { /* a fine class: n rounded up to 16 */
+    if (n <= POOL_FINE_MAX) { /* a fine class: n rounded up to 16 */
         size_t size = n <= 16 ? 16 : (n + 15) & ~(size_t)15;
         return pool_get(p, (unsigned)(size >> 4) - 1, size);
     }
